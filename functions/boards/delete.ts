@@ -1,0 +1,7 @@
+import { deleteBoard } from '../../lib/data/boards';
+import { route } from '../../lib/http/route';
+
+export const handler = route('boards.delete', async ({ scope }) => {
+  await deleteBoard(scope.boardId);
+  return { status: 204 };
+});

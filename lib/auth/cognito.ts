@@ -1,0 +1,106 @@
+import {
+  AdminConfirmSignUpCommand,
+  AdminDeleteUserCommand,
+  type AuthenticationResultType,
+  CognitoIdentityProviderClient,
+  InitiateAuthCommand,
+  SignUpCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { ENV, requireEnv } from '../config';
+import { BadRequest, Conflict, Unauthorized } from '../domain/errors';
+
+const userPoolId = requireEnv(ENV.userPoolId);
+const clientId = requireEnv(ENV.userPoolClientId);
+const cognito = new CognitoIdentityProviderClient({});
+
+export interface TokenResponse {
+  token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token?: string;
+}
+
+const BAD_CREDENTIALS = [
+  'NotAuthorizedException',
+  'UserNotFoundException',
+  'InvalidPasswordException',
+  'UserNotConfirmedException',
+  'PasswordResetRequiredException',
+];
+
+/**
+ * Creates a confirmed user and returns its Cognito `sub`. SignUp then AdminConfirmSignUp: no
+ * verification message is sent, and the password policy is the pool's. `afterCreate` runs before
+ * the user can log in; if it (or the confirmation) fails, the user is deleted again so that a
+ * retry of the registration is not refused as a duplicate.
+ */
+export async function createUser(
+  email: string,
+  password: string,
+  displayName: string,
+  afterCreate: (userId: string) => Promise<unknown>,
+): Promise<string> {
+  const username = email.toLowerCase();
+  let userId: string;
+  try {
+    const out = await cognito.send(
+      new SignUpCommand({
+        ClientId: clientId,
+        Username: username,
+        Password: password,
+        UserAttributes: [
+          { Name: 'email', Value: username },
+          { Name: 'name', Value: displayName },
+        ],
+      }),
+    );
+    userId = out.UserSub!;
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === 'UsernameExistsException' || name === 'AliasExistsException')
+      throw new Conflict('This email is already registered.');
+    if (name === 'InvalidPasswordException') throw new BadRequest('The password does not meet the password policy.');
+    if (name === 'InvalidParameterException') throw new BadRequest('The email or display name was not accepted.');
+    throw error;
+  }
+  try {
+    await cognito.send(new AdminConfirmSignUpCommand({ UserPoolId: userPoolId, Username: username }));
+    await afterCreate(userId);
+  } catch (error) {
+    await cognito.send(new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: username })).catch(() => undefined);
+    throw error;
+  }
+  return userId;
+}
+
+export async function logIn(email: string, password: string): Promise<TokenResponse> {
+  let result: AuthenticationResultType | undefined;
+  try {
+    const out = await cognito.send(
+      new InitiateAuthCommand({
+        AuthFlow: 'USER_PASSWORD_AUTH',
+        ClientId: clientId,
+        AuthParameters: { USERNAME: email.toLowerCase(), PASSWORD: password },
+      }),
+    );
+    result = out.AuthenticationResult;
+  } catch (error) {
+    if (BAD_CREDENTIALS.includes((error as Error).name)) throw wrongCredentials();
+    throw error;
+  }
+  if (!result?.AccessToken) throw wrongCredentials(); // a challenge (e.g. a forced reset) is not a login
+  return {
+    token: result.AccessToken,
+    token_type: 'Bearer',
+    expires_in: result.ExpiresIn ?? secondsLeft(result.AccessToken),
+    refresh_token: result.RefreshToken,
+  };
+}
+
+/** One message for an unknown email and a wrong password: no account enumeration. */
+const wrongCredentials = () => new Unauthorized('The email or password is wrong.', false);
+
+function secondsLeft(jwt: string): number {
+  const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: number };
+  return Math.max(0, (payload.exp ?? 0) - Math.floor(Date.now() / 1000));
+}

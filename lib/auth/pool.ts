@@ -1,0 +1,17 @@
+/**
+ * User pool rules shared by CDK (infra/task-board-stack.ts) and the local Cognito emulator
+ * (infra/local/cognito.ts), so that local users obey the same policy as deployed ones.
+ * The contract: passwords of 8 to 256 characters; the register schema enforces the maximum.
+ */
+export const passwordPolicy = {
+  minLength: 8,
+  requireLowercase: false,
+  requireUppercase: false,
+  requireDigits: false,
+  requireSymbols: false,
+} as const;
+
+/** Access tokens live an hour; refresh tokens thirty days (Cognito defaults, stated once). */
+export const tokenValidity = { accessTokenMinutes: 60, refreshTokenDays: 30 } as const;
+
+export const authFlows = ['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'] as const;

@@ -1,0 +1,46 @@
+import { JwtVerifier } from 'aws-jwt-verify';
+import { FetchError } from 'aws-jwt-verify/error';
+import { ENV, requireEnv } from '../config';
+import { Unauthorized, Unavailable } from '../domain/errors';
+
+/**
+ * Verifies Cognito access tokens: signature against the pool's JWKS, issuer, expiry,
+ * `token_use = access` and the app client. Built once per container so the JWKS is fetched once.
+ * The issuer comes from configuration (CDK sets the pool's provider URL), which is what lets the
+ * local Cognito emulator, whose issuer is not a cognito-idp URL, use the very same code: the
+ * local runner hands its JWKS over with `cacheJwks`, since aws-jwt-verify fetches only https.
+ */
+const issuer = requireEnv(ENV.tokenIssuer);
+const clientId = requireEnv(ENV.userPoolClientId);
+
+export const accessTokenVerifier = JwtVerifier.create({
+  issuer,
+  audience: null, // access tokens carry client_id instead of aud; checked below
+  jwksUri: `${issuer}/.well-known/jwks.json`,
+  customJwtCheck: ({ payload }) => {
+    if (payload.token_use !== 'access') throw new Error('token_use is not access');
+    if (payload.client_id !== clientId) throw new Error('token issued to another app client');
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw new Error('token has no subject');
+    if (typeof payload.exp !== 'number') throw new Error('token has no expiry');
+  },
+});
+
+export interface Caller {
+  id: string;
+  /** Seconds since the epoch at which the token stops being accepted. */
+  expiresAt: number;
+}
+
+const MAX_TOKEN_LENGTH = 8192;
+
+/** Every verification failure is the same 401 to the client; only a JWKS outage is a 503. */
+export async function verifyAccessToken(token: string): Promise<Caller> {
+  if (token.length > MAX_TOKEN_LENGTH) throw new Unauthorized('The access token is invalid.', true);
+  try {
+    const payload = await accessTokenVerifier.verify(token);
+    return { id: payload.sub as string, expiresAt: payload.exp as number };
+  } catch (error) {
+    if (error instanceof FetchError) throw new Unavailable('The token signing keys could not be fetched.');
+    throw new Unauthorized('The access token is invalid or has expired.', true);
+  }
+}

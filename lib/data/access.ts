@@ -1,0 +1,143 @@
+import { Forbidden, NotFound } from '../domain/errors';
+import { getItems, type ItemSet } from './db';
+import type { BoardRecord, CardLookup, CardRecord, ColumnLookup, ColumnRecord, MemberRecord, Role } from './records';
+import { type ItemKey, keys } from './table';
+
+/**
+ * How a route reaches its board, and what the caller must be there. Every route row declares one
+ * (lib/routes.ts); a row without one does not type-check.
+ */
+export type AccessRule =
+  | { scope: 'public' }
+  | { scope: 'user' }
+  | { scope: 'board'; via: 'board' | 'column' | 'card'; role: Role };
+
+/** Ids named in the request besides the addressed one, fetched in the same round trips. */
+export interface RelatedIds {
+  columns?: (string | null | undefined)[];
+  cards?: (string | null | undefined)[];
+}
+
+/** A related id as found: `boardId` from its lookup, the item when it is on the addressed board. */
+export interface Related<T> {
+  boardId: string;
+  item?: T;
+}
+
+export interface BoardScope {
+  boardId: string;
+  board: BoardRecord;
+  member: MemberRecord;
+  /** The addressed column (via column) or card (via card). */
+  column?: ColumnRecord;
+  card?: CardRecord;
+  /** Card-create version of the addressed column, read before anything else (lib/data/cards.ts). */
+  columnCardVersion?: number;
+  relatedColumns: Map<string, Related<ColumnRecord>>;
+  relatedCards: Map<string, Related<CardRecord>>;
+}
+
+/** Work that depends only on the board id and runs alongside the second round trip. */
+export type Preload<P> = (found: { boardId: string; columnId?: string }) => Promise<P>;
+
+const present = (ids: (string | null | undefined)[] = []) => [...new Set(ids.filter((id): id is string => !!id))];
+
+/**
+ * Resolves the addressed board and checks the caller's membership in the spec's order of checks,
+ * in at most two round trips: (1) the id lookups (addressed column/card and related ids), (2) the
+ * board, the caller's membership, the addressed item and related items of the same board.
+ */
+export async function resolveBoardScope<P>(
+  rule: Extract<AccessRule, { scope: 'board' }>,
+  callerId: string,
+  addressedId: string,
+  related: RelatedIds = {},
+  preload?: Preload<P>,
+): Promise<{ scope: BoardScope; preloaded: P | undefined }> {
+  const relatedColumnIds = present(related.columns);
+  const relatedCardIds = present(related.cards);
+  const lookupKeys: ItemKey[] = [
+    ...(rule.via === 'column' ? [keys.columnLookup(addressedId)] : []),
+    ...(rule.via === 'card' ? [keys.cardLookup(addressedId)] : []),
+    ...relatedColumnIds.map(keys.columnLookup),
+    ...relatedCardIds.map(keys.cardLookup),
+  ];
+  const lookups = lookupKeys.length > 0 ? await getItems(lookupKeys) : undefined;
+
+  let boardId = addressedId;
+  let columnCardVersion: number | undefined;
+  if (rule.via === 'column') {
+    const lookup = lookups?.get<ColumnLookup>(keys.columnLookup(addressedId));
+    if (!lookup) throw new NotFound('Column');
+    boardId = lookup.board_id;
+    columnCardVersion = lookup.card_version;
+  } else if (rule.via === 'card') {
+    const lookup = lookups?.get<CardLookup>(keys.cardLookup(addressedId));
+    if (!lookup) throw new NotFound('Card');
+    boardId = lookup.board_id;
+  }
+
+  const boardOf = (key: ItemKey) => lookups?.get<{ board_id: string }>(key)?.board_id;
+  const sameBoardColumns = relatedColumnIds.filter((id) => boardOf(keys.columnLookup(id)) === boardId);
+  const sameBoardCards = relatedCardIds.filter((id) => boardOf(keys.cardLookup(id)) === boardId);
+
+  const itemKeys: ItemKey[] = [
+    keys.board(boardId),
+    keys.member(boardId, callerId),
+    ...(rule.via === 'column' ? [keys.column(boardId, addressedId)] : []),
+    ...(rule.via === 'card' ? [keys.card(boardId, addressedId)] : []),
+    ...sameBoardColumns.map((id) => keys.column(boardId, id)),
+    ...sameBoardCards.map((id) => keys.card(boardId, id)),
+  ];
+  const [items, preloaded] = await Promise.all([
+    getItems(itemKeys),
+    preload?.({ boardId, columnId: rule.via === 'column' ? addressedId : undefined }),
+  ]);
+
+  const board = items.get<BoardRecord>(keys.board(boardId));
+  const member = items.get<MemberRecord>(keys.member(boardId, callerId));
+  const scope: BoardScope = {
+    boardId,
+    board: board as BoardRecord,
+    member: member as MemberRecord,
+    columnCardVersion,
+    relatedColumns: relatedMap(relatedColumnIds, keys.columnLookup, (id) => items.get(keys.column(boardId, id)), lookups),
+    relatedCards: relatedMap(relatedCardIds, keys.cardLookup, (id) => items.get(keys.card(boardId, id)), lookups),
+  };
+
+  if (rule.via === 'board') {
+    // Spec part 7: a non-member asking for a board id that does not exist gets forbidden.
+    if (!member) throw new Forbidden();
+    if (!board) throw new NotFound('Board');
+  } else {
+    // A child of a board whose deletion has begun is already gone for everybody.
+    const what = rule.via === 'column' ? 'Column' : 'Card';
+    if (!board) throw new NotFound(what);
+    if (rule.via === 'column') {
+      scope.column = items.get<ColumnRecord>(keys.column(boardId, addressedId));
+      if (!scope.column) throw new NotFound('Column');
+    } else {
+      scope.card = items.get<CardRecord>(keys.card(boardId, addressedId));
+      if (!scope.card) throw new NotFound('Card');
+    }
+    if (!member) throw new Forbidden();
+  }
+  if (rule.role === 'owner' && member.role !== 'owner') {
+    throw new Forbidden('Only an owner of this board may do this.');
+  }
+  return { scope, preloaded };
+}
+
+function relatedMap<T>(
+  ids: string[],
+  lookupKey: (id: string) => ItemKey,
+  item: (id: string) => T | undefined,
+  lookups: ItemSet | undefined,
+): Map<string, Related<T>> {
+  const found = new Map<string, Related<T>>();
+  for (const id of ids) {
+    const lookup = lookups?.get<{ board_id: string }>(lookupKey(id));
+    if (lookup) found.set(id, { boardId: lookup.board_id, item: item(id) });
+  }
+  return found;
+}

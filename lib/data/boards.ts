@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFound } from '../domain/errors';
+import { byNewestFirst, byPosition } from '../domain/ordering';
+import type { BoardScope } from './access';
+import {
+  deleteItems,
+  documentClient,
+  getItems,
+  type Item,
+  isConditionFailure,
+  queryAll,
+  queryPages,
+  TABLE_NAME,
+  transactWrite,
+} from './db';
+import {
+  type Board,
+  type BoardRecord,
+  type BoardTree,
+  type CardRecord,
+  type ColumnRecord,
+  type MemberRecord,
+  now,
+  toBoard,
+  toCard,
+  toColumn,
+} from './records';
+import { type ItemKey, keys } from './table';
+
+/** One TransactWriteItems: the board, the owner's membership and its mirror under the user. */
+export async function createBoard(ownerId: string, title: string): Promise<Board> {
+  const board: BoardRecord = { id: randomUUID(), owner_id: ownerId, title, created_at: now(), column_version: 0 };
+  const member: MemberRecord = { board_id: board.id, user_id: ownerId, role: 'owner', joined_at: board.created_at };
+  await transactWrite([
+    { Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { Item: { ...keys.member(board.id, ownerId), type: 'member', ...member } } },
+    { Put: { Item: { ...keys.userBoard(ownerId, board.id), type: 'user_board', ...member } } },
+  ]);
+  return toBoard(board);
+}
+
+/** Query of the user's memberships, then one BatchGetItem of those boards (100 keys a chunk, in parallel). */
+export async function listBoards(userId: string): Promise<Board[]> {
+  const memberships = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':prefix': keys.userBoardPrefix },
+    ProjectionExpression: 'board_id',
+  });
+  const boardKeys = memberships.map((m) => keys.board(m.board_id as string));
+  const found = await getItems(boardKeys);
+  return boardKeys
+    .map((key) => found.get<BoardRecord>(key))
+    .filter((board): board is BoardRecord => board !== undefined)
+    .map(toBoard)
+    .sort(byNewestFirst);
+}
+
+export async function renameBoard(boardId: string, title: string): Promise<Board> {
+  try {
+    const out = await documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: keys.board(boardId),
+        UpdateExpression: 'SET title = :title',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':title': title },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toBoard(out.Attributes as BoardRecord);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFound('Board');
+    throw error;
+  }
+}
+
+/**
+ * The board tree from one strongly consistent query of the board's partition (one page per MB),
+ * assembled in memory. Only columns and cards are read: the board item came with the access check.
+ */
+export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
+  const columns: ColumnRecord[] = [];
+  const cards: CardRecord[] = [];
+  await queryPages(
+    {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': keys.boardPartition(scope.boardId),
+        ':from': keys.cardPrefix,
+        ':to': `${keys.columnPrefix}\uffff`,
+      },
+    },
+    (items) => {
+      for (const item of items) {
+        if (item.sk.startsWith(keys.columnPrefix)) columns.push(item as unknown as ColumnRecord);
+        else if (item.sk.startsWith(keys.cardPrefix)) cards.push(item as unknown as CardRecord);
+      }
+    },
+  );
+  const cardsByColumn = new Map<string, CardRecord[]>(columns.map((c) => [c.id, []]));
+  for (const card of cards) cardsByColumn.get(card.column_id)?.push(card);
+  return {
+    ...toBoard(scope.board),
+    columns: columns.sort(byPosition).map((column) => ({
+      ...toColumn(column),
+      cards: (cardsByColumn.get(column.id) ?? []).sort(byPosition).map(toCard),
+    })),
+  };
+}
+
+/**
+ * Deletes the board item first, in one conditional write: from that moment every route answers
+ * as if the whole board were gone (lib/data/access.ts checks the board item on every path), and
+ * writes into the board fail their condition check. Then everything else of the board goes in
+ * parallel BatchWriteItem calls, so a board of any size is removed without a transaction limit.
+ */
+export async function deleteBoard(boardId: string): Promise<void> {
+  try {
+    await documentClient.send(
+      new DeleteCommand({ TableName: TABLE_NAME, Key: keys.board(boardId), ConditionExpression: 'attribute_exists(pk)' }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFound('Board');
+    throw error;
+  }
+  await deleteBoardContents(boardId);
+}
+
+/** Every item of the partition, plus the items outside it that point into it. */
+export async function deleteBoardContents(boardId: string): Promise<void> {
+  const doomed: ItemKey[] = [];
+  await queryPages(
+    {
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId) },
+      ProjectionExpression: 'pk, sk, id, user_id',
+    },
+    (items: Item[]) => {
+      for (const item of items) {
+        doomed.push({ pk: item.pk, sk: item.sk });
+        if (item.sk.startsWith(keys.memberPrefix)) doomed.push(keys.userBoard(item.user_id as string, boardId));
+        else if (item.sk.startsWith(keys.columnPrefix)) doomed.push(keys.columnLookup(item.id as string));
+        else if (item.sk.startsWith(keys.cardPrefix)) doomed.push(keys.cardLookup(item.id as string));
+      }
+    },
+  );
+  await deleteItems(doomed);
+}

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Forbidden, NotFound } from '../domain/errors';
+import { appendPosition, positionBetween } from '../domain/positions';
+import type { BoardScope } from './access';
+import {
+  cancellationCodes,
+  documentClient,
+  getItems,
+  isConditionFailure,
+  LostRace,
+  queryAll,
+  retryLostRaces,
+  TABLE_NAME,
+  transactWrite,
+} from './db';
+import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
+import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
+
+/** Highest card position in a column: one strongly consistent LSI query, newest-first, one key. */
+export async function highestCardPosition(boardId: string, columnId: string): Promise<number | undefined> {
+  const [top] = await queryAll({
+    IndexName: COLUMN_POSITION_INDEX,
+    KeyConditionExpression: 'pk = :pk AND begins_with(colpos, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': columnPositionPrefix(columnId) },
+    ScanIndexForward: false,
+    Limit: 1,
+  });
+  return top ? decodePosition((top.colpos as string).slice(columnPositionPrefix(columnId).length)) : undefined;
+}
+
+/**
+ * Appends a card at the highest position in its column + 1.0. Creates in one column are
+ * serialised by `card_version` on the column's lookup item: it is read in the request's first
+ * round trip, before the highest position is queried, and the transaction commits only if it is
+ * unchanged, so two creates never derive their positions from the same state. Moves do not touch
+ * it (the spec lets a move write nothing but the card), and moves may produce equal positions by
+ * the spec's own arithmetic anyway; creates alone are guaranteed distinct positions.
+ */
+export async function createCard(
+  scope: BoardScope,
+  input: { title: string; description?: string | null },
+  highestAtFirstRead: number | undefined,
+): Promise<Card> {
+  const column = scope.column!;
+  const { boardId } = scope;
+  return retryLostRaces(async (attempt) => {
+    let version = scope.columnCardVersion ?? 0;
+    let highest = highestAtFirstRead;
+    if (attempt > 0) {
+      const lookup = (await getItems([keys.columnLookup(column.id)])).get<ColumnLookup>(keys.columnLookup(column.id));
+      if (!lookup) throw new NotFound('Column');
+      version = lookup.card_version;
+      highest = await highestCardPosition(boardId, column.id);
+    }
+    const card: CardRecord = {
+      id: randomUUID(),
+      board_id: boardId,
+      column_id: column.id,
+      title: input.title,
+      description: input.description ?? null,
+      position: appendPosition(highest),
+      created_at: now(),
+    };
+    try {
+      await transactWrite([
+        {
+          Put: {
+            Item: { ...keys.card(boardId, card.id), type: 'card', ...card, colpos: columnPositionKey(column.id, card.position) },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
+        {
+          Update: {
+            Key: keys.columnLookup(column.id),
+            UpdateExpression: 'SET card_version = :next',
+            ConditionExpression: 'card_version = :seen',
+            ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
+          },
+        },
+        { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
+        { ConditionCheck: { Key: keys.board(boardId), ConditionExpression: 'attribute_exists(pk)' } },
+      ]);
+      return toCard(card);
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[3] === 'ConditionalCheckFailed' || codes?.[4] === 'ConditionalCheckFailed') throw new NotFound('Column');
+      if (codes?.[2] === 'ConditionalCheckFailed') throw new LostRace();
+      throw error;
+    }
+  });
+}
+
+/** Sets only the fields given with a non-null value; nothing given returns the card as it is. */
+export async function updateCard(
+  scope: BoardScope,
+  changes: { title?: string | null; description?: string | null },
+): Promise<Card> {
+  const card = scope.card!;
+  const fields = Object.entries(changes).filter(([, value]) => value !== null && value !== undefined);
+  if (fields.length === 0) return toCard(card);
+  try {
+    const out = await documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: keys.card(scope.boardId, card.id),
+        UpdateExpression: `SET ${fields.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(fields.map(([name]) => [`#${name}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(fields.map(([name, value]) => [`:${name}`, value])),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toCard(out.Attributes as CardRecord);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFound('Card');
+    throw error;
+  }
+}
+
+/** The card and its id lookup go together; a card already gone is 404. */
+export async function deleteCard(scope: BoardScope): Promise<void> {
+  const card = scope.card!;
+  try {
+    await transactWrite([
+      { Delete: { Key: keys.card(scope.boardId, card.id), ConditionExpression: 'attribute_exists(pk)' } },
+      { Delete: { Key: keys.cardLookup(card.id) } },
+    ]);
+  } catch (error) {
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Card');
+    throw error;
+  }
+}
+
+export interface MoveRequest {
+  target_column_id: string;
+  before_id?: string | null;
+  after_id?: string | null;
+}
+
+/**
+ * The spec's move, steps 2-6, on data the access check already fetched (lib/data/access.ts:
+ * the target column and both neighbours came in the same two round trips as the card). The write
+ * is one update of the card's column and position; the condition checks beside it only make sure
+ * the target column and the board still exist when it lands.
+ */
+export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Card> {
+  const card = scope.card!;
+  const target = scope.relatedColumns.get(move.target_column_id);
+  if (!target) throw new NotFound('Target column');
+  if (target.boardId !== scope.boardId) throw new Forbidden('The target column is on another board.');
+  if (!target.item) throw new NotFound('Target column');
+
+  const neighbour = (id: string | null | undefined, field: string) => {
+    if (!id) return undefined;
+    const found = scope.relatedCards.get(id);
+    if (!found?.item || found.boardId !== scope.boardId) throw new NotFound(`The card named in ${field}`);
+    return found.item.position;
+  };
+  const before = neighbour(move.before_id, 'before_id');
+  const after = neighbour(move.after_id, 'after_id');
+  const moved: CardRecord = { ...card, column_id: target.item.id, position: positionBetween(before, after) };
+
+  try {
+    await transactWrite([
+      {
+        Update: {
+          Key: keys.card(scope.boardId, card.id),
+          UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#position': 'position' },
+          ExpressionAttributeValues: {
+            ':column': moved.column_id,
+            ':position': moved.position,
+            ':colpos': columnPositionKey(moved.column_id, moved.position),
+          },
+        },
+      },
+      { ConditionCheck: { Key: keys.column(scope.boardId, moved.column_id), ConditionExpression: 'attribute_exists(pk)' } },
+      { ConditionCheck: { Key: keys.board(scope.boardId), ConditionExpression: 'attribute_exists(pk)' } },
+    ]);
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFound('Target column');
+    if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Card');
+    throw error;
+  }
+  return toCard(moved);
+}

@@ -1,0 +1,183 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { ENV, requireEnv } from '../config';
+import type { ItemKey } from './table';
+
+/** Read once per container; every data module shares this client and table name. */
+export const TABLE_NAME = requireEnv(ENV.tableName);
+
+export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+
+export type Item = Record<string, unknown> & ItemKey;
+
+const keyId = (key: ItemKey) => `${key.pk}\u0000${key.sk}`;
+
+/** Items by key from one map, so callers ask `found.get(key)` without caring about order. */
+export class ItemSet {
+  private readonly items = new Map<string, Item>();
+  add(item: Item) {
+    this.items.set(keyId(item), item);
+  }
+  get<T = Item>(key: ItemKey): T | undefined {
+    return this.items.get(keyId(key)) as T | undefined;
+  }
+}
+
+const BATCH_GET_LIMIT = 100;
+const BATCH_WRITE_LIMIT = 25;
+const MAX_UNPROCESSED_ROUNDS = 8;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Strongly consistent BatchGetItem of up to any number of keys (chunks of 100 run in parallel),
+ * retrying unprocessed keys with backoff. One round trip in the common case.
+ */
+export async function getItems(keyList: ItemKey[]): Promise<ItemSet> {
+  const found = new ItemSet();
+  const unique = [...new Map(keyList.map((k) => [keyId(k), { pk: k.pk, sk: k.sk }])).values()];
+  const chunks: ItemKey[][] = [];
+  for (let i = 0; i < unique.length; i += BATCH_GET_LIMIT) chunks.push(unique.slice(i, i + BATCH_GET_LIMIT));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let pending: ItemKey[] = chunk;
+      for (let round = 0; pending.length > 0; round++) {
+        if (round >= MAX_UNPROCESSED_ROUNDS) throw new StorageBusy('BatchGetItem kept returning unprocessed keys');
+        if (round > 0) await pause(20 * 2 ** round);
+        const out = await documentClient.send(
+          new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: pending, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[TABLE_NAME] ?? []) found.add(item as Item);
+        pending = (out.UnprocessedKeys?.[TABLE_NAME]?.Keys as ItemKey[] | undefined) ?? [];
+      }
+    }),
+  );
+  return found;
+}
+
+/** Strongly consistent query, following pages; `onPage` may stop early by returning false. */
+export async function queryPages(
+  input: Omit<QueryCommandInput, 'TableName' | 'ConsistentRead' | 'ExclusiveStartKey'>,
+  onPage: (items: Item[]) => boolean | undefined,
+): Promise<{ pages: number }> {
+  let startKey: Record<string, unknown> | undefined;
+  let pages = 0;
+  do {
+    const out = await documentClient.send(
+      new QueryCommand({ ...input, TableName: TABLE_NAME, ConsistentRead: true, ExclusiveStartKey: startKey }),
+    );
+    pages++;
+    if (onPage((out.Items ?? []) as Item[]) === false) break;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return { pages };
+}
+
+export async function queryAll(
+  input: Omit<QueryCommandInput, 'TableName' | 'ConsistentRead' | 'ExclusiveStartKey'>,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  await queryPages(input, (page) => {
+    items.push(...page);
+  });
+  return items;
+}
+
+type SdkTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** A transaction item without `TableName`: there is one table, and `transactWrite` names it. */
+export type TransactItem = { [Op in keyof SdkTransactItem]?: Omit<NonNullable<SdkTransactItem[Op]>, 'TableName'> };
+
+const TRANSACTION_CONFLICT_ATTEMPTS = 6;
+
+/**
+ * TransactWriteItems on this table (the table name is filled in). A cancellation caused only by
+ * another transaction in flight on the same items (TransactionConflict, which the SDK does not
+ * retry) is retried here: it says nothing about the request, so the caller never sees it. Any
+ * other cancellation reaches the caller, who reads `cancellationCodes` to tell which check failed.
+ */
+export async function transactWrite(items: TransactItem[]): Promise<void> {
+  const withTable = items.map((item) => {
+    const [[op, body]] = Object.entries(item) as unknown as [[string, Record<string, unknown>]];
+    return { [op]: { ...body, TableName: TABLE_NAME } } as SdkTransactItem;
+  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await documentClient.send(new TransactWriteCommand({ TransactItems: withTable }));
+      return;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      const onlyConflicts = codes?.includes('TransactionConflict') && !codes.includes('ConditionalCheckFailed');
+      if (!onlyConflicts || attempt >= TRANSACTION_CONFLICT_ATTEMPTS) throw error;
+      await pause(Math.random() * 15 * attempt);
+    }
+  }
+}
+
+/** Deletes keys in BatchWriteItem chunks of 25, a few chunks at a time, retrying unprocessed ones. */
+export async function deleteItems(keyList: ItemKey[], parallelism = 8): Promise<void> {
+  const chunks: ItemKey[][] = [];
+  for (let i = 0; i < keyList.length; i += BATCH_WRITE_LIMIT) chunks.push(keyList.slice(i, i + BATCH_WRITE_LIMIT));
+  let next = 0;
+  const worker = async () => {
+    while (next < chunks.length) {
+      let pending = chunks[next++]!.map((key) => ({ DeleteRequest: { Key: { pk: key.pk, sk: key.sk } } }));
+      for (let round = 0; pending.length > 0; round++) {
+        if (round >= MAX_UNPROCESSED_ROUNDS) throw new StorageBusy('BatchWriteItem kept returning unprocessed items');
+        if (round > 0) await pause(20 * 2 ** round);
+        const out = await documentClient.send(new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: pending } }));
+        pending = (out.UnprocessedItems?.[TABLE_NAME] as typeof pending | undefined) ?? [];
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallelism, chunks.length) }, worker));
+}
+
+/** Raised when DynamoDB keeps deferring work; mapped to 503 like SDK throttling. */
+export class StorageBusy extends Error {
+  override name = 'StorageBusy';
+}
+
+/** Which items of a cancelled transaction failed their condition (by index), per DynamoDB's reasons. */
+export function cancellationCodes(error: unknown): string[] | undefined {
+  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return reasons?.map((reason) => reason.Code ?? 'None');
+}
+
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** Thrown by an optimistic attempt whose version check lost a race; the attempt is run again. */
+export class LostRace extends Error {
+  override name = 'LostRace';
+}
+
+const MAX_OPTIMISTIC_ATTEMPTS = 40;
+
+/**
+ * Runs `attempt` until it does not throw LostRace, with jittered backoff so that a burst of
+ * writers to one column spreads out. Attempt 0 may use data read earlier in the request;
+ * later attempts re-read. Exhaustion is a 503 (the client did nothing wrong), never a 500.
+ */
+export async function retryLostRaces<T>(attempt: (n: number) => Promise<T>): Promise<T> {
+  for (let n = 0; n < MAX_OPTIMISTIC_ATTEMPTS; n++) {
+    try {
+      return await attempt(n);
+    } catch (error) {
+      if (!(error instanceof LostRace)) throw error;
+      await pause(Math.random() * Math.min(200, 10 * 2 ** Math.min(n, 5)));
+    }
+  }
+  throw new StorageBusy('too many concurrent writers to the same column or board');
+}

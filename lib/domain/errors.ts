@@ -1,0 +1,90 @@
+/**
+ * Typed domain errors. lib/http/errors.ts maps each kind to one problem+json answer; nothing
+ * else decides a status code, and a raw error is never serialised.
+ */
+export type ErrorKind =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'unavailable';
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(detail);
+    this.name = 'DomainError';
+  }
+}
+
+export class BadRequest extends DomainError {
+  constructor(
+    detail: string,
+    readonly errors?: { path: string; message: string }[],
+  ) {
+    super('bad_request', detail, errors ? { errors } : {});
+  }
+}
+
+export class Unauthorized extends DomainError {
+  /** `tokenPresented` decides whether WWW-Authenticate carries error="invalid_token" (RFC 6750). */
+  constructor(
+    detail: string,
+    readonly tokenPresented: boolean,
+  ) {
+    super('unauthorized', detail);
+  }
+}
+
+export class Forbidden extends DomainError {
+  constructor(detail = 'You are not allowed to do this on this board.') {
+    super('forbidden', detail);
+  }
+}
+
+export class NotFound extends DomainError {
+  constructor(what: string) {
+    super('not_found', `${what} was not found.`);
+  }
+}
+
+export class MethodNotAllowed extends DomainError {
+  constructor(readonly allow: string[]) {
+    super('method_not_allowed', `This path accepts only ${allow.join(', ')}.`);
+  }
+}
+
+export class Conflict extends DomainError {
+  constructor(detail: string) {
+    super('conflict', detail);
+  }
+}
+
+export class PayloadTooLarge extends DomainError {
+  constructor(limitBytes: number) {
+    super('payload_too_large', `The request body is larger than ${limitBytes} bytes.`);
+  }
+}
+
+export class UnsupportedMediaType extends DomainError {
+  constructor(contentType: string) {
+    super('unsupported_media_type', `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json.`);
+  }
+}
+
+/** Storage or identity provider throttled or unreachable after the SDK's own retries. */
+export class Unavailable extends DomainError {
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds = 1,
+  ) {
+    super('unavailable', detail);
+  }
+}

@@ -1,0 +1,20 @@
+import { verifyAccessToken } from '../auth/verifier';
+import { Unauthorized } from '../domain/errors';
+import type { RouteRow } from '../routes';
+import type { RouteMiddleware } from './types';
+
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
+
+/** Every route but the public ones needs a valid Cognito access token (401 otherwise). */
+export function authenticate(row: RouteRow): RouteMiddleware {
+  return {
+    before: async ({ event, context }) => {
+      if (row.access.scope === 'public') return;
+      const header = event.headers?.authorization?.trim();
+      if (!header) throw new Unauthorized('An access token is required: send Authorization: Bearer <token>.', false);
+      const token = BEARER.exec(header)?.[1];
+      if (!token) throw new Unauthorized('The access token is invalid or has expired.', true);
+      context.route.caller = await verifyAccessToken(token);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { type Preload, type RelatedIds, resolveBoardScope } from '../data/access';
+import type { RouteRow } from '../routes';
+import type { RouteMiddleware } from './types';
+
+export interface BoardAccessOptions<B, P> {
+  /** Ids in the body to fetch with the addressed one (e.g. a move's target and neighbours). */
+  related?: (body: B) => RelatedIds;
+  /** Work that needs only the board id, run in parallel with the membership read. */
+  preload?: Preload<P>;
+}
+
+/** Membership (and owner) checks for every board route, in the spec's order of checks. */
+export function requireBoardMember<B, P>(row: RouteRow, options: BoardAccessOptions<B, P>): RouteMiddleware {
+  return {
+    before: async ({ context }) => {
+      if (row.access.scope !== 'board') return;
+      const { route } = context;
+      const { scope, preloaded } = await resolveBoardScope(
+        row.access,
+        route.caller!.id,
+        route.params.id as string,
+        options.related?.(route.body as B),
+        options.preload,
+      );
+      route.scope = scope;
+      route.preloaded = preloaded;
+    },
+  };
+}

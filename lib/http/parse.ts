@@ -1,0 +1,48 @@
+import type { ZodType } from 'zod';
+import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
+import type { RouteRow } from '../routes';
+import type { RouteMiddleware } from './types';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+/**
+ * Path parameters and body, checked against the row's schemas before anything is looked up:
+ * size (413), media type (415), JSON object (400), then the schema (400 with every issue).
+ */
+export function parseRequest(row: RouteRow): RouteMiddleware {
+  return {
+    before: ({ event, context }) => {
+      context.route.params = row.params
+        ? (validate(row.params, event.pathParameters ?? {}, 'path') as Record<string, unknown>)
+        : {};
+      if (!row.body) return;
+      const raw = event.body ?? '';
+      const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+      if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES);
+      const contentType = (event.headers?.['content-type'] ?? '').split(';')[0]!.trim();
+      if (bytes.length > 0 && !JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaType(contentType);
+      if (bytes.length === 0) throw new BadRequest('A JSON object body is required.');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(bytes.toString('utf8'));
+      } catch {
+        throw new BadRequest('The request body is not valid JSON.');
+      }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        throw new BadRequest('The request body must be a JSON object.');
+      }
+      context.route.body = validate(row.body, parsed, 'body');
+    },
+  };
+}
+
+function validate(schema: ZodType, value: unknown, where: 'path' | 'body'): unknown {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = result.error.issues.map((issue) => ({
+    path: [where, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+  throw new BadRequest(`Invalid request ${where}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+}

@@ -1,0 +1,84 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { DomainError, type ErrorKind, MethodNotAllowed, Unauthorized, Unavailable } from '../domain/errors';
+
+/** The one place where an error becomes an HTTP answer (RFC 9457 problem+json). */
+const KINDS: Record<ErrorKind | 'internal', { status: number; title: string }> = {
+  bad_request: { status: 400, title: 'Bad Request' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not Found' },
+  method_not_allowed: { status: 405, title: 'Method Not Allowed' },
+  conflict: { status: 409, title: 'Conflict' },
+  payload_too_large: { status: 413, title: 'Content Too Large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
+  unavailable: { status: 503, title: 'Service Unavailable' },
+  internal: { status: 500, title: 'Internal Server Error' },
+};
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** SDK error names that mean "storage or identity provider overloaded or down, try again". */
+const TRANSIENT_ERROR_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'ThrottlingError',
+  'TooManyRequestsException',
+  'LimitExceededException',
+  'InternalServerError',
+  'InternalErrorException',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'TransactionInProgressException',
+  'TimeoutError',
+  'StorageBusy',
+]);
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Turns anything thrown into a DomainError, or undefined for a genuine bug (500). */
+export function classify(error: unknown): DomainError | undefined {
+  if (error instanceof DomainError) return error;
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as Error & { code?: string }).code;
+  const status = (error as Error & { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  if (error.name === 'TransactionCanceledException') {
+    const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded')) {
+      return new Unavailable('The database is busy; retry shortly.');
+    }
+    if (reasons.some((r) => r.Code === 'TransactionConflict')) {
+      return new DomainError('conflict', 'A concurrent change to the same data won; retry the request.');
+    }
+    return undefined;
+  }
+  if (
+    TRANSIENT_ERROR_NAMES.has(error.name) ||
+    (code && NETWORK_ERROR_CODES.has(code)) ||
+    (status !== undefined && status >= 500)
+  ) {
+    return new Unavailable('A backing service is busy or unavailable; retry shortly.');
+  }
+  return undefined;
+}
+
+export function problemResponse(error: unknown, requestId?: string): APIGatewayProxyStructuredResultV2 {
+  const known = classify(error);
+  const kind = known?.kind ?? 'internal';
+  const { status, title } = KINDS[kind];
+  const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE };
+  if (known instanceof Unauthorized) {
+    headers['www-authenticate'] = known.tokenPresented ? 'Bearer error="invalid_token"' : 'Bearer';
+  }
+  if (known instanceof MethodNotAllowed) headers.allow = known.allow.join(', ');
+  if (known instanceof Unavailable) headers['retry-after'] = String(known.retryAfterSeconds);
+  const body = {
+    type: 'about:blank',
+    title,
+    status,
+    detail: known?.detail ?? 'Something went wrong on our side. It has been logged; retry later.',
+    code: kind,
+    ...(known?.extra ?? {}),
+    ...(requestId ? { instance: `urn:request:${requestId}` } : {}),
+  };
+  return { statusCode: status, headers, body: JSON.stringify(body) };
+}

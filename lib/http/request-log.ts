@@ -1,0 +1,36 @@
+import { logger } from './logger';
+import { problemResponse } from './problem';
+import { type RouteMiddleware, requestIdOf } from './types';
+
+/** One structured line per request; the error with its stack only for a 5xx (never in the body). */
+export function requestLog(routeId: string): RouteMiddleware {
+  const line = (statusCode: number | undefined, startedAt: number, requestId: string | undefined) => ({
+    route: routeId,
+    requestId,
+    status: statusCode,
+    durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
+  });
+  return {
+    before: (request) => {
+      request.context.route = { params: {}, body: undefined, startedAt: performance.now() };
+    },
+    after: ({ event, context, response }) => {
+      logger.info('request', line(response?.statusCode, context.route.startedAt, requestIdOf(event)));
+    },
+    onError: ({ event, context, response, error }) => {
+      const status = response?.statusCode;
+      const fields = line(status, context.route?.startedAt ?? performance.now(), requestIdOf(event));
+      if (status !== undefined && status < 500) logger.info('request', fields);
+      else logger.error('request failed', { ...fields, error });
+    },
+  };
+}
+
+/** Maps any error to problem+json; runs before requestLog's onError so the log sees the status. */
+export function problemErrors(): RouteMiddleware {
+  return {
+    onError: (request) => {
+      request.response = problemResponse(request.error, requestIdOf(request.event));
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { Caller } from '../auth/verifier';
+import type { BoardScope } from '../data/access';
+
+/** What the middlewares learn about a request, kept on the Lambda context for the handler. */
+export interface RouteState {
+  caller?: Caller;
+  params: Record<string, unknown>;
+  body: unknown;
+  scope?: BoardScope;
+  preloaded?: unknown;
+  startedAt: number;
+}
+
+export type RouteContext = Context & { route: RouteState };
+export type RouteMiddleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext>;
+
+export const requestIdOf = (event: APIGatewayProxyEventV2) => event.requestContext?.requestId;

@@ -1,0 +1,230 @@
+import type { ZodType } from 'zod';
+import type { AccessRule } from './data/access';
+import * as s from './http/schemas';
+
+/**
+ * THE route table. CDK makes one HTTP API route and one function per row, the local server
+ * serves the same rows, the tests walk them, and `lib/http/route.ts` reads a row's access rule
+ * and schemas. `table` lists the exact IAM actions the function's role gets on the table (a
+ * transaction needs the per-item actions it contains); `tableIndex` adds the table's indexes.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:ConditionCheckItem';
+export type CognitoAction = 'cognito-idp:AdminConfirmSignUp' | 'cognito-idp:AdminDeleteUser';
+
+export interface RouteRow {
+  method: HttpMethod | 'ANY';
+  /** Path template as API Gateway writes it, or `$default` for the catch-all. */
+  path: string;
+  /** Handler source, relative to the repository root; exports `handler`. */
+  entry: string;
+  summary: string;
+  access: AccessRule;
+  params?: ZodType;
+  body?: ZodType;
+  success: { status: number; schema?: ZodType };
+  table: TableAction[];
+  tableIndex?: boolean;
+  cognito: CognitoAction[];
+}
+
+const boardRead: TableAction[] = ['dynamodb:GetItem', 'dynamodb:BatchGetItem'];
+
+export const routes = {
+  health: {
+    method: 'GET',
+    path: '/health',
+    entry: 'functions/health.ts',
+    summary: 'Liveness of the service',
+    access: { scope: 'public' },
+    success: { status: 200, schema: s.health },
+    table: [],
+    cognito: [],
+  },
+  'auth.register': {
+    method: 'POST',
+    path: '/auth/register',
+    entry: 'functions/auth/register.ts',
+    summary: 'Register a user and receive an access token',
+    access: { scope: 'public' },
+    body: s.registerBody,
+    success: { status: 201, schema: s.tokenResponse },
+    table: ['dynamodb:PutItem'],
+    cognito: ['cognito-idp:AdminConfirmSignUp', 'cognito-idp:AdminDeleteUser'],
+  },
+  'auth.login': {
+    method: 'POST',
+    path: '/auth/login',
+    entry: 'functions/auth/login.ts',
+    summary: 'Log in with email and password',
+    access: { scope: 'public' },
+    body: s.loginBody,
+    success: { status: 200, schema: s.tokenResponse },
+    table: [],
+    cognito: [],
+  },
+  'boards.list': {
+    method: 'GET',
+    path: '/boards',
+    entry: 'functions/boards/list.ts',
+    summary: "List the caller's boards, newest first",
+    access: { scope: 'user' },
+    success: { status: 200, schema: s.board.array() },
+    table: ['dynamodb:Query', 'dynamodb:BatchGetItem'],
+    cognito: [],
+  },
+  'boards.create': {
+    method: 'POST',
+    path: '/boards',
+    entry: 'functions/boards/create.ts',
+    summary: 'Create a board owned by the caller',
+    access: { scope: 'user' },
+    body: s.titleBody,
+    success: { status: 201, schema: s.board },
+    table: ['dynamodb:PutItem'],
+    cognito: [],
+  },
+  'boards.get': {
+    method: 'GET',
+    path: '/boards/{id}',
+    entry: 'functions/boards/get.ts',
+    summary: 'Read a board with its columns and cards',
+    access: { scope: 'board', via: 'board', role: 'member' },
+    params: s.idParams,
+    success: { status: 200, schema: s.boardTree },
+    table: [...boardRead, 'dynamodb:Query'],
+    cognito: [],
+  },
+  'boards.rename': {
+    method: 'PATCH',
+    path: '/boards/{id}',
+    entry: 'functions/boards/rename.ts',
+    summary: 'Rename a board',
+    access: { scope: 'board', via: 'board', role: 'member' },
+    params: s.idParams,
+    body: s.titleBody,
+    success: { status: 200, schema: s.board },
+    table: [...boardRead, 'dynamodb:UpdateItem'],
+    cognito: [],
+  },
+  'boards.delete': {
+    method: 'DELETE',
+    path: '/boards/{id}',
+    entry: 'functions/boards/delete.ts',
+    summary: 'Delete a board and everything on it (owners only)',
+    access: { scope: 'board', via: 'board', role: 'owner' },
+    params: s.idParams,
+    success: { status: 204 },
+    table: [...boardRead, 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+    cognito: [],
+  },
+  'columns.create': {
+    method: 'POST',
+    path: '/boards/{id}/columns',
+    entry: 'functions/columns/create.ts',
+    summary: 'Append a column to a board',
+    access: { scope: 'board', via: 'board', role: 'member' },
+    params: s.idParams,
+    body: s.titleBody,
+    success: { status: 201, schema: s.column },
+    table: [...boardRead, 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    cognito: [],
+  },
+  'cards.create': {
+    method: 'POST',
+    path: '/columns/{id}/cards',
+    entry: 'functions/cards/create.ts',
+    summary: 'Append a card to a column',
+    access: { scope: 'board', via: 'column', role: 'member' },
+    params: s.idParams,
+    body: s.createCardBody,
+    success: { status: 201, schema: s.card },
+    table: [...boardRead, 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    tableIndex: true,
+    cognito: [],
+  },
+  'cards.get': {
+    method: 'GET',
+    path: '/cards/{id}',
+    entry: 'functions/cards/get.ts',
+    summary: 'Read a card',
+    access: { scope: 'board', via: 'card', role: 'member' },
+    params: s.idParams,
+    success: { status: 200, schema: s.card },
+    table: boardRead,
+    cognito: [],
+  },
+  'cards.update': {
+    method: 'PATCH',
+    path: '/cards/{id}',
+    entry: 'functions/cards/update.ts',
+    summary: "Change a card's title or description",
+    access: { scope: 'board', via: 'card', role: 'member' },
+    params: s.idParams,
+    body: s.updateCardBody,
+    success: { status: 200, schema: s.card },
+    table: [...boardRead, 'dynamodb:UpdateItem'],
+    cognito: [],
+  },
+  'cards.delete': {
+    method: 'DELETE',
+    path: '/cards/{id}',
+    entry: 'functions/cards/delete.ts',
+    summary: 'Delete a card',
+    access: { scope: 'board', via: 'card', role: 'member' },
+    params: s.idParams,
+    success: { status: 204 },
+    table: [...boardRead, 'dynamodb:DeleteItem'],
+    cognito: [],
+  },
+  'cards.move': {
+    method: 'PATCH',
+    path: '/cards/{id}/move',
+    entry: 'functions/cards/move.ts',
+    summary: 'Move a card between two neighbours, in its column or another of the board',
+    access: { scope: 'board', via: 'card', role: 'member' },
+    params: s.idParams,
+    body: s.moveCardBody,
+    success: { status: 200, schema: s.card },
+    table: [...boardRead, 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    cognito: [],
+  },
+  fallback: {
+    method: 'ANY',
+    path: '$default',
+    entry: 'functions/fallback.ts',
+    summary: 'Unknown path (404) or known path with another method (405)',
+    access: { scope: 'public' },
+    success: { status: 404 },
+    table: [],
+    cognito: [],
+  },
+} satisfies Record<string, RouteRow>;
+
+export type Routes = typeof routes;
+export type RouteId = keyof Routes;
+export const routeIds = Object.keys(routes) as RouteId[];
+
+/** Matches a concrete path against the table's templates (used by the fallback and the local server). */
+export function matchPath(template: string, path: string): Record<string, string> | undefined {
+  const names: string[] = [];
+  const pattern = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  const match = new RegExp(`^${pattern}$`).exec(path);
+  if (!match) return undefined;
+  try {
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
+  } catch {
+    return undefined; // malformed percent-encoding: no route has such a path
+  }
+}
