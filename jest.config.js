@@ -1,0 +1,39 @@
+/**
+ * Three tiers (see README "Tests"): unit (no I/O), integration (HTTP against the one local stack
+ * started in global setup), infra (CDK assertions and cdk-nag). @swc/jest compiles TypeScript and
+ * the ESM-only @middy packages; no TypeScript JS API is needed.
+ */
+const transform = {
+  '^.+\\.(t|j|mj)s$': [
+    '@swc/jest',
+    { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+  ],
+};
+const common = {
+  transform,
+  transformIgnorePatterns: ['node_modules/(?!(@middy)/)'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  testEnvironment: 'node',
+};
+
+export default {
+  // Two cores on every machine, CI included.
+  maxWorkers: 2,
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      setupFiles: ['<rootDir>/test/support/unit-env.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      testTimeout: 60_000,
+    },
+    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'], testTimeout: 120_000 },
+  ],
+};

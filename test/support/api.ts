@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * HTTP helpers for integration tests: every test makes its own users and boards (no resets),
+ * against the stack that global setup started.
+ */
+export const baseUrl = () => {
+  const url = process.env.TASK_BOARD_URL;
+  if (!url) throw new Error('TASK_BOARD_URL is not set: integration tests run under the integration project');
+  return url;
+};
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface CallOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as is, instead of JSON.stringify(body). */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  url?: string;
+}
+
+export async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<Reply<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let payload: string | Buffer | undefined = options.rawBody;
+  if (payload === undefined && options.body !== undefined) {
+    payload = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${options.url ?? baseUrl()}${path}`, { method, headers, body: payload });
+  const text = await response.text();
+  let body: unknown = text;
+  if (text && /json/.test(response.headers.get('content-type') ?? '')) body = JSON.parse(text);
+  return { status: response.status, headers: response.headers, body: body as T };
+}
+
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  token: string;
+}
+
+export const uniqueEmail = () => `user-${randomUUID()}@example.test`;
+
+export function subjectOf(token: string): string {
+  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).sub;
+}
+
+export async function newUser(url?: string): Promise<TestUser> {
+  const email = uniqueEmail();
+  const password = `pw-${randomUUID()}`;
+  const reply = await call('POST', '/auth/register', { body: { email, password, display_name: 'Test User' }, url });
+  if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { id: subjectOf(reply.body.token), email, password, token: reply.body.token };
+}
+
+export async function newBoard(user: TestUser, title = 'A board', url?: string) {
+  const reply = await call('POST', '/boards', { token: user.token, body: { title }, url });
+  if (reply.status !== 201) throw new Error(`create board failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body as { id: string; owner_id: string; title: string; created_at: string };
+}
+
+export async function newColumn(user: TestUser, boardId: string, title = 'A column', url?: string) {
+  const reply = await call('POST', `/boards/${boardId}/columns`, { token: user.token, body: { title }, url });
+  if (reply.status !== 201) throw new Error(`create column failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body as { id: string; board_id: string; title: string; position: number };
+}
+
+export interface CardView {
+  id: string;
+  column_id: string;
+  title: string;
+  description: string | null;
+  position: number;
+  created_at: string;
+}
+
+export async function newCard(
+  user: TestUser,
+  columnId: string,
+  body: { title: string; description?: string } = { title: 'A card' },
+  url?: string,
+) {
+  const reply = await call('POST', `/columns/${columnId}/cards`, { token: user.token, body, url });
+  if (reply.status !== 201) throw new Error(`create card failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body as CardView;
+}
+
+/** An id that no resource has. */
+export const unknownId = () => randomUUID();
+
+/** Asserts an RFC 9457 problem answer with the given status, and returns its body. */
+export function expectProblem(reply: Reply, status: number) {
+  expect({ status: reply.status, type: reply.headers.get('content-type') }).toEqual({
+    status,
+    type: 'application/problem+json',
+  });
+  expect(reply.body).toMatchObject({ type: expect.any(String), title: expect.any(String), status, detail: expect.any(String) });
+  return reply.body as { type: string; title: string; status: number; detail: string };
+}

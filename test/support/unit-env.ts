@@ -1,0 +1,10 @@
+// Unit tests import handler modules, which read their configuration at load; these values
+// point nowhere, because unit tests stub every AWS call (aws-sdk-client-mock).
+process.env.TABLE_NAME ??= 'unit-test-table';
+process.env.USER_POOL_ID ??= 'us-east-1_unitTest';
+process.env.USER_POOL_CLIENT_ID ??= 'unit-test-client';
+process.env.TOKEN_ISSUER ??= 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_unitTest';
+process.env.AWS_REGION ??= 'us-east-1';
+process.env.AWS_ACCESS_KEY_ID ??= 'unit';
+process.env.AWS_SECRET_ACCESS_KEY ??= 'unit';
+process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
