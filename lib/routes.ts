@@ -34,6 +34,8 @@ export interface RouteRow {
   table: TableAction[];
   tableIndex?: boolean;
   cognito: CognitoAction[];
+  /** Function timeout; default 10 s. */
+  timeoutSeconds?: number;
 }
 
 const boardRead: TableAction[] = ['dynamodb:GetItem', 'dynamodb:BatchGetItem'];
@@ -125,6 +127,8 @@ export const routes = {
     success: { status: 204 },
     table: [...boardRead, 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
     cognito: [],
+    // A big board's items are deleted in parallel batches; the HTTP API itself gives up at 30 s.
+    timeoutSeconds: 29,
   },
   'columns.create': {
     method: 'POST',
