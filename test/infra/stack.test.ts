@@ -1,0 +1,182 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { buildApp } from '../../infra/build-app';
+import { functionIdOf } from '../../infra/task-board-stack';
+import { tableDefinition } from '../../lib/data/table';
+import { type RouteRow, routes } from '../../lib/routes';
+
+const rows = Object.entries(routes) as [string, RouteRow][];
+type Resource = { Type: string; Properties: any; Metadata?: Record<string, string> };
+
+// One synth with real bundling (local esbuild) and cdk-nag, shared by the file.
+// The CDK CLI turns asset metadata on by default; an in-process App must ask for it.
+const { app, stack } = buildApp({ context: { stage: 'dev', 'aws:cdk:enable-asset-metadata': true } });
+const assembly = app.synth();
+const template = Template.fromStack(stack);
+const resources = template.toJSON().Resources as Record<string, Resource>;
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+const functionOf = (routeId: string) => {
+  const found = ofType('AWS::Lambda::Function').filter(([logicalId]) => logicalId.startsWith(`${functionIdOf(routeId)}Function`));
+  expect(found).toHaveLength(1);
+  return found[0]!;
+};
+
+const refName = (value: any): string | undefined => value?.['Fn::GetAtt']?.[0] ?? value?.Ref;
+
+describe('route table -> API and functions', () => {
+  it('makes exactly one function per route row, and nothing else is a function', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(rows.length);
+    for (const [routeId] of rows) functionOf(routeId);
+  });
+
+  it.each(rows)('%s has exactly one API route, integrated with its own function', (routeId, row) => {
+    const routeKey = row.path === '$default' ? '$default' : `${row.method} ${row.path}`;
+    const matching = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => r.Properties.RouteKey === routeKey);
+    expect(matching).toHaveLength(1);
+    const integrationId = JSON.stringify(matching[0]![1].Properties.Target).match(/"Ref":"([^"]+)"/)![1]!;
+    const uri = resources[integrationId]!.Properties.IntegrationUri;
+    expect(refName(uri)).toBe(functionOf(routeId)[0]);
+  });
+
+  it('has no API route that is not a row', () => {
+    expect(ofType('AWS::ApiGatewayV2::Route')).toHaveLength(rows.length);
+  });
+});
+
+describe('functions', () => {
+  it.each(rows)('%s runs Node.js 24 on arm64 with tracing, its own log group with retention', (routeId, row) => {
+    const [, fn] = functionOf(routeId);
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      TracingConfig: { Mode: 'Active' },
+      Timeout: row.timeoutSeconds ?? 10,
+    });
+    const logGroup = resources[refName(fn.Properties.LoggingConfig.LogGroup)!]!;
+    expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+    expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+  });
+
+  it.each(rows)("%s role allows exactly its row's table and Cognito actions", (routeId, row) => {
+    const [, fn] = functionOf(routeId);
+    const roleId = refName(fn.Properties.Role)!;
+    const statements = ofType('AWS::IAM::Policy')
+      .filter(([, p]) => p.Properties.Roles.some((r: any) => r.Ref === roleId))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as any[]);
+    const actions = (prefix: string) =>
+      statements
+        .flatMap((s) => [s.Action].flat())
+        .filter((a: string) => a.startsWith(prefix))
+        .sort();
+    expect(actions('dynamodb:')).toEqual([...row.table].sort());
+    expect(actions('cognito-idp:')).toEqual([...row.cognito].sort());
+    expect(actions('logs:')).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(actions('xray:')).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    expect(statements.flatMap((s) => [s.Action].flat())).toHaveLength(row.table.length + row.cognito.length + 4);
+    const indexResources = JSON.stringify(statements).includes('/index/');
+    expect(indexResources).toBe(!!row.tableIndex);
+    // The function is told the table name exactly when it may use the table.
+    expect('TABLE_NAME' in (fn.Properties.Environment?.Variables ?? {})).toBe(row.table.length > 0);
+  });
+
+  it.each(rows)('%s is bundled as one ESM file carrying the asset metadata SAM reads', (routeId) => {
+    const [, fn] = functionOf(routeId);
+    expect(fn.Metadata?.['aws:asset:property']).toBe('Code');
+    const assetDir = join(assembly.directory, fn.Metadata!['aws:asset:path']!);
+    expect(existsSync(join(assetDir, 'index.mjs'))).toBe(true);
+    const code = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+    expect(code).toMatch(/export\s*\{[^}]*handler/);
+    // The SDK is bundled, not taken from the runtime.
+    expect(code).not.toMatch(/from\s*["']@aws-sdk\//);
+  });
+});
+
+describe('data', () => {
+  it('has one on-demand table keyed by pk/sk with PITR and the column-position LSI', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      LocalSecondaryIndexes: tableDefinition.localSecondaryIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: index.projection },
+      })),
+    });
+  });
+
+  it('has a user pool with email sign-in, the contract password length and an app client for password login', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      UsernameAttributes: ['email'],
+      Policies: { PasswordPolicy: { MinimumLength: 8 } },
+    });
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+      GenerateSecret: false,
+      PreventUserExistenceErrors: 'ENABLED',
+    });
+  });
+});
+
+describe('stages', () => {
+  const tableOf = (context: Record<string, string>) => {
+    const built = buildApp({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+    return Object.values(Template.fromStack(built.stack).toJSON().Resources as Record<string, any>).find(
+      (r) => r.Type === 'AWS::DynamoDB::Table',
+    );
+  };
+
+  it('dev deletes its data with the stack; prod protects and retains it', () => {
+    expect(tableOf({ stage: 'dev' })).toMatchObject({
+      DeletionPolicy: 'Delete',
+      Properties: { DeletionProtectionEnabled: false },
+    });
+    expect(tableOf({ stage: 'prod' })).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: { DeletionProtectionEnabled: true },
+    });
+  });
+
+  it('context overrides a stage default', () => {
+    expect(tableOf({ stage: 'prod', retainData: 'false' })).toMatchObject({ DeletionPolicy: 'Delete' });
+  });
+
+  it('rejects an unknown stage and malformed flags', () => {
+    expect(() => buildApp({ context: { stage: 'qa' } })).toThrow(/stage/);
+    expect(() => buildApp({ context: { deletionProtection: 'yes' } })).toThrow(/deletionProtection/);
+    expect(() => buildApp({ context: { corsOrigins: 'not a url' } })).toThrow(/corsOrigins/);
+  });
+});
+
+describe('cdk-nag', () => {
+  it('AwsSolutions passes on the stack as built (synth above would have thrown otherwise)', () => {
+    expect(assembly.getStackByName(stack.stackName).template).toBeDefined();
+  });
+
+  it('fails synth on a finding nobody acknowledged', () => {
+    const built = buildApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+    built.stack.functions.get('health')!.role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
+    expect(() => built.app.synth()).toThrow();
+  });
+
+  it('gives every acknowledgement a written reason, visible in the template', () => {
+    const acknowledgements = Object.values(resources).flatMap(
+      (r) => ((r.Metadata as any)?.cdk_nag?.rules_to_suppress ?? []) as { id: string; reason: string }[],
+    );
+    expect(acknowledgements.map((a) => a.id)).toEqual(
+      expect.arrayContaining(['AwsSolutions-COG1', 'AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]']),
+    );
+    for (const { reason } of acknowledgements) expect(reason.length).toBeGreaterThan(40);
+  });
+});
