@@ -12,6 +12,8 @@ const transform = {
 const common = {
   transform,
   transformIgnorePatterns: ['node_modules/(?!(@middy)/)'],
+  // @middy/core exports only an `import` condition, which jest's CommonJS resolver skips.
+  moduleNameMapper: { '^@middy/(core|util)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testEnvironment: 'node',
 };

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { ensurePool, fetchJwks, startCognitoLocal } from './cognito';
@@ -64,6 +64,9 @@ export async function startLocalStack(options: { port: number; dataDir: string; 
     accessTokenVerifier.cacheJwks(
       (await fetchJwks(cognitoPort, pool.userPoolId)) as Parameters<typeof accessTokenVerifier.cacheJwks>[0],
     );
+
+    // For tools that invoke handlers in their own process against this stack (tests, scripts).
+    writeFileSync(join(dataDir, 'local-env.json'), `${JSON.stringify(env, null, 2)}\n`);
 
     server = await createLocalHttpServer(process.env.CORS_ORIGIN ?? '*');
     const host = options.host ?? '127.0.0.1';
