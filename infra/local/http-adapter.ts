@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { matchPath, type RouteRow, routes } from '../../lib/routes';
+import { instrumentClient, type RequestTrace, sequentialRoundTrips, timeInDynamoDb, traceStorage } from './trace';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -18,7 +19,8 @@ export const REPO_ROOT = join(import.meta.dirname, '..', '..');
  * the row's own handler module (imported once, like a warm container), and anything no row
  * serves goes to the `$default` row.
  */
-export async function createLocalHttpServer(corsOrigin = '*'): Promise<Server> {
+export async function createLocalHttpServer(corsOrigin = '*', tracing = false): Promise<Server> {
+  if (tracing) instrumentClient((await import('../../lib/data/db')).documentClient);
   const rows = Object.entries(routes) as [string, RouteRow][];
   const handlers = new Map<string, Handler>();
   for (const [id, row] of rows) {
@@ -75,8 +77,23 @@ export async function createLocalHttpServer(corsOrigin = '*'): Promise<Server> {
       functionName: `local-${routeId}`,
       getRemainingTimeInMillis: () => deadline - Date.now(),
     } as unknown as Context;
-    const result = await handlers.get(routeId)!(event, context);
+    const trace: RequestTrace | undefined = tracing ? { calls: [] } : undefined;
+    const startedAt = performance.now();
+    const result = trace
+      ? await traceStorage.run(trace, () => handlers.get(routeId)!(event, context))
+      : await handlers.get(routeId)!(event, context);
     const headers = { ...cors, ...(result.headers as Record<string, string> | undefined) };
+    if (trace) {
+      const total = performance.now() - startedAt;
+      Object.assign(headers, {
+        'x-trace-dynamodb-calls': String(trace.calls.length),
+        'x-trace-dynamodb-sequential': String(sequentialRoundTrips(trace.calls)),
+        'x-trace-dynamodb-capacity': String(trace.calls.reduce((sum, call) => sum + call.capacityUnits, 0)),
+        'x-trace-dynamodb-commands': trace.calls.map((call) => call.command.replace(/Command$/, '')).join(','),
+        'x-trace-total-ms': total.toFixed(3),
+        'x-trace-dynamodb-ms': timeInDynamoDb(trace.calls).toFixed(3),
+      });
+    }
     const payload = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
     res.writeHead(result.statusCode ?? 200, headers);
     res.end(payload);

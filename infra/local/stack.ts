@@ -68,7 +68,7 @@ export async function startLocalStack(options: { port: number; dataDir: string; 
     // For tools that invoke handlers in their own process against this stack (tests, scripts).
     writeFileSync(join(dataDir, 'local-env.json'), `${JSON.stringify(env, null, 2)}\n`);
 
-    server = await createLocalHttpServer(process.env.CORS_ORIGIN ?? '*');
+    server = await createLocalHttpServer(process.env.CORS_ORIGIN ?? '*', process.env.TASK_BOARD_TRACE === '1');
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((done, fail) => {
       server!.once('error', fail);

@@ -7,9 +7,10 @@ import {
   cancellationCodes,
   documentClient,
   getItems,
+  type Item,
   isConditionFailure,
   LostRace,
-  queryAll,
+  queryPages,
   retryLostRaces,
   TABLE_NAME,
   transactWrite,
@@ -17,16 +18,24 @@ import {
 import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
 import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
-/** Highest card position in a column: one strongly consistent LSI query, newest-first, one key. */
+/** Highest card position in a column: one strongly consistent LSI query, highest first, one key. */
 export async function highestCardPosition(boardId: string, columnId: string): Promise<number | undefined> {
-  const [top] = await queryAll({
-    IndexName: COLUMN_POSITION_INDEX,
-    KeyConditionExpression: 'pk = :pk AND begins_with(colpos, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': columnPositionPrefix(columnId) },
-    ScanIndexForward: false,
-    Limit: 1,
-  });
-  return top ? decodePosition((top.colpos as string).slice(columnPositionPrefix(columnId).length)) : undefined;
+  const prefix = columnPositionPrefix(columnId);
+  let top: Item | undefined;
+  await queryPages(
+    {
+      IndexName: COLUMN_POSITION_INDEX,
+      KeyConditionExpression: 'pk = :pk AND begins_with(colpos, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': prefix },
+      ScanIndexForward: false,
+      Limit: 1,
+    },
+    (items) => {
+      top = items[0];
+      return false; // the first page holds the answer; never follow LastEvaluatedKey
+    },
+  );
+  return top ? decodePosition((top.colpos as string).slice(prefix.length)) : undefined;
 }
 
 /**
