@@ -33,14 +33,17 @@ export interface Caller {
 
 const MAX_TOKEN_LENGTH = 8192;
 
+/** One detail for every rejected token, so a 401 says nothing about why. */
+export const INVALID_TOKEN = 'The access token is invalid or has expired.';
+
 /** Every verification failure is the same 401 to the client; only a JWKS outage is a 503. */
 export async function verifyAccessToken(token: string): Promise<Caller> {
-  if (token.length > MAX_TOKEN_LENGTH) throw new Unauthorized('The access token is invalid.', true);
+  if (token.length > MAX_TOKEN_LENGTH) throw new Unauthorized(INVALID_TOKEN, true);
   try {
     const payload = await accessTokenVerifier.verify(token);
     return { id: payload.sub as string, expiresAt: payload.exp as number };
   } catch (error) {
     if (error instanceof FetchError) throw new Unavailable('The token signing keys could not be fetched.');
-    throw new Unauthorized('The access token is invalid or has expired.', true);
+    throw new Unauthorized(INVALID_TOKEN, true);
   }
 }

@@ -1,4 +1,4 @@
-import { verifyAccessToken } from '../auth/verifier';
+import { INVALID_TOKEN, verifyAccessToken } from '../auth/verifier';
 import { Unauthorized } from '../domain/errors';
 import type { RouteRow } from '../routes';
 import type { RouteMiddleware } from './types';
@@ -12,8 +12,13 @@ export function authenticate(row: RouteRow): RouteMiddleware {
       if (row.access.scope === 'public') return;
       const header = event.headers?.authorization?.trim();
       if (!header) throw new Unauthorized('An access token is required: send Authorization: Bearer <token>.', false);
+      // Another scheme (Basic, ...) presents no bearer token: RFC 6750 gives it no error code.
+      if (!/^bearer\s/i.test(header)) {
+        throw new Unauthorized('An access token is required: send Authorization: Bearer <token>.', false);
+      }
+      // The scheme must be written `Bearer` exactly (issue 4): `bearer x` is a rejected token.
       const token = BEARER.exec(header)?.[1];
-      if (!token) throw new Unauthorized('The access token is invalid or has expired.', true);
+      if (!token) throw new Unauthorized(INVALID_TOKEN, true);
       context.route.caller = await verifyAccessToken(token);
     },
   };
