@@ -10,7 +10,6 @@ import * as s from './http/schemas';
  */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type TableAction =
-  | 'dynamodb:GetItem'
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:Query'
   | 'dynamodb:PutItem'
@@ -38,7 +37,8 @@ export interface RouteRow {
   timeoutSeconds?: number;
 }
 
-const boardRead: TableAction[] = ['dynamodb:GetItem', 'dynamodb:BatchGetItem'];
+/** Every read by key goes through BatchGetItem (lib/data/db.ts getItems), single keys included. */
+const boardRead: TableAction[] = ['dynamodb:BatchGetItem'];
 
 export const routes = {
   health: {
@@ -199,6 +199,101 @@ export const routes = {
     body: s.moveCardBody,
     success: { status: 200, schema: s.card },
     table: [...boardRead, 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    cognito: [],
+  },
+  'columns.get': {
+    method: 'GET',
+    path: '/columns/{id}',
+    entry: 'functions/columns/get.ts',
+    summary: 'Read a column with its cards',
+    access: { scope: 'board', via: 'column', role: 'member' },
+    params: s.idParams,
+    success: { status: 200, schema: s.columnWithCards },
+    table: [...boardRead, 'dynamodb:Query'],
+    tableIndex: true,
+    cognito: [],
+  },
+  'columns.rename': {
+    method: 'PATCH',
+    path: '/columns/{id}',
+    entry: 'functions/columns/rename.ts',
+    summary: 'Rename a column',
+    access: { scope: 'board', via: 'column', role: 'member' },
+    params: s.idParams,
+    body: s.titleBody,
+    success: { status: 200, schema: s.column },
+    table: [...boardRead, 'dynamodb:UpdateItem'],
+    cognito: [],
+  },
+  'columns.delete': {
+    method: 'DELETE',
+    path: '/columns/{id}',
+    entry: 'functions/columns/delete.ts',
+    summary: 'Delete a column and its cards',
+    access: { scope: 'board', via: 'column', role: 'member' },
+    params: s.idParams,
+    success: { status: 204 },
+    table: [...boardRead, 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+    tableIndex: true,
+    cognito: [],
+    timeoutSeconds: 29,
+  },
+  'columns.move': {
+    method: 'PATCH',
+    path: '/columns/{id}/move',
+    entry: 'functions/columns/move.ts',
+    summary: 'Move a column between two columns of its board',
+    access: { scope: 'board', via: 'column', role: 'member' },
+    params: s.idParams,
+    body: s.moveColumnBody,
+    success: { status: 200, schema: s.column },
+    table: [...boardRead, 'dynamodb:UpdateItem'],
+    cognito: [],
+  },
+  'members.add': {
+    method: 'POST',
+    path: '/boards/{id}/members',
+    entry: 'functions/members/add.ts',
+    summary: 'Add a registered user to a board (owners only)',
+    access: { scope: 'board', via: 'board', role: 'owner' },
+    params: s.idParams,
+    body: s.addMemberBody,
+    success: { status: 201, schema: s.member },
+    table: [...boardRead, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    cognito: [],
+  },
+  'members.list': {
+    method: 'GET',
+    path: '/boards/{id}/members',
+    entry: 'functions/members/list.ts',
+    summary: "List a board's members in the order they joined",
+    access: { scope: 'board', via: 'board', role: 'member' },
+    params: s.idParams,
+    success: { status: 200, schema: s.member.array() },
+    table: [...boardRead, 'dynamodb:Query'],
+    cognito: [],
+  },
+  'members.update': {
+    method: 'PATCH',
+    path: '/boards/{id}/members/{user_id}',
+    entry: 'functions/members/update.ts',
+    summary: "Change a member's role (owners only)",
+    access: { scope: 'board', via: 'board', role: 'owner' },
+    params: s.memberParams,
+    body: s.changeRoleBody,
+    success: { status: 200, schema: s.member },
+    table: [...boardRead, 'dynamodb:UpdateItem'],
+    cognito: [],
+  },
+  'members.remove': {
+    method: 'DELETE',
+    path: '/boards/{id}/members/{user_id}',
+    entry: 'functions/members/remove.ts',
+    summary: 'Remove a member (owners), or leave the board (members)',
+    access: { scope: 'board', via: 'board', role: 'member' },
+    params: s.memberParams,
+    success: { status: 204 },
+    table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
     cognito: [],
   },
   fallback: {

@@ -13,9 +13,11 @@ export const PLACEHOLDER = {
   board: '11111111-1111-4111-8111-111111111111',
   column: '22222222-2222-4222-8222-222222222222',
   card: '33333333-3333-4333-8333-333333333333',
+  user: '44444444-4444-4444-8444-444444444444',
+  teammateEmail: 'teammate@example.com',
 } as const;
 
-const samples: Record<RouteId, { id?: string; body?: unknown; path?: string }> = {
+const samples: Record<RouteId, { id?: string; userId?: string; body?: unknown; path?: string }> = {
   health: {},
   'auth.register': { body: { email: 'new-user@example.com', password: 'correct horse battery', display_name: 'New User' } },
   'auth.login': { body: { email: 'new-user@example.com', password: 'correct horse battery' } },
@@ -30,6 +32,14 @@ const samples: Record<RouteId, { id?: string; body?: unknown; path?: string }> =
   'cards.update': { id: PLACEHOLDER.card, body: { description: 'Quick start and deploy' } },
   'cards.delete': { id: PLACEHOLDER.card },
   'cards.move': { id: PLACEHOLDER.card, body: { target_column_id: PLACEHOLDER.column } },
+  'columns.get': { id: PLACEHOLDER.column },
+  'columns.rename': { id: PLACEHOLDER.column, body: { title: 'Doing' } },
+  'columns.delete': { id: PLACEHOLDER.column },
+  'columns.move': { id: PLACEHOLDER.column, body: { after_id: null } },
+  'members.add': { id: PLACEHOLDER.board, body: { email: PLACEHOLDER.teammateEmail, role: 'member' } },
+  'members.list': { id: PLACEHOLDER.board },
+  'members.update': { id: PLACEHOLDER.board, userId: PLACEHOLDER.user, body: { role: 'owner' } },
+  'members.remove': { id: PLACEHOLDER.board, userId: PLACEHOLDER.user },
   fallback: { path: '/no/such/path' },
 };
 
@@ -37,7 +47,7 @@ export function sampleEvent(routeId: RouteId) {
   const row: RouteRow = routes[routeId];
   const sample = samples[routeId];
   const method = row.method === 'ANY' ? 'GET' : row.method;
-  const path = sample.path ?? row.path.replace('{id}', sample.id ?? '');
+  const path = sample.path ?? row.path.replace('{id}', sample.id ?? '').replace('{user_id}', sample.userId ?? '');
   const routeKey = row.path === '$default' ? '$default' : `${row.method} ${row.path}`;
   const headers: Record<string, string> = { accept: 'application/json', host: 'localhost:3000' };
   if (row.access.scope !== 'public') headers.authorization = `Bearer ${PLACEHOLDER.token}`;
@@ -48,7 +58,7 @@ export function sampleEvent(routeId: RouteId) {
     rawPath: path,
     rawQueryString: '',
     headers,
-    ...(sample.id ? { pathParameters: { id: sample.id } } : {}),
+    ...(sample.id ? { pathParameters: { id: sample.id, ...(sample.userId ? { user_id: sample.userId } : {}) } } : {}),
     requestContext: {
       accountId: '123456789012',
       apiId: 'local',

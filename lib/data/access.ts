@@ -119,6 +119,9 @@ export async function resolveBoardScope<P>(
     } else {
       scope.card = items.get<CardRecord>(keys.card(boardId, addressedId));
       if (!scope.card) throw new NotFound('Card');
+      // Spec rule (b): its column exists. A card outlives its column only while the column's
+      // deletion is removing it, and the board item names such columns.
+      if (board.deleting_columns?.has(scope.card.column_id)) throw new NotFound('Card');
     }
     if (!member) throw new Forbidden();
   }

@@ -30,7 +30,7 @@ import { type ItemKey, keys } from './table';
 
 /** One TransactWriteItems: the board, the owner's membership and its mirror under the user. */
 export async function createBoard(ownerId: string, title: string): Promise<Board> {
-  const board: BoardRecord = { id: randomUUID(), owner_id: ownerId, title, created_at: now(), column_version: 0 };
+  const board: BoardRecord = { id: randomUUID(), owner_id: ownerId, title, created_at: now(), column_version: 0, owner_count: 1 };
   const member: MemberRecord = { board_id: board.id, user_id: ownerId, role: 'owner', joined_at: board.created_at };
   await transactWrite([
     { Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' } },

@@ -1,10 +1,32 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFound } from '../domain/errors';
-import { appendPosition } from '../domain/positions';
+import { byPosition } from '../domain/ordering';
+import { appendPosition, positionBetween } from '../domain/positions';
 import type { BoardScope } from './access';
-import { cancellationCodes, getItems, LostRace, queryAll, retryLostRaces, transactWrite } from './db';
-import { type BoardRecord, type Column, type ColumnRecord, now, toColumn } from './records';
-import { keys } from './table';
+import {
+  cancellationCodes,
+  deleteItems,
+  documentClient,
+  getItems,
+  isConditionFailure,
+  LostRace,
+  queryAll,
+  retryLostRaces,
+  TABLE_NAME,
+  transactWrite,
+} from './db';
+import {
+  type BoardRecord,
+  type CardRecord,
+  type Column,
+  type ColumnRecord,
+  type ColumnWithCards,
+  now,
+  toCard,
+  toColumn,
+} from './records';
+import { COLUMN_POSITION_INDEX, columnPositionPrefix, keys } from './table';
 
 async function highestColumnPosition(boardId: string): Promise<number | undefined> {
   const columns = await queryAll({
@@ -63,4 +85,124 @@ async function readColumnVersion(boardId: string): Promise<number> {
   const board = (await getItems([keys.board(boardId)])).get<BoardRecord>(keys.board(boardId));
   if (!board) throw new NotFound('Board');
   return board.column_version ?? 0;
+}
+
+/** The column's cards: keys from the position index (strongly consistent), then the cards. */
+export async function readColumnWithCards(scope: BoardScope): Promise<ColumnWithCards> {
+  const column = scope.column!;
+  const cardKeys = (
+    await queryAll({
+      IndexName: COLUMN_POSITION_INDEX,
+      KeyConditionExpression: 'pk = :pk AND begins_with(colpos, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.boardPartition(scope.boardId), ':prefix': columnPositionPrefix(column.id) },
+    })
+  ).map((item) => ({ pk: item.pk, sk: item.sk }));
+  const found = await getItems(cardKeys);
+  const cards = cardKeys
+    .map((key) => found.get<CardRecord>(key))
+    .filter((card): card is CardRecord => card?.column_id === column.id)
+    .sort(byPosition)
+    .map(toCard);
+  return { ...toColumn(column), cards };
+}
+
+export async function renameColumn(scope: BoardScope, title: string): Promise<Column> {
+  try {
+    const out = await documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: keys.column(scope.boardId, scope.column!.id),
+        UpdateExpression: 'SET title = :title',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':title': title },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toColumn(out.Attributes as ColumnRecord);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFound('Column');
+    throw error;
+  }
+}
+
+/**
+ * Deletes a column and its cards with no reachable half-state, whatever their number: one
+ * transaction removes the column and its lookup and names the column in the board's
+ * `deleting_columns` (from then on its cards answer 404 everywhere, and creates and moves into it
+ * fail their condition checks); then its cards and their lookups go in batches; then the name is
+ * taken off the board.
+ */
+export async function deleteColumn(scope: BoardScope): Promise<void> {
+  const column = scope.column!;
+  const { boardId } = scope;
+  try {
+    await transactWrite([
+      { Delete: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
+      { Delete: { Key: keys.columnLookup(column.id) } },
+      {
+        Update: {
+          Key: keys.board(boardId),
+          UpdateExpression: 'ADD deleting_columns :column',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':column': new Set([column.id]) },
+        },
+      },
+    ]);
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Column');
+    throw error;
+  }
+  const cards = await queryAll({
+    IndexName: COLUMN_POSITION_INDEX,
+    KeyConditionExpression: 'pk = :pk AND begins_with(colpos, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': columnPositionPrefix(column.id) },
+  });
+  await deleteItems(
+    cards.flatMap((card) => [{ pk: card.pk, sk: card.sk }, keys.cardLookup(card.sk.slice(keys.cardPrefix.length))]),
+  );
+  await documentClient
+    .send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: keys.board(boardId),
+        UpdateExpression: 'DELETE deleting_columns :column',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':column': new Set([column.id]) },
+      }),
+    )
+    .catch((error) => {
+      if (!isConditionFailure(error)) throw error; // the board itself was deleted meanwhile: nothing to clear
+    });
+}
+
+/** Moves a column between two columns of its board, by the spec's neighbour table. */
+export async function moveColumn(
+  scope: BoardScope,
+  move: { before_id?: string | null; after_id?: string | null },
+): Promise<Column> {
+  const neighbour = (id: string | null | undefined, field: string) => {
+    if (!id) return undefined;
+    const found = scope.relatedColumns.get(id);
+    if (!found?.item || found.boardId !== scope.boardId) throw new NotFound(`The column named in ${field}`);
+    return found.item.position;
+  };
+  const position = positionBetween(neighbour(move.before_id, 'before_id'), neighbour(move.after_id, 'after_id'));
+  try {
+    const out = await documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: keys.column(scope.boardId, scope.column!.id),
+        UpdateExpression: 'SET #position = :position',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#position': 'position' },
+        ExpressionAttributeValues: { ':position': position },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toColumn(out.Attributes as ColumnRecord);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFound('Column');
+    throw error;
+  }
 }

@@ -11,6 +11,10 @@ export interface BoardRecord {
   created_at: string;
   /** Bumped by every column create; a create commits only if nobody else created one meanwhile. */
   column_version?: number;
+  /** Owners on the board; kept in the same transaction as every role change, never below 1. */
+  owner_count?: number;
+  /** Columns whose deletion has begun: their cards are already gone for every route. */
+  deleting_columns?: Set<string>;
 }
 
 export interface MemberRecord {
@@ -46,6 +50,13 @@ export interface ColumnLookup {
 
 export interface CardLookup {
   board_id: string;
+}
+
+export interface Member {
+  user_id: string;
+  email: string;
+  display_name: string;
+  role: Role;
 }
 
 export type Board = Pick<BoardRecord, 'id' | 'owner_id' | 'title' | 'created_at'>;

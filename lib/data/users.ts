@@ -1,5 +1,5 @@
 import { Conflict } from '../domain/errors';
-import { cancellationCodes, transactWrite } from './db';
+import { cancellationCodes, getItems, transactWrite } from './db';
 import { now } from './records';
 import { keys } from './table';
 
@@ -21,7 +21,8 @@ export async function putUserProfile(userId: string, email: string, displayName:
       { Put: { Item: { ...keys.userProfile(userId), type: 'user', ...profile } } },
       {
         Put: {
-          Item: { ...keys.email(email), type: 'email', user_id: userId },
+          // The member routes find a user by email and show the name: one read, from this item.
+          Item: { ...keys.email(email), type: 'email', user_id: userId, email: profile.email, display_name: displayName },
           ConditionExpression: 'attribute_not_exists(pk) OR user_id = :user',
           ExpressionAttributeValues: { ':user': userId },
         },
@@ -32,4 +33,21 @@ export async function putUserProfile(userId: string, email: string, displayName:
     throw error;
   }
   return profile;
+}
+
+/** The user registered with this email (case-insensitive), read strongly consistently. */
+export async function findUserByEmail(email: string): Promise<UserProfile | undefined> {
+  const found = await getItems([keys.email(email)]);
+  const item = found.get<{ user_id: string; email: string; display_name: string }>(keys.email(email));
+  return item ? { user_id: item.user_id, email: item.email, display_name: item.display_name, created_at: '' } : undefined;
+}
+
+export async function getProfiles(userIds: string[]): Promise<Map<string, UserProfile>> {
+  const found = await getItems(userIds.map(keys.userProfile));
+  const profiles = new Map<string, UserProfile>();
+  for (const id of userIds) {
+    const profile = found.get<UserProfile>(keys.userProfile(id));
+    if (profile) profiles.set(id, profile);
+  }
+  return profiles;
 }

@@ -19,6 +19,7 @@ export const title = z.string().max(256).refine(notBlank, 'must contain a non-wh
 export const description = z.string().max(16_384);
 
 export const idParams = z.object({ id: uuid });
+export const memberParams = z.object({ id: uuid, user_id: uuid });
 
 export const registerBody = z.object({
   email: z.email().max(254),
@@ -45,6 +46,15 @@ export const updateCardBody = z.object({
 
 export const moveCardBody = z.object({
   target_column_id: uuid,
+  before_id: uuid.nullish(),
+  after_id: uuid.nullish(),
+});
+
+export const role = z.enum(['owner', 'member']);
+export const addMemberBody = z.object({ email: z.email().max(254), role: role.default('member') });
+export const changeRoleBody = z.object({ role });
+
+export const moveColumnBody = z.object({
   before_id: uuid.nullish(),
   after_id: uuid.nullish(),
 });
@@ -76,3 +86,5 @@ export const problem = z.object({
   detail: z.string(),
   instance: z.string().optional(),
 });
+export const member = z.object({ user_id: z.string(), email: z.string(), display_name: z.string(), role });
+export const columnWithCards = column.extend({ cards: z.array(card) });

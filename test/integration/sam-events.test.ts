@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { type RouteId, type RouteRow, routes } from '../../lib/routes';
 import { eventFileOf, PLACEHOLDER } from '../../scripts/make-events';
-import { newBoard, newCard, newColumn, newUser, uniqueEmail } from '../support/api';
+import { call, newBoard, newCard, newColumn, newUser, uniqueEmail } from '../support/api';
 
 /**
  * SAM cannot run here (no Docker), so this checks what `sam local invoke -e events/<route>.json`
@@ -27,22 +27,31 @@ describe('sample events (events/)', () => {
     expect(readdirSync(join(root, 'events')).sort()).toEqual(rows.map(([id]) => eventFileOf(id)).sort());
   });
 
-  it.each(rows)('events/%s runs through its real handler and gets the route\'s success status', async (routeId, row) => {
+  it.each(rows)("events/%s runs through its real handler and gets the route's success status", async (routeId, row) => {
     const user = await newUser();
     const board = await newBoard(user);
     const column = await newColumn(user, board.id);
     const card = await newCard(user, column.id);
     const email = uniqueEmail();
+    // The member routes act on a second user: not yet a member for add, already one otherwise.
+    const teammate = await newUser();
+    if (routeId === 'members.update' || routeId === 'members.remove') {
+      await call('POST', `/boards/${board.id}/members`, { token: user.token, body: { email: teammate.email } });
+    }
     const text = readFileSync(join(root, 'events', eventFileOf(routeId)), 'utf8')
       .replaceAll(PLACEHOLDER.token, user.token)
       .replaceAll(PLACEHOLDER.board, board.id)
       .replaceAll(PLACEHOLDER.column, column.id)
       .replaceAll(PLACEHOLDER.card, card.id)
+      .replaceAll(PLACEHOLDER.user, teammate.id)
+      .replaceAll(PLACEHOLDER.teammateEmail, teammate.email)
       .replaceAll('new-user@example.com', routeId === 'auth.login' ? user.email : email)
       .replaceAll('correct horse battery', routeId === 'auth.login' ? user.password : 'correct horse battery');
     const event = JSON.parse(text) as APIGatewayProxyEventV2;
     const { handler } = (await import(join(root, row.entry))) as { handler: Handler };
     const reply = await handler(event, { awsRequestId: 'sample' } as Context);
-    expect({ status: reply.statusCode, body: reply.body && JSON.parse(reply.body) }).toMatchObject({ status: row.success.status });
+    expect({ status: reply.statusCode, body: reply.body && JSON.parse(reply.body) }).toMatchObject({
+      status: row.success.status,
+    });
   });
 });
