@@ -11,7 +11,7 @@ const transform = {
 };
 const common = {
   transform,
-  transformIgnorePatterns: ['node_modules/(?!(@middy)/)'],
+  transformIgnorePatterns: ['node_modules/(?!(@middy|@seriousme)/)'],
   // @middy/core exports only an `import` condition, which jest's CommonJS resolver skips.
   moduleNameMapper: { '^@middy/(core|util)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],

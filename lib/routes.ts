@@ -35,6 +35,8 @@ export interface RouteRow {
   cognito: CognitoAction[];
   /** Function timeout; default 10 s. */
   timeoutSeconds?: number;
+  /** Error statuses of the route's own rules, beyond those its access, params and body imply. */
+  errors?: number[];
 }
 
 /** Every read by key goes through BatchGetItem (lib/data/db.ts getItems), single keys included. */
@@ -51,6 +53,16 @@ export const routes = {
     table: [],
     cognito: [],
   },
+  openapi: {
+    method: 'GET',
+    path: '/openapi.json',
+    entry: 'functions/openapi.ts',
+    summary: 'This API described as OpenAPI 3.1',
+    access: { scope: 'public' },
+    success: { status: 200 },
+    table: [],
+    cognito: [],
+  },
   'auth.register': {
     method: 'POST',
     path: '/auth/register',
@@ -60,6 +72,7 @@ export const routes = {
     body: s.registerBody,
     success: { status: 201, schema: s.tokenResponse },
     table: ['dynamodb:PutItem'],
+    errors: [409],
     cognito: ['cognito-idp:AdminConfirmSignUp', 'cognito-idp:AdminDeleteUser'],
   },
   'auth.login': {
@@ -71,6 +84,7 @@ export const routes = {
     body: s.loginBody,
     success: { status: 200, schema: s.tokenResponse },
     table: [],
+    errors: [401],
     cognito: [],
   },
   'boards.list': {
@@ -92,6 +106,7 @@ export const routes = {
     body: s.titleBody,
     success: { status: 201, schema: s.board },
     table: ['dynamodb:PutItem'],
+    errors: [409],
     cognito: [],
   },
   'boards.get': {
@@ -140,6 +155,7 @@ export const routes = {
     body: s.titleBody,
     success: { status: 201, schema: s.column },
     table: [...boardRead, 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    errors: [409],
     cognito: [],
   },
   'cards.create': {
@@ -153,6 +169,7 @@ export const routes = {
     success: { status: 201, schema: s.card },
     table: [...boardRead, 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
     tableIndex: true,
+    errors: [409],
     cognito: [],
   },
   'cards.get': {
@@ -187,6 +204,7 @@ export const routes = {
     params: s.idParams,
     success: { status: 204 },
     table: [...boardRead, 'dynamodb:DeleteItem'],
+    errors: [409],
     cognito: [],
   },
   'cards.move': {
@@ -199,6 +217,7 @@ export const routes = {
     body: s.moveCardBody,
     success: { status: 200, schema: s.card },
     table: [...boardRead, 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    errors: [409],
     cognito: [],
   },
   'columns.get': {
@@ -235,6 +254,7 @@ export const routes = {
     success: { status: 204 },
     table: [...boardRead, 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
     tableIndex: true,
+    errors: [409],
     cognito: [],
     timeoutSeconds: 29,
   },
@@ -260,6 +280,7 @@ export const routes = {
     body: s.addMemberBody,
     success: { status: 201, schema: s.member },
     table: [...boardRead, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    errors: [409],
     cognito: [],
   },
   'members.list': {
@@ -283,6 +304,7 @@ export const routes = {
     body: s.changeRoleBody,
     success: { status: 200, schema: s.member },
     table: [...boardRead, 'dynamodb:UpdateItem'],
+    errors: [409],
     cognito: [],
   },
   'members.remove': {
@@ -294,6 +316,7 @@ export const routes = {
     params: s.memberParams,
     success: { status: 204 },
     table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    errors: [409],
     cognito: [],
   },
   fallback: {

@@ -19,6 +19,7 @@ export const PLACEHOLDER = {
 
 const samples: Record<RouteId, { id?: string; userId?: string; body?: unknown; path?: string }> = {
   health: {},
+  openapi: {},
   'auth.register': { body: { email: 'new-user@example.com', password: 'correct horse battery', display_name: 'New User' } },
   'auth.login': { body: { email: 'new-user@example.com', password: 'correct horse battery' } },
   'boards.list': {},

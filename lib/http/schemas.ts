@@ -79,12 +79,16 @@ export const tokenResponse = z.object({
   refresh_token: z.string().optional(),
 });
 export const health = z.object({ status: z.literal('ok') });
-export const problem = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  instance: z.string().optional(),
-});
+export const problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.string().optional(),
+    instance: z.string().optional(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .loose();
 export const member = z.object({ user_id: z.string(), email: z.string(), display_name: z.string(), role });
 export const columnWithCards = column.extend({ cards: z.array(card) });
