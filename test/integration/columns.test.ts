@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { call, expectProblem, newBoard, newCard, newColumn, newUser, type TestUser, unknownId } from '../support/api';
 
+// The integration project's testTimeout (jest.config.js) is not applied: Jest reads testTimeout
+// only as a global option. This file uses the 60 s that the config intends.
+jest.setTimeout(60_000);
+
 // --- helpers -------------------------------------------------------------------------------------
 
 interface ColumnView {
