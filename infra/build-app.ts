@@ -1,5 +1,5 @@
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { readStackConfig } from './config';
 import { TaskBoardStack } from './task-board-stack';
 
@@ -15,6 +15,9 @@ export function buildApp(props: AppProps = {}) {
     description: `Task-board REST service (${config.stage})`,
   });
   // Acknowledgements are also written into the template's Metadata, for whoever reviews it.
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
+  Validations.of(app).addPlugins(
+    new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }),
+    new ServerlessChecks(app, { writeSuppressionsToCloudFormation: true }),
+  );
   return { app, stack, config };
 }

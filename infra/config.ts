@@ -14,6 +14,13 @@ export interface StackConfig {
   retainData: boolean;
   corsOrigins: string[];
   logRetentionDays: number;
+  /** Default route throttling of the API stage, and the stricter one of /auth/*. */
+  throttle: { rateLimit: number; burstLimit: number };
+  authThrottle: { rateLimit: number; burstLimit: number };
+  /** Optional: email subscribed to the alarm topic. */
+  alarmEmail?: string;
+  /** Optional custom domain: both or neither. */
+  domain?: { name: string; certificateArn: string };
 }
 
 const STAGES: Stage[] = ['dev', 'prod'];
@@ -30,12 +37,31 @@ export function readStackConfig(node: Node): StackConfig {
     if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin))
       throw new Error(`context "corsOrigins": "${origin}" is not an origin`);
   }
+  const alarmEmail = node.tryGetContext('alarmEmail') as string | undefined;
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail))
+    throw new Error(`context "alarmEmail" is not an email: "${alarmEmail}"`);
+  const domainName = node.tryGetContext('domainName') as string | undefined;
+  const certificateArn = node.tryGetContext('certificateArn') as string | undefined;
+  if (!domainName !== !certificateArn) throw new Error('context "domainName" and "certificateArn" go together');
+  if (certificateArn && !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
+    throw new Error(`context "certificateArn" is not an ACM certificate ARN: "${certificateArn}"`);
+  }
   return {
     stage: stage as Stage,
     deletionProtection: flag(node, 'deletionProtection', prod),
     retainData: flag(node, 'retainData', prod),
     corsOrigins,
     logRetentionDays: prod ? 365 : 30,
+    throttle: {
+      rateLimit: number(node, 'throttleRate', prod ? 500 : 50),
+      burstLimit: number(node, 'throttleBurst', prod ? 1000 : 100),
+    },
+    authThrottle: {
+      rateLimit: number(node, 'authThrottleRate', prod ? 20 : 5),
+      burstLimit: number(node, 'authThrottleBurst', prod ? 40 : 10),
+    },
+    alarmEmail,
+    domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
   };
 }
 
@@ -45,4 +71,12 @@ function flag(node: Node, key: string, fallback: boolean): boolean {
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
   throw new Error(`context "${key}" must be true or false; got "${value}"`);
+}
+
+function number(node: Node, key: string, fallback: number): number {
+  const value = node.tryGetContext(key);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`context "${key}" must be a positive number; got "${value}"`);
+  return parsed;
 }

@@ -1,6 +1,14 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { type CfnStage, CorsHttpMethod, HttpApi, HttpMethod, type HttpRouteIntegration } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  type CfnStage,
+  CorsHttpMethod,
+  DomainName,
+  HttpApi,
+  HttpMethod,
+  type HttpRouteIntegration,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { AccountRecovery, UserPool } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -11,6 +19,7 @@ import { tableDefinition } from '../lib/data/table';
 import { type RouteId, type RouteRow, routes } from '../lib/routes';
 import { ApiFunction } from './api-function';
 import type { StackConfig } from './config';
+import { Monitoring } from './monitoring';
 
 export interface TaskBoardStackProps extends StackProps {
   config: StackConfig;
@@ -96,9 +105,16 @@ export class TaskBoardStack extends Stack {
     }
 
     const fallback = (Object.entries(routes) as [RouteId, RouteRow][]).find(([, row]) => row.path === '$default')![0];
+    const domain = config.domain
+      ? new DomainName(this, 'Domain', {
+          domainName: config.domain.name,
+          certificate: Certificate.fromCertificateArn(this, 'Certificate', config.domain.certificateArn),
+        })
+      : undefined;
     const api = new HttpApi(this, 'Api', {
       description: 'Task-board REST API',
       defaultIntegration: integrations.get(fallback),
+      ...(domain ? { defaultDomainMapping: { domainName: domain } } : {}),
       corsPreflight: {
         allowOrigins: config.corsOrigins,
         allowHeaders: ['authorization', 'content-type'],
@@ -123,6 +139,20 @@ export class TaskBoardStack extends Stack {
       removalPolicy: dataRemoval,
     });
     const stage = api.defaultStage!.node.defaultChild as CfnStage;
+    stage.defaultRouteSettings = {
+      throttlingRateLimit: config.throttle.rateLimit,
+      throttlingBurstLimit: config.throttle.burstLimit,
+    };
+    // Registration and login call Cognito, whose own quotas are low: throttle them harder.
+    // RouteSettings is a raw JSON property in CloudFormation: its keys are written as-is.
+    stage.routeSettings = Object.fromEntries(
+      Object.values(routes)
+        .filter((row) => row.path.startsWith('/auth/'))
+        .map((row) => [
+          `${row.method} ${row.path}`,
+          { ThrottlingRateLimit: config.authThrottle.rateLimit, ThrottlingBurstLimit: config.authThrottle.burstLimit },
+        ]),
+    );
     stage.accessLogSettings = {
       destinationArn: accessLogs.logGroupArn,
       format: JSON.stringify({
@@ -140,16 +170,40 @@ export class TaskBoardStack extends Stack {
       }),
     };
 
-    this.acknowledgeFindings(api, userPool);
+    const monitoring = new Monitoring(this, 'Monitoring', {
+      api,
+      functions: new Map([...this.functions].map(([routeId, fn]) => [routeId, fn.fn])),
+      table,
+      userPool,
+      appClient,
+      alarmEmail: config.alarmEmail,
+    });
 
-    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint, description: 'Base URL of the REST API' });
+    this.acknowledgeFindings(api, userPool, monitoring);
+
+    new CfnOutput(this, 'ApiUrl', {
+      value: domain ? `https://${config.domain!.name}` : api.apiEndpoint,
+      description: 'Base URL of the REST API',
+    });
+    if (domain) {
+      new CfnOutput(this, 'DomainTarget', {
+        value: domain.regionalDomainName,
+        description: 'Point a CNAME/alias record of the custom domain here',
+      });
+    }
+    new CfnOutput(this, 'AlarmTopicArn', { value: monitoring.topic.topicArn, description: 'Subscribe to receive alarms' });
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: appClient.userPoolClientId });
     new CfnOutput(this, 'TableName', { value: table.tableName });
   }
 
   /** Every cdk-nag finding this design accepts, each with the reason (README "cdk-nag"). */
-  private acknowledgeFindings(api: HttpApi, userPool: UserPool) {
+  private acknowledgeFindings(api: HttpApi, userPool: UserPool, monitoring: Monitoring) {
+    Validations.of(monitoring.topic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason:
+        'Alarm notifications carry no customer data, and CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key; a customer key would cost more than it protects.',
+    });
     Validations.of(userPool).acknowledge({
       id: 'AwsSolutions-COG1',
       reason:
@@ -172,6 +226,11 @@ export class TaskBoardStack extends Stack {
       Validations.of(fn.role).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support only Resource "*".',
+      });
+      Validations.of(fn.fn).acknowledge({
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'Invoked synchronously by API Gateway only: a failure is answered to the client, and Lambda never retries or dead-letters synchronous invocations.',
       });
     }
   }

@@ -37,6 +37,8 @@ export interface RouteRow {
   timeoutSeconds?: number;
   /** Error statuses of the route's own rules, beyond those its access, params and body imply. */
   errors?: number[];
+  /** Business metric counted on each success (CloudWatch namespace TaskBoard). */
+  metric?: string;
 }
 
 /** Every read by key goes through BatchGetItem (lib/data/db.ts getItems), single keys included. */
@@ -73,6 +75,7 @@ export const routes = {
     success: { status: 201, schema: s.tokenResponse },
     table: ['dynamodb:PutItem'],
     errors: [409],
+    metric: 'UserRegistered',
     cognito: ['cognito-idp:AdminConfirmSignUp', 'cognito-idp:AdminDeleteUser'],
   },
   'auth.login': {
@@ -107,6 +110,7 @@ export const routes = {
     success: { status: 201, schema: s.board },
     table: ['dynamodb:PutItem'],
     errors: [409],
+    metric: 'BoardCreated',
     cognito: [],
   },
   'boards.get': {
@@ -141,6 +145,7 @@ export const routes = {
     params: s.idParams,
     success: { status: 204 },
     table: [...boardRead, 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+    metric: 'BoardDeleted',
     cognito: [],
     // A big board's items are deleted in parallel batches; the HTTP API itself gives up at 30 s.
     timeoutSeconds: 29,
@@ -156,6 +161,7 @@ export const routes = {
     success: { status: 201, schema: s.column },
     table: [...boardRead, 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     errors: [409],
+    metric: 'ColumnCreated',
     cognito: [],
   },
   'cards.create': {
@@ -170,6 +176,7 @@ export const routes = {
     table: [...boardRead, 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
     tableIndex: true,
     errors: [409],
+    metric: 'CardCreated',
     cognito: [],
   },
   'cards.get': {
@@ -205,6 +212,7 @@ export const routes = {
     success: { status: 204 },
     table: [...boardRead, 'dynamodb:DeleteItem'],
     errors: [409],
+    metric: 'CardDeleted',
     cognito: [],
   },
   'cards.move': {
@@ -218,6 +226,7 @@ export const routes = {
     success: { status: 200, schema: s.card },
     table: [...boardRead, 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
     errors: [409],
+    metric: 'CardMoved',
     cognito: [],
   },
   'columns.get': {
@@ -281,6 +290,7 @@ export const routes = {
     success: { status: 201, schema: s.member },
     table: [...boardRead, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
     errors: [409],
+    metric: 'MemberAdded',
     cognito: [],
   },
   'members.list': {

@@ -6,6 +6,7 @@ import type { BoardScope } from '../data/access';
 import { type RouteId, type Routes, routes } from '../routes';
 import { authenticate } from './authenticate';
 import { type BoardAccessOptions, requireBoardMember } from './board-access';
+import { routeMetrics } from './metrics';
 import { parseRequest } from './parse';
 import { problemErrors, requestLog } from './request-log';
 import type { RouteContext } from './types';
@@ -45,6 +46,7 @@ export function route<Id extends RouteId, P = undefined>(
   const row = routes[id];
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext>()
     .use(requestLog(id))
+    .use(routeMetrics(row))
     .use(problemErrors())
     .use(authenticate(row))
     .use(parseRequest(row))

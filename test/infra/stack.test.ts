@@ -180,3 +180,67 @@ describe('cdk-nag', () => {
     for (const { reason } of acknowledgements) expect(reason.length).toBeGreaterThan(40);
   });
 });
+
+describe('production hardening', () => {
+  const prod = buildApp({
+    context: {
+      stage: 'prod',
+      'aws:cdk:bundling-stacks': [],
+      domainName: 'api.example.com',
+      certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
+      alarmEmail: 'ops@example.com',
+    },
+  });
+  const prodTemplate = Template.fromStack(prod.stack);
+  const prodResources = prodTemplate.toJSON().Resources as Record<string, any>;
+
+  it('throttles every route by default and /auth/* harder', () => {
+    const stage = Object.values(prodResources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage')!;
+    const { DefaultRouteSettings, RouteSettings } = stage.Properties;
+    expect(DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(0);
+    expect(Object.keys(RouteSettings).sort()).toEqual(['POST /auth/login', 'POST /auth/register']);
+    for (const settings of Object.values(RouteSettings) as any[]) {
+      expect(settings.ThrottlingRateLimit).toBeLessThan(DefaultRouteSettings.ThrottlingRateLimit);
+    }
+  });
+
+  it('writes structured JSON access logs to a log group with retention', () => {
+    const stage = Object.values(prodResources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage')!;
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format);
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
+    for (const group of Object.values(prodResources).filter((r) => r.Type === 'AWS::Logs::LogGroup')) {
+      expect(group.Properties.RetentionInDays).toBe(365);
+      expect(group.DeletionPolicy).toBe('Retain');
+    }
+  });
+
+  it("alarms on 5xx rate, every function's errors and throttles, DynamoDB and Cognito throttles, into the output topic", () => {
+    const alarms = Object.values(prodResources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    expect(alarms).toHaveLength(3 + 2 * rows.length);
+    const metricNames = alarms.flatMap((a) =>
+      a.Properties.MetricName
+        ? [a.Properties.MetricName]
+        : a.Properties.Metrics.flatMap((m: any) => m.MetricStat?.Metric.MetricName ?? []),
+    );
+    expect(new Set(metricNames)).toEqual(new Set(['5xx', 'Count', 'Errors', 'Throttles', 'ThrottledRequests', 'ThrottleCount']));
+    const topicId = Object.entries(prodResources).find(([, r]) => r.Type === 'AWS::SNS::Topic')![0];
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(prodTemplate.toJSON().Outputs.AlarmTopicArn.Value).toEqual({ Ref: topicId });
+    prodTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+
+  it('retains the user pool in prod and maps the custom domain', () => {
+    const pool = Object.values(prodResources).find((r) => r.Type === 'AWS::Cognito::UserPool')!;
+    expect(pool.DeletionPolicy).toBe('Retain');
+    prodTemplate.hasResourceProperties('AWS::ApiGatewayV2::DomainName', { DomainName: 'api.example.com' });
+    prodTemplate.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 1);
+  });
+
+  it('passes AwsSolutions and Serverless cdk-nag packs in prod too', () => {
+    expect(() => prod.app.synth()).not.toThrow();
+  });
+
+  it('rejects a domain without a certificate', () => {
+    expect(() => buildApp({ context: { domainName: 'api.example.com' } })).toThrow(/certificateArn/);
+  });
+});

@@ -8,3 +8,4 @@ process.env.AWS_REGION ??= 'us-east-1';
 process.env.AWS_ACCESS_KEY_ID ??= 'unit';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'unit';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

@@ -1,0 +1,97 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+
+export interface MonitoringProps {
+  api: HttpApi;
+  functions: Map<string, IFunction>;
+  table: Table;
+  userPool: UserPool;
+  appClient: UserPoolClient;
+  alarmEmail?: string;
+}
+
+/**
+ * Alarms on what a user would feel: the API's 5xx rate, function errors and throttles, DynamoDB
+ * and Cognito throttling. All notify one SNS topic (a stack output) that operators subscribe to.
+ */
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    this.topic = new Topic(this, 'AlarmTopic', { displayName: 'task-board alarms', enforceSSL: true });
+    if (props.alarmEmail) {
+      const subscription = this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      Validations.of(subscription).acknowledge({
+        id: 'Serverless-SNSRedrivePolicy',
+        reason:
+          'An undeliverable alarm email has nothing to replay: the alarm state stays in CloudWatch, and SNS counts failed deliveries in its own metrics.',
+      });
+    }
+    const notify = new SnsAction(this.topic);
+    const alarm = (alarmId: string, description: string, metric: Metric | MathExpression, threshold: number) => {
+      const created = new Alarm(this, alarmId, {
+        alarmDescription: description,
+        metric,
+        threshold,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      created.addAlarmAction(notify);
+      created.addOkAction(notify);
+      return created;
+    };
+    const period = Duration.minutes(1);
+
+    alarm(
+      'Api5xxRate',
+      'More than 1% of API requests answered 5xx',
+      new MathExpression({
+        expression: 'IF(requests > 20, 100 * errors / requests, 0)',
+        usingMetrics: { errors: props.api.metricServerError({ period }), requests: props.api.metricCount({ period }) },
+        period,
+        label: '5xx %',
+      }),
+      1,
+    );
+    for (const [routeId, fn] of props.functions) {
+      const name = routeId.replace(/[^A-Za-z0-9]/g, '');
+      alarm(`${name}Errors`, `Function errors on ${routeId}`, fn.metricErrors({ period, statistic: 'Sum' }), 1);
+      alarm(`${name}Throttles`, `Function throttles on ${routeId}`, fn.metricThrottles({ period, statistic: 'Sum' }), 1);
+    }
+    alarm(
+      'DynamoDbThrottles',
+      'DynamoDB throttled requests on the table',
+      new Metric({
+        namespace: 'AWS/DynamoDB',
+        metricName: 'ThrottledRequests',
+        dimensionsMap: { TableName: props.table.tableName },
+        statistic: 'Sum',
+        period,
+      }),
+      1,
+    );
+    alarm(
+      'CognitoThrottles',
+      'Cognito throttled calls of the API app client',
+      new Metric({
+        namespace: 'AWS/Cognito',
+        metricName: 'ThrottleCount',
+        dimensionsMap: { UserPool: props.userPool.userPoolId, UserPoolClient: props.appClient.userPoolClientId },
+        statistic: 'Sum',
+        period,
+      }),
+      1,
+    );
+  }
+}
