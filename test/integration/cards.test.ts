@@ -7,20 +7,13 @@ import {
   newCard,
   newColumn,
   newUser,
+  readTree,
   type TestUser,
+  type TreeView,
   unknownId,
 } from '../support/api';
 
-// The integration project's testTimeout (jest.config.js) is not applied: Jest reads testTimeout
-// only as a global option. This file uses the 60 s that the config intends.
-jest.setTimeout(60_000);
-
 // --- helpers -------------------------------------------------------------------------------------
-
-interface TreeView {
-  id: string;
-  columns: { id: string; board_id: string; title: string; position: number; cards: CardView[] }[];
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -50,12 +43,6 @@ async function moveCard(user: TestUser, id: string, body: Record<string, unknown
 /** The card as GET /cards/{id} shows it now (must be 200). */
 async function current(user: TestUser, id: string) {
   const reply = await getCard(user, id);
-  expect(reply.status).toBe(200);
-  return reply.body;
-}
-
-async function readTree(user: TestUser, boardId: string) {
-  const reply = await call<TreeView>('GET', `/boards/${boardId}`, { token: user.token });
   expect(reply.status).toBe(200);
   return reply.body;
 }

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import {
+  addMember,
   type CardView,
+  type ColumnView,
   call,
   expectProblem,
   newBoard,
   newCard,
   newColumn,
   newUser,
+  readTree,
   type TestUser,
+  type TreeView,
   unknownId,
 } from '../support/api';
 
@@ -19,22 +23,7 @@ import {
 
 // --- helpers -------------------------------------------------------------------------------------
 
-interface ColumnView {
-  id: string;
-  board_id: string;
-  title: string;
-  position: number;
-}
-
 type ColumnWithCards = ColumnView & { cards: CardView[] };
-
-interface Tree {
-  id: string;
-  owner_id: string;
-  title: string;
-  created_at: string;
-  columns: ColumnWithCards[];
-}
 
 const getColumn = (user: TestUser, id: string) => call<ColumnWithCards>('GET', `/columns/${id}`, { token: user.token });
 const renameColumn = (user: TestUser, id: string, body: unknown) =>
@@ -44,20 +33,7 @@ const moveColumn = (user: TestUser, id: string, body: unknown) =>
   call<ColumnView>('PATCH', `/columns/${id}/move`, { token: user.token, body });
 const getCard = (user: TestUser, id: string) => call<CardView>('GET', `/cards/${id}`, { token: user.token });
 
-async function readTree(user: TestUser, boardId: string): Promise<Tree> {
-  const reply = await call<Tree>('GET', `/boards/${boardId}`, { token: user.token });
-  expect(reply.status).toBe(200);
-  return reply.body;
-}
-
 const columnOrder = async (user: TestUser, boardId: string) => (await readTree(user, boardId)).columns.map((c) => c.title);
-
-/** Adds `user` to the board as a plain member (not an owner). */
-async function addAsMember(owner: TestUser, boardId: string, user: TestUser) {
-  const reply = await call('POST', `/boards/${boardId}/members`, { token: owner.token, body: { email: user.email } });
-  expect(reply.status).toBe(201);
-  expect(reply.body.role).toBe('member');
-}
 
 /** A board with the columns A, B, C (positions 1, 2, 3); A holds two cards, B one. */
 async function boardABC(owner: TestUser) {
@@ -117,7 +93,7 @@ describe('GET /columns/{id}', () => {
     const owner = await newUser();
     const member = await newUser();
     const { board, a } = await boardABC(owner);
-    await addAsMember(owner, board.id, member);
+    await addMember(owner, board.id, member);
     const reply = await getColumn(member, a.id);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual((await getColumn(owner, a.id)).body);
@@ -219,7 +195,7 @@ describe('PATCH /columns/{id}', () => {
     const owner = await newUser();
     const member = await newUser();
     const { board, c } = await boardABC(owner);
-    await addAsMember(owner, board.id, member);
+    await addMember(owner, board.id, member);
     const reply = await renameColumn(member, c.id, { title: 'By member' });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ ...c, title: 'By member' });
@@ -342,7 +318,7 @@ describe('DELETE /columns/{id}', () => {
     const owner = await newUser();
     const member = await newUser();
     const { board, a, b, a1 } = await boardABC(owner);
-    await addAsMember(owner, board.id, member);
+    await addMember(owner, board.id, member);
     expect((await deleteColumn(member, a.id)).status).toBe(204);
     expect((await readTree(owner, board.id)).columns.map((col) => col.id)).not.toContain(a.id);
     expect((await readTree(owner, board.id)).columns.map((col) => col.id)).toContain(b.id);
@@ -514,7 +490,7 @@ describe('PATCH /columns/{id}/move', () => {
     const owner = await newUser();
     const member = await newUser();
     const { board, a, b, c } = await boardABC(owner);
-    await addAsMember(owner, board.id, member);
+    await addMember(owner, board.id, member);
     const reply = await moveColumn(member, a.id, { before_id: b.id, after_id: c.id });
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ ...a, position: 2.5 });

@@ -1,29 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { call, expectProblem, newBoard, newCard, newColumn, newUser, type TestUser, unknownId } from '../support/api';
-
-// The integration project's testTimeout (jest.config.js) is not applied: Jest reads testTimeout
-// only as a global option. This file uses the 60 s that the config intends.
-jest.setTimeout(60_000);
+import {
+  type ColumnView,
+  call,
+  expectProblem,
+  newBoard,
+  newCard,
+  newColumn,
+  newUser,
+  readTree,
+  type TestUser,
+  unknownId,
+} from '../support/api';
 
 // --- helpers -------------------------------------------------------------------------------------
-
-interface ColumnView {
-  id: string;
-  board_id: string;
-  title: string;
-  position: number;
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const postColumn = (user: TestUser, boardId: string, body: unknown) =>
   call<ColumnView>('POST', `/boards/${boardId}/columns`, { token: user.token, body });
-
-async function readTree(user: TestUser, boardId: string) {
-  const reply = await call('GET', `/boards/${boardId}`, { token: user.token });
-  expect(reply.status).toBe(200);
-  return reply.body as { id: string; columns: (ColumnView & { cards: unknown[] })[] };
-}
 
 // --- tests ---------------------------------------------------------------------------------------
 

@@ -1,21 +1,20 @@
-import { type CardView, call, newBoard, newCard, newColumn, newUser, type TestUser } from '../support/api';
+import {
+  type CardView,
+  call,
+  newBoard,
+  newCard,
+  newColumn,
+  newUser,
+  readTree,
+  type TestUser,
+  type TreeView,
+} from '../support/api';
 
 // jest.config.js sets testTimeout inside the project entries, where Jest ignores it (it is a
 // global option); bursts of contended writes retry with backoff and may take longer than 5 s.
 jest.setTimeout(120_000);
 
 // --- helpers -------------------------------------------------------------------------------------
-
-interface TreeView {
-  id: string;
-  columns: { id: string; cards: CardView[] }[];
-}
-
-async function readTree(user: TestUser, boardId: string) {
-  const reply = await call<TreeView>('GET', `/boards/${boardId}`, { token: user.token });
-  expect(reply.status).toBe(200);
-  return reply.body;
-}
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 const ascending = (values: number[]) => [...values].sort((a, b) => a - b);

@@ -6,20 +6,13 @@ import {
   newCard,
   newColumn,
   newUser,
+  readTree,
   type TestUser,
+  type TreeView,
   unknownId,
 } from '../support/api';
 
-// The integration project's testTimeout (jest.config.js) is not applied: Jest reads testTimeout
-// only as a global option. This file uses the 60 s that the config intends.
-jest.setTimeout(60_000);
-
 // --- helpers -------------------------------------------------------------------------------------
-
-interface TreeView {
-  id: string;
-  columns: { id: string; board_id: string; title: string; position: number; cards: CardView[] }[];
-}
 
 const movePath = (id: string) => `/cards/${id}/move`;
 const requestMove = (user: TestUser, id: string, body: unknown) =>
@@ -33,12 +26,6 @@ async function move(user: TestUser, id: string, body: Record<string, unknown>) {
 
 async function current(user: TestUser, id: string) {
   const reply = await call<CardView>('GET', `/cards/${id}`, { token: user.token });
-  expect(reply.status).toBe(200);
-  return reply.body;
-}
-
-async function readTree(user: TestUser, boardId: string) {
-  const reply = await call<TreeView>('GET', `/boards/${boardId}`, { token: user.token });
   expect(reply.status).toBe(200);
   return reply.body;
 }

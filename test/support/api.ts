@@ -105,3 +105,32 @@ export function expectProblem(reply: Reply, status: number) {
   expect(reply.body).toMatchObject({ type: expect.any(String), title: expect.any(String), status, detail: expect.any(String) });
   return reply.body as { type: string; title: string; status: number; detail: string };
 }
+
+export interface ColumnView {
+  id: string;
+  board_id: string;
+  title: string;
+  position: number;
+}
+
+export interface TreeView {
+  id: string;
+  owner_id: string;
+  title: string;
+  created_at: string;
+  columns: (ColumnView & { cards: CardView[] })[];
+}
+
+/** GET /boards/{id} as `user`, which must succeed. */
+export async function readTree(user: TestUser, boardId: string, url?: string): Promise<TreeView> {
+  const reply = await call<TreeView>('GET', `/boards/${boardId}`, { token: user.token, url });
+  expect(reply.status).toBe(200);
+  return reply.body;
+}
+
+/** POST /boards/{id}/members as the owner, which must succeed. */
+export async function addMember(owner: TestUser, boardId: string, user: { email: string }, role: 'owner' | 'member' = 'member') {
+  const reply = await call('POST', `/boards/${boardId}/members`, { token: owner.token, body: { email: user.email, role } });
+  if (reply.status !== 201) throw new Error(`add member failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body as { user_id: string; email: string; display_name: string; role: 'owner' | 'member' };
+}
