@@ -9,7 +9,6 @@ import {
   newUser,
   readTree,
   type TestUser,
-  type TreeView,
   unknownId,
 } from '../support/api';
 

@@ -11,7 +11,6 @@ import {
   newUser,
   readTree,
   type TestUser,
-  type TreeView,
   unknownId,
 } from '../support/api';
 

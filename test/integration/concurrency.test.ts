@@ -1,14 +1,4 @@
-import {
-  type CardView,
-  call,
-  newBoard,
-  newCard,
-  newColumn,
-  newUser,
-  readTree,
-  type TestUser,
-  type TreeView,
-} from '../support/api';
+import { type CardView, call, newBoard, newCard, newColumn, newUser, readTree, type TreeView } from '../support/api';
 
 // jest.config.js sets testTimeout inside the project entries, where Jest ignores it (it is a
 // global option); bursts of contended writes retry with backoff and may take longer than 5 s.

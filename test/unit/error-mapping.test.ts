@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBDocumentClient, QueryCommand, TransactWriteCommand, BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { accessTokenVerifier } from '../../lib/auth/verifier';
-import { handler as listBoards } from '../../functions/boards/list';
 import { handler as createBoard } from '../../functions/boards/create';
+import { handler as listBoards } from '../../functions/boards/list';
 import { handler as renameBoard } from '../../functions/boards/rename';
+import { accessTokenVerifier } from '../../lib/auth/verifier';
 import { accessClaims, makeSigner } from '../support/tokens';
 
 /**
@@ -49,7 +55,10 @@ describe('storage failures become problem+json answers', () => {
     ddb.on(QueryCommand).rejects(new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} }));
     const reply = await listBoards(event('GET', '/boards'), context);
     expect(reply.statusCode).toBe(503);
-    expect(reply.headers).toMatchObject({ 'content-type': 'application/problem+json', 'retry-after': expect.stringMatching(/^\d+$/) });
+    expect(reply.headers).toMatchObject({
+      'content-type': 'application/problem+json',
+      'retry-after': expect.stringMatching(/^\d+$/),
+    });
     expect(parse(reply.body)).toMatchObject({ status: 503, title: 'Service Unavailable' });
   });
 
@@ -67,7 +76,10 @@ describe('storage failures become problem+json answers', () => {
   });
 
   it('a transaction conflict that clears on retry succeeds', async () => {
-    ddb.on(TransactWriteCommand).rejectsOnce(cancelled('TransactionConflict', 'None', 'None')).resolves({});
+    ddb
+      .on(TransactWriteCommand)
+      .rejectsOnce(cancelled('TransactionConflict', 'None', 'None'))
+      .resolves({});
     const reply = await createBoard(event('POST', '/boards', { title: 'x' }), context);
     expect(reply.statusCode).toBe(201);
     expect(parse(reply.body)).toMatchObject({ title: 'x', owner_id: userId });
@@ -78,18 +90,29 @@ describe('storage failures become problem+json answers', () => {
     ddb.on(BatchGetCommand).resolves({
       Responses: {
         [process.env.TABLE_NAME!]: [
-          { pk: `BOARD#${boardId}`, sk: '#BOARD', id: boardId, owner_id: userId, title: 't', created_at: new Date().toISOString() },
+          {
+            pk: `BOARD#${boardId}`,
+            sk: '#BOARD',
+            id: boardId,
+            owner_id: userId,
+            title: 't',
+            created_at: new Date().toISOString(),
+          },
           { pk: `BOARD#${boardId}`, sk: `#MEMBER#${userId}`, board_id: boardId, user_id: userId, role: 'owner' },
         ],
       },
     });
-    ddb.on(UpdateCommand).rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
+    ddb
+      .on(UpdateCommand)
+      .rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
     const reply = await renameBoard(event('PATCH', `/boards/${boardId}`, { title: 'new' }, { id: boardId }), context);
     expect(reply.statusCode).toBe(404);
   });
 
   it('an unexpected error is 500 with no internals in the body', async () => {
-    ddb.on(QueryCommand).rejects(Object.assign(new Error('ValidationException: table task-board pk is broken'), { name: 'ValidationException' }));
+    ddb
+      .on(QueryCommand)
+      .rejects(Object.assign(new Error('ValidationException: table task-board pk is broken'), { name: 'ValidationException' }));
     const reply = await listBoards(event('GET', '/boards'), context);
     expect(reply.statusCode).toBe(500);
     expect(reply.body).not.toMatch(/ValidationException|task-board|pk|stack|Error:/);
