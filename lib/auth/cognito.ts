@@ -8,10 +8,12 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { ENV, requireEnv } from '../config';
 import { BadRequest, Conflict, Unauthorized } from '../domain/errors';
+import { stopAtDeadline } from '../http/deadline';
 
 const userPoolId = requireEnv(ENV.userPoolId);
 const clientId = requireEnv(ENV.userPoolClientId);
 const cognito = new CognitoIdentityProviderClient({});
+stopAtDeadline(cognito);
 
 export interface TokenResponse {
   token: string;

@@ -9,6 +9,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ENV, requireEnv } from '../config';
+import { stopAtDeadline } from '../http/deadline';
 import type { ItemKey } from './table';
 
 /** Read once per container; every data module shares this client and table name. */
@@ -17,6 +18,7 @@ export const TABLE_NAME = requireEnv(ENV.tableName);
 export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
 });
+stopAtDeadline(documentClient);
 
 export type Item = Record<string, unknown> & ItemKey;
 

@@ -32,6 +32,8 @@ const TRANSIENT_ERROR_NAMES = new Set([
   'TransactionInProgressException',
   'TimeoutError',
   'StorageBusy',
+  'DeadlineExceeded',
+  'AbortError',
 ]);
 const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 

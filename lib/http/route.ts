@@ -3,13 +3,17 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { z } from 'zod';
 import type { Caller } from '../auth/verifier';
 import type { BoardScope } from '../data/access';
-import { type RouteId, type Routes, routes } from '../routes';
+import { Unavailable } from '../domain/errors';
+import { type RouteId, type RouteRow, type Routes, routes } from '../routes';
 import { authenticate } from './authenticate';
 import { type BoardAccessOptions, requireBoardMember } from './board-access';
+import { runWithDeadline } from './deadline';
+import { logger } from './logger';
 import { routeMetrics } from './metrics';
 import { parseRequest } from './parse';
+import { problemResponse } from './problem';
 import { problemErrors, requestLog } from './request-log';
-import type { RouteContext } from './types';
+import { type RouteContext, requestIdOf } from './types';
 
 type Row<Id extends RouteId> = Routes[Id];
 type BodyOf<Id extends RouteId> = Row<Id> extends { body: infer S extends z.ZodType } ? z.output<S> : undefined;
@@ -44,7 +48,8 @@ export function route<Id extends RouteId, P = undefined>(
   options: BoardAccessOptions<BodyOf<Id>, P> = {},
 ) {
   const row = routes[id];
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext>()
+  // middy's own early timeout covers only the handler body; the deadline below covers the chain.
+  const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext>({ timeoutEarlyInMillis: 0 })
     .use(requestLog(id))
     .use(routeMetrics(row))
     .use(problemErrors())
@@ -63,6 +68,41 @@ export function route<Id extends RouteId, P = undefined>(
       });
       return toResponse(result);
     }) as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+  return withDeadline(id, row, chain);
+}
+
+/** Time kept back from the function timeout to answer and log before Lambda kills the invocation. */
+const DEADLINE_MARGIN_MS = 500;
+
+/**
+ * Answers 503 (Retry-After) shortly before the function would time out, whatever step the request
+ * is in, and aborts the request's signal so that no SDK retry of it starts afterwards.
+ */
+function withDeadline(
+  id: string,
+  row: RouteRow,
+  chain: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>,
+) {
+  return async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+    const remaining = context?.getRemainingTimeInMillis?.() ?? (row.timeoutSeconds ?? 10) * 1000;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<APIGatewayProxyStructuredResultV2>((resolve) => {
+      timer = setTimeout(
+        () => {
+          controller.abort();
+          logger.error('request deadline reached', { route: id, requestId: requestIdOf(event), remainingMs: remaining });
+          resolve(problemResponse(new Unavailable('The request took too long; retry shortly.'), requestIdOf(event)));
+        },
+        Math.max(0, remaining - DEADLINE_MARGIN_MS),
+      );
+    });
+    try {
+      return await Promise.race([runWithDeadline(controller.signal, () => chain(event, context)), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
 
 function toResponse({ status, body, headers = {} }: RouteResult): APIGatewayProxyStructuredResultV2 {
