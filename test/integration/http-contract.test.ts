@@ -43,7 +43,7 @@ describe('unknown paths', () => {
     ['POST', '/nope'],
     ['GET', '/board'],
     ['GET', `/boards/${unknownId()}/cards`],
-    ['DELETE', `/columns/${unknownId()}`],
+    ['DELETE', `/labels/${unknownId()}`],
     ['GET', `/cards/${unknownId()}/move/now`],
     ['GET', '/v1/boards'],
   ])('%s %s answers 404 problem+json', async (method, path) => {

@@ -59,6 +59,10 @@ const validBodies: Partial<Record<keyof typeof routes, unknown>> = {
   'cards.create': { title: 'Card' },
   'cards.update': { title: 'Card' },
   'cards.move': { target_column_id: randomUUID() },
+  'columns.rename': { title: 'Column' },
+  'columns.move': {},
+  'members.add': { email: 'someone@example.test' },
+  'members.update': { role: 'member' },
 };
 
 const authenticatedRoutes = Object.entries(routes)
@@ -66,10 +70,15 @@ const authenticatedRoutes = Object.entries(routes)
   .map(([id, row]) => ({ id: id as keyof typeof routes, method: row.method, template: row.path }));
 
 const send = (route: (typeof authenticatedRoutes)[number], authorization?: string) =>
-  call(route.method, route.template.replace('{id}', randomUUID()), {
+  call(route.method, route.template.replace('{id}', randomUUID()).replace('{user_id}', randomUUID()), {
     headers: authorization === undefined ? {} : { authorization },
     body: validBodies[route.id],
   });
+
+it('has a well-formed body for every authenticated route that takes one', () => {
+  const needBody = authenticatedRoutes.filter((route) => 'body' in routes[route.id]).map((route) => route.id);
+  expect(needBody.filter((id) => !(id in validBodies))).toEqual([]);
+});
 
 // ---- the cases ------------------------------------------------------------------------------
 
