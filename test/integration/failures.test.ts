@@ -6,6 +6,7 @@ import { CognitoIdentityProviderClient, ListUsersCommand } from '@aws-sdk/client
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
+import { identify, isDead, type ProcessIdentity, waitUntilDead } from '../support/processes';
 
 /**
  * Failure behaviour against real emulators (issue 4, point 6): each case runs its OWN local stack
@@ -22,48 +23,6 @@ jest.setTimeout(240_000);
 const FETCH_TIMEOUT_MS = 20_000;
 
 // --- processes -----------------------------------------------------------------------------------
-
-interface ProcessIdentity {
-  pid: number;
-  /** Start time in clock ticks since boot (/proc/<pid>/stat field 22): tells a reused pid apart. */
-  startTime: string;
-}
-
-function statFields(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-function identify(pid: number): ProcessIdentity {
-  const fields = statFields(pid);
-  if (!fields) throw new Error(`process ${pid} is not running`);
-  return { pid, startTime: fields[19]! };
-}
-
-/** Dead: no /proc entry, a zombie (State Z/X), or the pid now belongs to a later process. */
-function isDead({ pid, startTime }: ProcessIdentity): boolean {
-  let status: string;
-  try {
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return true;
-  }
-  const state = /^State:\s+(\S)/m.exec(status)?.[1];
-  if (state === 'Z' || state === 'X') return true;
-  return statFields(pid)?.[19] !== startTime;
-}
-
-async function waitUntilDead(target: ProcessIdentity, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!isDead(target)) {
-    if (Date.now() > deadline) throw new Error(`process ${target.pid} still alive ${timeoutMs} ms after SIGKILL`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 // --- stacks --------------------------------------------------------------------------------------
 

@@ -1,50 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CardView, call, newBoard, newCard, newColumn, newUser } from '../support/api';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
+import { identify, isDead, type ProcessIdentity } from '../support/processes';
 
 // Two cold starts of DynamoDB Local (Java) and cognito-local: far beyond Jest's default 5 s
 // (the integration project's testTimeout is not applied, Jest reads it only globally).
 jest.setTimeout(240_000);
 
 // --- helpers -------------------------------------------------------------------------------------
-
-interface ProcessIdentity {
-  pid: number;
-  /** Start time in clock ticks since boot (/proc/<pid>/stat field 22): tells a reused pid apart. */
-  startTime: string;
-}
-
-function statFields(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may contain spaces: split after it.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-function identify(pid: number): ProcessIdentity {
-  const fields = statFields(pid);
-  if (!fields) throw new Error(`process ${pid} is not running`);
-  return { pid, startTime: fields[19]! };
-}
-
-/** Dead: no /proc entry, a zombie (State Z), or the pid now belongs to a process started later. */
-function isDead({ pid, startTime }: ProcessIdentity): boolean {
-  let status: string;
-  try {
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return true;
-  }
-  const state = /^State:\s+(\S)/m.exec(status)?.[1];
-  if (state === 'Z' || state === 'X') return true;
-  const fields = statFields(pid);
-  return !fields || fields[19] !== startTime;
-}
 
 function processesOf(stack: RunningStack): ProcessIdentity[] {
   return [stack.child.pid!, stack.pids.dynamodb, stack.pids.cognito].map(identify);
