@@ -11,6 +11,9 @@ import { Unauthorized, Unavailable } from '../domain/errors';
  * local runner hands its JWKS over with `cacheJwks`, since aws-jwt-verify fetches only https.
  */
 const issuer = requireEnv(ENV.tokenIssuer);
+const CLOCK_SKEW_SECONDS = 60;
+/** Cognito access tokens live at most one day. */
+const MAX_TOKEN_LIFETIME_SECONDS = 24 * 60 * 60;
 const clientId = requireEnv(ENV.userPoolClientId);
 
 export const accessTokenVerifier = JwtVerifier.create({
@@ -21,7 +24,10 @@ export const accessTokenVerifier = JwtVerifier.create({
     if (payload.token_use !== 'access') throw new Error('token_use is not access');
     if (payload.client_id !== clientId) throw new Error('token issued to another app client');
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw new Error('token has no subject');
-    if (typeof payload.exp !== 'number') throw new Error('token has no expiry');
+    if (typeof payload.exp !== 'number' || typeof payload.iat !== 'number') throw new Error('token has no expiry or issue time');
+    // Cognito access tokens carry no nbf: one issued in the future is not yet valid.
+    if (payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw new Error('token issued in the future');
+    if (payload.exp - payload.iat > MAX_TOKEN_LIFETIME_SECONDS) throw new Error('token lives longer than Cognito allows');
   },
 });
 

@@ -12,6 +12,8 @@ export function authenticate(row: RouteRow): RouteMiddleware {
       if (row.access.scope === 'public') return;
       const header = event.headers?.authorization?.trim();
       if (!header) throw new Unauthorized('An access token is required: send Authorization: Bearer <token>.', false);
+      // A bare credential without a scheme is a token sent wrongly: reject it as a token.
+      if (!/\s/.test(header)) throw new Unauthorized(INVALID_TOKEN, true);
       // Another scheme (Basic, ...) presents no bearer token: RFC 6750 gives it no error code.
       if (!/^bearer\s/i.test(header)) {
         throw new Unauthorized('An access token is required: send Authorization: Bearer <token>.', false);

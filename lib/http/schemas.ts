@@ -14,9 +14,11 @@ export const uuid = z
   .transform((id) => id.toLowerCase());
 
 const notBlank = (s: string) => s.trim().length > 0;
+/** A lone surrogate is not Unicode text; DynamoDB would refuse it (as a 500), so it is a 400 here. */
+const text = () => z.string().refine((s) => s.isWellFormed(), 'must be well-formed Unicode text');
 
-export const title = z.string().max(256).refine(notBlank, 'must contain a non-whitespace character');
-export const description = z.string().max(16_384);
+export const title = text().max(256).refine(notBlank, 'must contain a non-whitespace character');
+export const description = text().max(16_384);
 
 export const idParams = z.object({ id: uuid });
 export const memberParams = z.object({ id: uuid, user_id: uuid });
@@ -24,7 +26,7 @@ export const memberParams = z.object({ id: uuid, user_id: uuid });
 export const registerBody = z.object({
   email: z.email().max(254),
   password: z.string().min(8).max(256),
-  display_name: z.string().min(1).max(100).refine(notBlank, 'must contain a non-whitespace character'),
+  display_name: text().min(1).max(100).refine(notBlank, 'must contain a non-whitespace character'),
 });
 
 export const loginBody = z.object({

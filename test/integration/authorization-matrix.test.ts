@@ -1,0 +1,423 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { errorStatuses } from '../../lib/http/openapi';
+import { type RouteRow, routes } from '../../lib/routes';
+import { call, expectProblem, newBoard, newCard, newColumn, newUser, type Reply, type TestUser } from '../support/api';
+
+/**
+ * Issue 4 point 2: the authorization matrix, generated from the route table. Every row that is
+ * not public is called by {owner of board A, plain member of A, registered stranger, no token,
+ * bad token} with the addressed id taken from {board A, board B of somebody else, nothing}; the
+ * move rows also take their body ids from {A, B, C (another board of A's owner and member),
+ * nothing}. The expected status is derived from the row's declared access rule, never written
+ * per case; the few domain outcomes (a member removing somebody else, a cross-board target) are
+ * the spec's. Every answer must also be one the row documents (errorStatuses ∪ success), and a
+ * rejected write leaves the addressed board's partition exactly as it was.
+ */
+
+// ---- helpers ------------------------------------------------------------------------------------
+
+type Caller = 'owner' | 'member' | 'stranger' | 'none' | 'bad';
+type Authorized = 'owner' | 'member';
+type PathKind = 'A' | 'B' | 'missing';
+type BodyKind = 'A' | 'B' | 'C' | 'missing';
+
+const CALLERS: Caller[] = ['owner', 'member', 'stranger', 'none', 'bad'];
+const PATH_KINDS: PathKind[] = ['A', 'B', 'missing'];
+const BODY_KINDS: BodyKind[] = ['A', 'B', 'C', 'missing'];
+
+interface BoardWorld {
+  id: string;
+  owner: TestUser;
+  /** Two columns; both cards are in the first. */
+  columns: [string, string];
+  cards: [string, string];
+}
+
+interface World {
+  owner: TestUser;
+  member: TestUser;
+  stranger: TestUser;
+  /** Owner of board B; none of the callers is a member there. */
+  other: TestUser;
+  /** Added to fresh copies of A by members.add; removed from them by members.remove. */
+  candidate: TestUser;
+  /** `owner`'s access token with one signature byte flipped: names a real user, fails verification. */
+  badToken: string;
+  A: BoardWorld;
+  B: BoardWorld;
+  /** Another board of A's owner, where A's member is a member too (cross-board moves). */
+  C: BoardWorld;
+}
+
+async function addMember(owner: TestUser, boardId: string, user: TestUser): Promise<void> {
+  const reply = await call('POST', `/boards/${boardId}/members`, { token: owner.token, body: { email: user.email } });
+  if (reply.status !== 201) throw new Error(`add member failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+}
+
+/** A board with two columns and two cards in the first column; members added alongside. */
+async function buildBoard(owner: TestUser, members: TestUser[] = []): Promise<BoardWorld> {
+  const board = await newBoard(owner, 'Matrix board');
+  const [, columns] = await Promise.all([
+    Promise.all(members.map((member) => addMember(owner, board.id, member))),
+    (async () => {
+      const first = await newColumn(owner, board.id, 'First');
+      const [second, card1] = await Promise.all([
+        newColumn(owner, board.id, 'Second'),
+        newCard(owner, first.id, { title: 'One' }),
+      ]);
+      const card2 = await newCard(owner, first.id, { title: 'Two' });
+      return { columns: [first.id, second.id] as [string, string], cards: [card1.id, card2.id] as [string, string] };
+    })(),
+  ]);
+  return { id: board.id, owner, ...columns };
+}
+
+/** `work` over `items`, at most `limit` at a time. */
+async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+function tamperSignature(token: string): string {
+  const [header, payload, signature] = token.split('.');
+  const bytes = Buffer.from(signature!, 'base64url');
+  bytes[10] = bytes[10]! ^ 0xff;
+  return `${header}.${payload}.${bytes.toString('base64url')}`;
+}
+
+/** Raw items of one partition, straight from the table the stack uses. */
+const localEnv = () =>
+  JSON.parse(readFileSync(join(process.env.TASK_BOARD_DATA_DIR!, 'local-env.json'), 'utf8')) as Record<string, string>;
+let documentClient: DynamoDBDocumentClient;
+let tableName: string;
+
+async function partition(pk: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...((page.Items ?? []) as Record<string, unknown>[]));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+function expectStatus(reply: Reply, expected: number) {
+  if (reply.status !== expected) {
+    throw new Error(`expected ${expected}, got ${reply.status}: ${JSON.stringify(reply.body)}`);
+  }
+}
+
+// ---- what each row needs to be called well-formed -----------------------------------------------
+
+interface CaseContext {
+  world: World;
+  /** The board the path id belongs to (a fresh copy for rows that need one), when it exists. */
+  board?: BoardWorld;
+  caller: Caller;
+  /** The user behind the caller (the owner for the token-less and bad-token callers). */
+  user: TestUser;
+}
+
+interface Variant {
+  name: string;
+  body?: (world: World) => unknown;
+  userId?: (ctx: CaseContext) => string;
+  /** The answer to an authorized caller (member of the path's board, owner where required). */
+  outcome?: (caller: Authorized) => number;
+  /** Checked after a success: the intended effect happened. */
+  effect?: (ctx: CaseContext) => Promise<void>;
+}
+
+interface Profile {
+  /** Body of a well-formed request. */
+  body?: (world: World) => unknown;
+  /**
+   * Rows whose success destroys something or changes membership get a fresh copy of A or B per
+   * case; `candidate` says whether the candidate user is a member of it.
+   */
+  fresh?: { candidate: boolean };
+  variants?: Variant[];
+}
+
+const bodyId = (world: World, kind: BodyKind, what: 'column' | 'card', index: 0 | 1 = 0): string =>
+  kind === 'missing' ? randomUUID() : what === 'column' ? world[kind].columns[index] : world[kind].cards[index];
+
+/** A card of A moved into a column of each board, or between neighbours from each board. */
+const cardMoveVariants: Variant[] = [
+  ...BODY_KINDS.map(
+    (kind): Variant => ({
+      name: `target_column_id from ${kind}`,
+      body: (w) => ({ target_column_id: bodyId(w, kind, 'column', 1) }),
+      // Spec: the target must exist (404), then be on the card's board (403).
+      outcome: () => (kind === 'A' ? 200 : kind === 'missing' ? 404 : 403),
+    }),
+  ),
+  ...(['before_id', 'after_id'] as const).flatMap((field) =>
+    BODY_KINDS.map(
+      (kind): Variant => ({
+        name: `${field} from ${kind}`,
+        body: (w) => ({ target_column_id: w.A.columns[0], [field]: bodyId(w, kind, 'card', 1) }),
+        // A neighbour must be a card of the same board; one elsewhere is as good as missing.
+        outcome: () => (kind === 'A' ? 200 : 404),
+      }),
+    ),
+  ),
+];
+
+const columnMoveVariants: Variant[] = [
+  { name: 'no neighbours', body: () => ({}), outcome: () => 200 },
+  ...(['before_id', 'after_id'] as const).flatMap((field) =>
+    BODY_KINDS.map(
+      (kind): Variant => ({
+        name: `${field} from ${kind}`,
+        body: (w) => ({ [field]: bodyId(w, kind, 'column', 1) }),
+        outcome: () => (kind === 'A' ? 200 : 404),
+      }),
+    ),
+  ),
+];
+
+const gone = (path: (ctx: CaseContext) => string, status: number) => async (ctx: CaseContext) => {
+  const reply = await call('GET', path(ctx), { token: ctx.world.owner.token });
+  expectStatus(reply, status);
+};
+
+const title = { title: 'Renamed by the matrix' };
+
+/** Every non-public row must have a profile: a new row without one fails this suite. */
+const PROFILES: Record<string, Profile> = {
+  'boards.list': {},
+  'boards.create': { body: () => ({ title: 'Created by the matrix' }) },
+  'boards.get': {},
+  'boards.rename': { body: () => title },
+  'boards.delete': {
+    fresh: { candidate: false },
+    // The former owner is a non-member of a deleted board: 403.
+    variants: [{ name: 'the board', effect: gone((ctx) => `/boards/${ctx.board!.id}`, 403) }],
+  },
+  'columns.create': { body: () => ({ title: 'Column by the matrix' }) },
+  'cards.create': { body: () => ({ title: 'Card by the matrix', description: 'x' }) },
+  'cards.get': {},
+  'cards.update': { body: () => ({ title: 'Updated by the matrix', description: 'y' }) },
+  'cards.delete': {
+    fresh: { candidate: false },
+    variants: [{ name: 'the card', effect: gone((ctx) => `/cards/${ctx.board!.cards[0]}`, 404) }],
+  },
+  'cards.move': { variants: cardMoveVariants },
+  'columns.get': {},
+  'columns.rename': { body: () => title },
+  'columns.delete': {
+    fresh: { candidate: false },
+    variants: [{ name: 'the column', effect: gone((ctx) => `/columns/${ctx.board!.columns[0]}`, 404) }],
+  },
+  'columns.move': { variants: columnMoveVariants },
+  'members.add': {
+    fresh: { candidate: false },
+    body: (w) => ({ email: w.candidate.email }),
+    variants: [
+      {
+        name: 'a registered non-member',
+        effect: async (ctx) =>
+          expectStatus(await call('GET', `/boards/${ctx.board!.id}`, { token: ctx.world.candidate.token }), 200),
+      },
+    ],
+  },
+  'members.list': {},
+  'members.update': {
+    // Self-promotion: a no-op for the owner, an escalation attempt for everybody else.
+    body: () => ({ role: 'owner' }),
+    variants: [{ name: 'user_id = the caller', userId: (ctx) => ctx.user.id }],
+  },
+  'members.remove': {
+    fresh: { candidate: true },
+    variants: [
+      {
+        name: 'user_id = another member',
+        userId: (ctx) => ctx.world.candidate.id,
+        // Spec of the members issue: an owner removes anyone, a member only themselves.
+        outcome: (caller) => (caller === 'owner' ? 204 : 403),
+        effect: async (ctx) =>
+          expectStatus(await call('GET', `/boards/${ctx.board!.id}`, { token: ctx.world.candidate.token }), 403),
+      },
+      {
+        name: 'user_id = the caller',
+        userId: (ctx) => ctx.user.id,
+        // The only owner cannot leave (409); a member may (204).
+        outcome: (caller) => (caller === 'owner' ? 409 : 204),
+        effect: async (ctx) => expectStatus(await call('GET', `/boards/${ctx.board!.id}`, { token: ctx.user.token }), 403),
+      },
+    ],
+  },
+};
+
+// ---- the generated cases ------------------------------------------------------------------------
+
+interface Case {
+  name: string;
+  caller: Caller;
+  kind?: PathKind;
+  variant?: Variant;
+  expected: number;
+}
+
+const protectedRows = (Object.entries(routes) as [string, RouteRow][]).filter(([, row]) => row.access.scope !== 'public');
+
+/** The answer the row's access rule (then the spec's domain rule) prescribes. */
+function expectedStatus(row: RouteRow, caller: Caller, kind: PathKind | undefined, variant: Variant | undefined): number {
+  if (caller === 'none' || caller === 'bad') return 401;
+  const access = row.access;
+  if (access.scope === 'public') throw new Error('public rows are not in the matrix');
+  if (access.scope === 'board') {
+    const memberOfPathBoard = kind === 'A' && (caller === 'owner' || caller === 'member');
+    if (access.via === 'board') {
+      // A non-member gets 403 on a board id, also on one that does not exist.
+      if (!memberOfPathBoard) return 403;
+    } else {
+      // A column or card id is looked up first: unknown is 404, anybody else's is 403.
+      if (kind === 'missing') return 404;
+      if (!memberOfPathBoard) return 403;
+    }
+    if (access.role === 'owner' && caller !== 'owner') return 403;
+  }
+  return variant?.outcome?.(caller as Authorized) ?? row.success.status;
+}
+
+function casesOf(row: RouteRow, profile: Profile): Case[] {
+  const kinds: (PathKind | undefined)[] = row.access.scope === 'board' ? PATH_KINDS : [undefined];
+  const variants: (Variant | undefined)[] = profile.variants ?? [undefined];
+  return CALLERS.flatMap((caller) =>
+    kinds.flatMap((kind) =>
+      variants.map((variant) => {
+        const expected = expectedStatus(row, caller, kind, variant);
+        const where = [kind && `path id from ${kind}`, variant?.name].filter(Boolean).join(', ');
+        return { name: `${caller}${where ? `, ${where}` : ''} → ${expected}`, caller, kind, variant, expected };
+      }),
+    ),
+  );
+}
+
+let world: World;
+
+beforeAll(async () => {
+  const env = localEnv();
+  tableName = env.TABLE_NAME!;
+  documentClient = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
+      region: env.AWS_REGION ?? 'us-east-1',
+      credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
+    }),
+  );
+  const [owner, member, stranger, other, candidate] = await Promise.all([newUser(), newUser(), newUser(), newUser(), newUser()]);
+  const [A, B, C] = await Promise.all([buildBoard(owner, [member]), buildBoard(other), buildBoard(owner, [member])]);
+  world = { owner, member, stranger, other, candidate, badToken: tamperSignature(owner.token), A, B, C };
+});
+
+afterAll(() => documentClient?.destroy());
+
+/** Status of every answer, per row, for the reachability check at the end of each row. */
+const answers = new Map<string, { caller: Caller; kind?: PathKind; status: number }[]>();
+
+it('every token-protected row of the route table has a matrix profile (deny by default)', () => {
+  expect(protectedRows.length).toBeGreaterThan(0);
+  expect(protectedRows.map(([id]) => id).filter((id) => !PROFILES[id])).toEqual([]);
+  expect(Object.keys(PROFILES).filter((id) => !protectedRows.some(([rowId]) => rowId === id))).toEqual([]);
+});
+
+describe.each(protectedRows.filter(([id]) => PROFILES[id]).map(([id, row]) => ({ id, row, profile: PROFILES[id]! })))(
+  '$id: $row.method $row.path',
+  ({ id, row, profile }) => {
+    const documented = [row.success.status, ...errorStatuses(row)];
+    const cases = casesOf(row, profile);
+    /** Fresh copies of A or B, one per case that needs one, built together before the row's cases. */
+    const fresh = new Map<string, BoardWorld>();
+
+    beforeAll(async () => {
+      if (!profile.fresh) return;
+      const extra = profile.fresh.candidate ? [world.candidate] : [];
+      const needing = cases.filter((c) => c.kind === 'A' || c.kind === 'B');
+      const boards = await mapLimit(needing, 8, (c) =>
+        c.kind === 'A' ? buildBoard(world.owner, [world.member, ...extra]) : buildBoard(world.other, extra),
+      );
+      for (const [i, c] of needing.entries()) fresh.set(c.name, boards[i]!);
+    });
+
+    it.each(cases)('$name', async ({ name, caller, kind, variant, expected }) => {
+      const user = caller === 'member' ? world.member : caller === 'stranger' ? world.stranger : world.owner;
+      const board = kind === 'missing' || kind === undefined ? undefined : (fresh.get(name) ?? world[kind]);
+      const ctx: CaseContext = { world, board, caller, user };
+
+      const access = row.access;
+      const addressed =
+        access.scope !== 'board'
+          ? undefined
+          : !board
+            ? randomUUID()
+            : access.via === 'board'
+              ? board.id
+              : access.via === 'column'
+                ? board.columns[0]
+                : board.cards[0];
+      const path = row.path
+        .replace('{id}', addressed ?? '')
+        .replace('{user_id}', (variant?.userId ?? ((c: CaseContext) => c.world.member.id))(ctx));
+      const body = variant?.body?.(world) ?? profile.body?.(world);
+      const token = caller === 'none' ? undefined : caller === 'bad' ? world.badToken : user.token;
+
+      const isWrite = row.method !== 'GET';
+      const before = isWrite && board ? await partition(`BOARD#${board.id}`) : undefined;
+      const reply = await call(row.method, path, { token, body });
+      answers.set(id, [...(answers.get(id) ?? []), { caller, kind, status: reply.status }]);
+
+      expect(documented).toContain(reply.status);
+      expectStatus(reply, expected);
+      if (reply.status >= 400) {
+        expectProblem(reply, reply.status);
+        if (reply.status === 401) {
+          expect(reply.headers.get('www-authenticate')).toBe(caller === 'none' ? 'Bearer' : 'Bearer error="invalid_token"');
+        }
+        // A rejected write changed nothing on the addressed board.
+        if (before) expect(await partition(`BOARD#${board!.id}`)).toEqual(before);
+      } else {
+        await variant?.effect?.(ctx);
+      }
+    });
+
+    it('reaches its success status only for an authenticated caller entitled to the addressed board', () => {
+      const seen = answers.get(id) ?? [];
+      expect(seen).toHaveLength(cases.length);
+      const successes = seen.filter((answer) => answer.status === row.success.status);
+      // Reachable at all (so the denials above are not a broken route answering 4xx to everybody) ...
+      expect(successes.length).toBeGreaterThan(0);
+      // ... and only after authentication, and for a board route only on the caller's own board.
+      for (const success of successes) {
+        expect(['owner', 'member', ...(row.access.scope === 'user' ? ['stranger'] : [])]).toContain(success.caller);
+        if (row.access.scope === 'board') expect(success.kind).toBe('A');
+      }
+      const unauthenticated = seen.filter((answer) => answer.caller === 'none' || answer.caller === 'bad');
+      expect(unauthenticated.length).toBeGreaterThan(0);
+      expect(new Set(unauthenticated.map((answer) => answer.status))).toEqual(new Set([401]));
+    });
+  },
+);

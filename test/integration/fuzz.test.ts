@@ -1,0 +1,833 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
+import { errorStatuses } from '../../lib/http/openapi';
+import { type RouteRow, routes } from '../../lib/routes';
+import {
+  baseUrl,
+  call,
+  expectProblem,
+  newBoard,
+  newCard,
+  newColumn,
+  newUser,
+  type Reply,
+  type TestUser,
+  uniqueEmail,
+} from '../support/api';
+
+/**
+ * Issue 4 point 4: bad input, generated. fast-check makes bodies (any JSON, one field of the
+ * wrong type, huge and unicode strings, deep nesting, broken JSON), path ids (random strings,
+ * almost-UUIDs), content types and sizes, and sends them with a valid owner token to every row of
+ * the route table that takes a body or an id. Every answer is a 4xx problem+json whose status the
+ * row documents, and after each one the board, the caller's board list and the raw table
+ * partitions involved are exactly as before. Mass assignment: internal and server-owned fields
+ * in otherwise valid bodies change nothing but the intended field.
+ *
+ * Whether a generated body is well-formed is decided by the row's own schema (so the bodies sent
+ * are ones the service must reject); what the contract itself says about lengths is checked
+ * separately, with characters counted as the published JSON Schema counts them.
+ */
+
+// ---- helpers ------------------------------------------------------------------------------------
+
+type Json = Record<string, unknown>;
+type Item = Record<string, unknown>;
+
+const MAX_BODY_BYTES = 64 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const localEnv = () =>
+  JSON.parse(readFileSync(join(process.env.TASK_BOARD_DATA_DIR!, 'local-env.json'), 'utf8')) as Record<string, string>;
+let documentClient: DynamoDBDocumentClient;
+let tableName: string;
+
+async function partition(pk: string): Promise<Item[]> {
+  const items: Item[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...((page.Items ?? []) as Item[]));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/** Items added, removed and changed (with the changed attribute names) between two reads. */
+function diff(before: Item[], after: Item[]) {
+  const key = (item: Item) => `${item.pk}|${item.sk}`;
+  const old = new Map(before.map((item) => [key(item), item]));
+  const now = new Map(after.map((item) => [key(item), item]));
+  const changed: Record<string, string[]> = {};
+  for (const [k, item] of now) {
+    const previous = old.get(k);
+    if (!previous) continue;
+    const fields = [...new Set([...Object.keys(previous), ...Object.keys(item)])].filter(
+      (field) => !isDeepStrictEqual(previous[field], item[field]),
+    );
+    if (fields.length > 0) changed[k] = fields.sort();
+  }
+  return {
+    added: [...now.keys()].filter((k) => !old.has(k)),
+    removed: [...old.keys()].filter((k) => !now.has(k)),
+    changed,
+  };
+}
+
+/** Sends a body as raw bytes with the given content type (none when null). */
+async function send(
+  method: string,
+  path: string,
+  token: string,
+  raw: string | undefined,
+  contentType: string | null = 'application/json',
+) {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (raw !== undefined && contentType !== null) headers['content-type'] = contentType;
+  // A Uint8Array body makes fetch add no content type of its own.
+  const body = raw === undefined ? undefined : new TextEncoder().encode(raw);
+  const response = await fetch(`${baseUrl()}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  if (text && /json/.test(response.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
+  return { status: response.status, headers: response.headers, body: parsed } as Reply;
+}
+
+const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+/** What the server will see of a string once it went over the wire as UTF-8 (lone surrogates become U+FFFD). */
+const wire = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
+
+// ---- the fixtures -------------------------------------------------------------------------------
+
+interface BoardFixture {
+  id: string;
+  columns: [string, string];
+  cards: [string, string];
+}
+
+interface World {
+  owner: TestUser;
+  member: TestUser;
+  other: TestUser;
+  A: BoardFixture;
+  B: BoardFixture;
+}
+
+let w: World;
+
+async function board(owner: TestUser, title: string): Promise<BoardFixture> {
+  const created = await newBoard(owner, title);
+  const first = await newColumn(owner, created.id, 'First');
+  const second = await newColumn(owner, created.id, 'Second');
+  const card1 = await newCard(owner, first.id, { title: 'One', description: 'first card' });
+  const card2 = await newCard(owner, first.id, { title: 'Two' });
+  return { id: created.id, columns: [first.id, second.id], cards: [card1.id, card2.id] };
+}
+
+beforeAll(async () => {
+  const env = localEnv();
+  tableName = env.TABLE_NAME!;
+  documentClient = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
+      region: env.AWS_REGION ?? 'us-east-1',
+      credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
+    }),
+  );
+  const [owner, member, other] = await Promise.all([newUser(), newUser(), newUser()]);
+  const [A, B] = await Promise.all([board(owner, 'Fuzzed board'), board(other, 'Bystander board')]);
+  const added = await call('POST', `/boards/${A.id}/members`, { token: owner.token, body: { email: member.email } });
+  if (added.status !== 201) throw new Error(`add member failed: ${added.status}`);
+  w = { owner, member, other, A, B };
+});
+
+afterAll(() => documentClient?.destroy());
+
+/** Lookup items (column and card id -> board) of the fuzzed board, in one read. */
+async function lookups(x: World): Promise<Item[]> {
+  const Keys = [...x.A.columns.map((id) => `COLUMN#${id}`), ...x.A.cards.map((id) => `CARD#${id}`)].map((pk) => ({
+    pk,
+    sk: '#LOOKUP',
+  }));
+  const out = await documentClient.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys, ConsistentRead: true } } }));
+  const items = (out.Responses?.[tableName] ?? []) as Item[];
+  return items.sort((a, b) => String(a.pk).localeCompare(String(b.pk)));
+}
+
+/**
+ * Everything a request with the owner's token on board A could have changed: the board tree and
+ * the caller's board list as the API shows them, and the raw items behind them (the board's
+ * partition with its members and internal attributes, the caller's memberships, the lookups).
+ */
+async function observe() {
+  const [tree, list, ...table] = await Promise.all([
+    call('GET', `/boards/${w.A.id}`, { token: w.owner.token }),
+    call('GET', '/boards', { token: w.owner.token }),
+    lookups(w),
+    ...[`BOARD#${w.A.id}`, `USER#${w.owner.id}`].map(partition),
+  ]);
+  expect([tree.status, list.status]).toEqual([200, 200]);
+  return { tree: tree.body, list: list.body, table };
+}
+
+// ---- the rows and a well-formed request for each ------------------------------------------------
+
+interface Template {
+  params: Record<string, string>;
+  body?: Json;
+}
+
+/** A well-formed request per row; the fuzzing breaks one part of it at a time. */
+const TEMPLATES: Record<string, (world: World) => Template> = {
+  'auth.register': () => ({ params: {}, body: { email: uniqueEmail(), password: 'long enough password', display_name: 'Fuzz' } }),
+  'auth.login': (x) => ({ params: {}, body: { email: x.owner.email, password: x.owner.password } }),
+  'boards.create': () => ({ params: {}, body: { title: 'Fuzz' } }),
+  'boards.get': (x) => ({ params: { id: x.A.id } }),
+  'boards.rename': (x) => ({ params: { id: x.A.id }, body: { title: 'Fuzz' } }),
+  'boards.delete': (x) => ({ params: { id: x.A.id } }),
+  'columns.create': (x) => ({ params: { id: x.A.id }, body: { title: 'Fuzz' } }),
+  'cards.create': (x) => ({ params: { id: x.A.columns[0] }, body: { title: 'Fuzz', description: 'd' } }),
+  'cards.get': (x) => ({ params: { id: x.A.cards[0] } }),
+  'cards.update': (x) => ({ params: { id: x.A.cards[0] }, body: { title: 'Fuzz', description: 'd' } }),
+  'cards.delete': (x) => ({ params: { id: x.A.cards[0] } }),
+  'cards.move': (x) => ({
+    params: { id: x.A.cards[0] },
+    body: { target_column_id: x.A.columns[0], before_id: x.A.cards[1], after_id: null },
+  }),
+  'columns.get': (x) => ({ params: { id: x.A.columns[0] } }),
+  'columns.rename': (x) => ({ params: { id: x.A.columns[0] }, body: { title: 'Fuzz' } }),
+  'columns.delete': (x) => ({ params: { id: x.A.columns[0] } }),
+  'columns.move': (x) => ({ params: { id: x.A.columns[0] }, body: { before_id: x.A.columns[1], after_id: null } }),
+  'members.add': (x) => ({ params: { id: x.A.id }, body: { email: x.other.email, role: 'member' } }),
+  'members.list': (x) => ({ params: { id: x.A.id } }),
+  'members.update': (x) => ({ params: { id: x.A.id, user_id: x.member.id }, body: { role: 'owner' } }),
+  'members.remove': (x) => ({ params: { id: x.A.id, user_id: x.member.id } }),
+};
+
+const allRows = Object.entries(routes) as [string, RouteRow][];
+const fuzzedRows = allRows.filter(([, row]) => row.body || row.params);
+const bodyRows = fuzzedRows.filter(([id, row]) => row.body && TEMPLATES[id]);
+const idRows = fuzzedRows.filter(([id, row]) => row.params && TEMPLATES[id]);
+
+const pathOf = (row: RouteRow, params: Record<string, string>) =>
+  row.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name]!));
+
+/** Would the row's own validation refuse this raw body? (Then the service must answer 4xx.) */
+function malformed(row: RouteRow, raw: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(wire(raw));
+  } catch {
+    return true;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return true;
+  return !row.body!.safeParse(parsed).success;
+}
+
+/** The answer to a rejected request: 4xx problem+json, documented for the row, nothing changed. */
+async function expectRejected(row: RouteRow, reply: Reply, expected: number, before: Awaited<ReturnType<typeof observe>>) {
+  if (reply.status !== expected) throw new Error(`expected ${expected}, got ${reply.status}: ${JSON.stringify(reply.body)}`);
+  expect([row.success.status, ...errorStatuses(row)]).toContain(reply.status);
+  const problem = expectProblem(reply, expected);
+  expect(JSON.stringify(problem)).not.toMatch(/Exception|stack|TableName|BOARD#|task-board-local/);
+  expect(await observe()).toEqual(before);
+}
+
+// ---- generators ---------------------------------------------------------------------------------
+
+const interesting = [
+  '',
+  ' ',
+  '\t\n',
+  '\u00a0',
+  '\u2003',
+  '\u200b',
+  '\ufeff',
+  '\u0000',
+  'é',
+  'e\u0301',
+  '😀',
+  '👩‍👩‍👧',
+  '\u202e',
+  'ﷺ',
+  '𝕏',
+  '"',
+  '\\',
+  '</script>',
+  "' OR 1=1 --",
+  '{{7*7}}',
+  '%00',
+  '../',
+];
+const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
+/** Any code point, the interesting ones often, and now and then a lone surrogate (sent as a JSON escape). */
+const unicodeString = (maxLength: number) =>
+  fc.string({
+    unit: fc.oneof(
+      { arbitrary: fc.constantFrom(...interesting), weight: 4 },
+      { arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), weight: 4 },
+      { arbitrary: loneSurrogate, weight: 1 },
+    ),
+    maxLength,
+  });
+const whitespace = fc.string({
+  unit: fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u2003', '\u3000', '\ufeff'),
+  maxLength: 20,
+});
+const hugeString = fc
+  .tuple(fc.integer({ min: 257, max: 40_000 }), fc.constantFrom('x', 'é', '😀', ' ', '\u0000'))
+  .map(([n, unit]) => unit.repeat(n));
+
+/** Ids that are not UUIDs, most of them nearly. */
+const almostUuid = fc
+  .tuple(
+    fc.uuid(),
+    fc.nat(35),
+    fc.constantFrom('drop', 'insert', 'replace', 'undash', 'braces', 'urn', 'pad', 'twice', 'suffix'),
+    fc.constantFrom('g', 'z', 'G', '-', ' ', '\u0660', 'Ａ', '\u0000', '%', '/', '.', '\n', '\u200b', '０', '#', '?'),
+  )
+  .map(([id, at, how, char]) => {
+    switch (how) {
+      case 'drop':
+        return id.slice(0, at) + id.slice(at + 1);
+      case 'insert':
+        return id.slice(0, at) + char + id.slice(at);
+      case 'replace':
+        return id.slice(0, at) + char + id.slice(at + 1);
+      case 'undash':
+        return id.replaceAll('-', '');
+      case 'braces':
+        return `{${id}}`;
+      case 'urn':
+        return `urn:uuid:${id}`;
+      case 'pad':
+        return ` ${id} `;
+      case 'twice':
+        return id + id;
+      default:
+        return `${id}${char}`;
+    }
+  });
+
+const badId = fc
+  .oneof(
+    almostUuid,
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }),
+    fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 2000 }),
+    fc.constantFrom('null', 'undefined', '0', '-1', 'true', '[]', '{}', '*', '%', '%2F', 'a/b', '\\', 'ñ', '😀'),
+  )
+  .filter((id) => {
+    if (UUID.test(id) || id === '.' || id === '..') return false;
+    try {
+      encodeURIComponent(id);
+      return true;
+    } catch {
+      return false; // a lone surrogate cannot be put in a URL at all
+    }
+  });
+
+const wrongValue = (world: World) =>
+  fc.oneof(
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 }),
+    fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+    unicodeString(300),
+    fc.tuple(unicodeString(5), loneSurrogate, unicodeString(5)).map((parts) => parts.join('')),
+    whitespace,
+    hugeString,
+    almostUuid,
+    fc.constantFrom(world.B.id, world.B.columns[0], world.B.cards[0], 'OWNER', 'admin', 'not-an-email@', 'a@b'),
+  );
+
+/** Raw JSON text nested `depth` levels deep at one field. */
+const nested = (field: string, depth: number, open: '[' | '{"a":') =>
+  `{"${field}":${open.repeat(depth)}1${(open === '[' ? ']' : '}').repeat(depth)}}`;
+
+function malformedBodies(row: RouteRow, template: Template) {
+  const base = template.body!;
+  const fields = Object.keys((row.body as unknown as { shape: Json }).shape);
+  return fc
+    .oneof(
+      fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)),
+      fc.tuple(fc.constantFrom(...fields), wrongValue(w)).map(([field, value]) => JSON.stringify({ ...base, [field]: value })),
+      fc
+        .constantFrom(...fields)
+        .map((field) => JSON.stringify(Object.fromEntries(Object.entries(base).filter(([k]) => k !== field)))),
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      fc
+        .tuple(fc.constantFrom(...fields), fc.integer({ min: 10, max: 20_000 }), fc.constantFrom('[' as const, '{"a":' as const))
+        .map(([field, depth, open]) => nested(field, depth, open)),
+      fc.tuple(fc.nat(), fc.string({ maxLength: 3 })).map(([at, junk]) => {
+        const text = JSON.stringify(base);
+        const cut = at % text.length;
+        return text.slice(0, cut) + junk;
+      }),
+      fc.constantFrom(
+        '',
+        ' ',
+        'null',
+        '[]',
+        '"title"',
+        '\ufeff{"title":"x"}',
+        "{'title':'x'}",
+        '{"title":"x",}',
+        '{"title":"x"}{"title":"y"}',
+        '{"title":NaN}',
+        '{"title":"\\ud800"',
+      ),
+    )
+    .filter((raw) => malformed(row, raw));
+}
+
+// ---- the properties -----------------------------------------------------------------------------
+
+const RUNS = { bodies: 20, ids: 10, contentTypes: 8, sizes: 5, unicode: 12, mass: 6 };
+const settings = (numRuns: number) => ({ numRuns, endOnFailure: true });
+
+it('every row that takes a body or an id has a well-formed template (a new row must be fuzzed too)', () => {
+  expect(fuzzedRows.map(([id]) => id).filter((id) => !TEMPLATES[id])).toEqual([]);
+  expect(bodyRows.length).toBeGreaterThan(0);
+  expect(idRows.length).toBeGreaterThan(0);
+});
+
+describe.each(bodyRows.map(([id, row]) => ({ id, row })))('$id: $row.method $row.path, generated bodies', ({ id, row }) => {
+  it('a malformed body (any JSON, wrong type, missing field, huge or unicode value, deep nesting, broken JSON) is 400/413 and changes nothing', async () => {
+    const template = TEMPLATES[id]!(w);
+    const path = pathOf(row, template.params);
+    const before = await observe();
+    await fc.assert(
+      fc.asyncProperty(malformedBodies(row, template), async (raw) => {
+        const reply = await send(row.method, path, w.owner.token, raw);
+        await expectRejected(row, reply, bytes(raw) > MAX_BODY_BYTES ? 413 : 400, before);
+      }),
+      settings(RUNS.bodies),
+    );
+  });
+
+  it('a well-formed body with a content type that is not JSON is 415 and changes nothing', async () => {
+    const template = TEMPLATES[id]!(w);
+    const path = pathOf(row, template.params);
+    const before = await observe();
+    const contentTypes = fc.oneof(
+      fc.constantFrom(
+        'text/plain',
+        'text/plain; charset=utf-8',
+        'text/html',
+        'application/xml',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/octet-stream',
+        'image/png',
+        'application/javascript',
+        null,
+      ),
+      fc
+        .tuple(fc.stringMatching(/^[a-z]{1,12}$/), fc.stringMatching(/^[a-z0-9.+-]{1,20}$/))
+        .map(([type, subtype]) => `${type}/${subtype}`)
+        .filter((type) => !type.includes('json')),
+    );
+    await fc.assert(
+      fc.asyncProperty(contentTypes, async (contentType) => {
+        const reply = await send(row.method, path, w.owner.token, JSON.stringify(template.body), contentType);
+        await expectRejected(row, reply, 415, before);
+      }),
+      settings(RUNS.contentTypes),
+    );
+  });
+
+  it('a well-formed body over 64 KiB (padded with an unknown field, counted in bytes) is 413 and changes nothing', async () => {
+    const template = TEMPLATES[id]!(w);
+    const path = pathOf(row, template.params);
+    const before = await observe();
+    const sizes = fc.tuple(
+      fc.oneof(fc.constant(MAX_BODY_BYTES + 1), fc.integer({ min: MAX_BODY_BYTES + 1, max: 200_000 })),
+      fc.constantFrom('x', 'é', '😀'),
+    );
+    await fc.assert(
+      fc.asyncProperty(sizes, async ([size, unit]) => {
+        const empty = JSON.stringify({ ...template.body, pad: '' });
+        const raw = JSON.stringify({ ...template.body, pad: unit.repeat(Math.ceil((size - bytes(empty)) / bytes(unit))) });
+        expect(bytes(raw)).toBeGreaterThan(MAX_BODY_BYTES);
+        const reply = await send(row.method, path, w.owner.token, raw);
+        await expectRejected(row, reply, 413, before);
+      }),
+      settings(RUNS.sizes),
+    );
+  });
+});
+
+describe.each(idRows.map(([id, row]) => ({ id, row })))('$id: $row.method $row.path, generated ids', ({ id, row }) => {
+  const names = [...row.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name!);
+
+  it.each(names)('a {%s} that is not a UUID is 400 and changes nothing', async (name) => {
+    const template = TEMPLATES[id]!(w);
+    const before = await observe();
+    await fc.assert(
+      fc.asyncProperty(badId, async (bad) => {
+        const path = pathOf(row, { ...template.params, [name]: bad });
+        const raw = template.body === undefined ? undefined : JSON.stringify(template.body);
+        const reply = await send(row.method, path, w.owner.token, raw);
+        await expectRejected(row, reply, 400, before);
+      }),
+      settings(RUNS.ids),
+    );
+  });
+});
+
+// ---- unicode that is valid: stored as sent, never a 5xx -----------------------------------------
+
+// Well-formed text only: a lone surrogate is refused with 400 (see the test below).
+const validTitle = unicodeString(120).filter((title) => /\S/.test(title) && title.isWellFormed());
+
+describe.each([
+  ['boards.rename', (x: World) => `/boards/${x.A.id}`, (x: World) => `/boards/${x.A.id}`],
+  ['columns.rename', (x: World) => `/columns/${x.A.columns[1]}`, (x: World) => `/columns/${x.A.columns[1]}`],
+  ['cards.update', (x: World) => `/cards/${x.A.cards[1]}`, (x: World) => `/cards/${x.A.cards[1]}`],
+] as const)('%s with unicode titles', (id, target, read) => {
+  it('stores any non-blank title within the limit exactly as sent (no 5xx, no normalisation)', async () => {
+    const row = routes[id] as RouteRow;
+    await fc.assert(
+      fc.asyncProperty(validTitle, async (title) => {
+        const reply = await call(row.method, target(w), { token: w.owner.token, body: { title } });
+        expect({ status: reply.status, body: reply.status === 200 ? undefined : reply.body }).toEqual({
+          status: 200,
+          body: undefined,
+        });
+        const stored = await call('GET', read(w), { token: w.owner.token });
+        expect(stored.body.title).toBe(title);
+      }),
+      settings(RUNS.unicode),
+    );
+  });
+
+  it('refuses a lone surrogate (sent as a JSON escape) with 400: it is not text, and DynamoDB would refuse it', async () => {
+    const row = routes[id] as RouteRow;
+    const before = (await call('GET', read(w), { token: w.owner.token })).body.title;
+    expectProblem(await call(row.method, target(w), { token: w.owner.token, body: { title: `x\ud800y` } }), 400);
+    expect((await call('GET', read(w), { token: w.owner.token })).body.title).toBe(before);
+  });
+});
+
+describe('limits count characters, as the published JSON Schema (maxLength) and the contract do', () => {
+  // JSON Schema's maxLength counts Unicode code points (RFC 8259 characters); '😀' is one
+  // character but two UTF-16 code units.
+  const rename = (title: string) => call('PATCH', `/boards/${w.A.id}`, { token: w.owner.token, body: { title } });
+
+  it('a title of 256 ASCII characters is accepted, 257 refused', async () => {
+    expect((await rename('a'.repeat(256))).status).toBe(200);
+    expectProblem(await rename('a'.repeat(257)), 400);
+  });
+
+  it('a title of 256 characters outside the BMP is accepted, 257 refused', async () => {
+    const accepted = await rename('😀'.repeat(256));
+    expect({ status: accepted.status, body: accepted.status === 200 ? undefined : accepted.body }).toEqual({
+      status: 200,
+      body: undefined,
+    });
+    expectProblem(await rename('😀'.repeat(257)), 400);
+  });
+
+  it('a description of 16,384 characters is accepted, 16,385 refused; characters outside the BMP count once', async () => {
+    const update = (description: string) =>
+      call('PATCH', `/cards/${w.A.cards[1]}`, { token: w.owner.token, body: { description } });
+    expect((await update('é'.repeat(16_384))).status).toBe(200);
+    expectProblem(await update('é'.repeat(16_385)), 400);
+    // 10,000 characters, 20,000 UTF-16 code units, 40 KB: within every limit of the contract.
+    expect((await update('𝕏'.repeat(10_000))).status).toBe(200);
+  });
+
+  it('a display name of 100 characters outside the BMP is accepted at registration', async () => {
+    const reply = await call('POST', '/auth/register', {
+      body: { email: uniqueEmail(), password: 'long enough password', display_name: '😀'.repeat(100) },
+    });
+    expect(reply.status).toBe(201);
+  });
+});
+
+// ---- mass assignment ----------------------------------------------------------------------------
+
+/** Server-owned and internal attributes, with values that would hurt if any were taken. */
+const extras = (x: World) =>
+  fc.record({
+    id: fc.constantFrom(x.B.id, x.A.columns[1], x.A.cards[1], x.B.cards[0], 'chosen-by-client'),
+    owner_id: fc.constantFrom(x.other.id, x.member.id, ''),
+    board_id: fc.constantFrom(x.B.id, randomUUID()),
+    column_id: fc.constantFrom(x.B.columns[0], x.A.columns[1]),
+    position: fc.oneof(fc.double(), fc.constantFrom(-1e308, 0, 'NaN', null)),
+    created_at: fc.constantFrom('1999-01-01T00:00:00.000Z', 'yesterday', 0),
+    pk: fc.constantFrom(`BOARD#${x.B.id}`, `USER#${x.other.id}`, 'EMAIL#x@example.test'),
+    sk: fc.constantFrom('#BOARD', `#MEMBER#${x.other.id}`, `COLUMN#${x.B.columns[0]}`),
+    colpos: fc.string({ maxLength: 40 }),
+    type: fc.constantFrom('board', 'member', 'column', 'card', 'user_board'),
+    card_version: fc.oneof(fc.integer(), fc.constant(-1)),
+    column_version: fc.oneof(fc.integer(), fc.constant(-1)),
+    owner_count: fc.constantFrom(0, -5, 1000),
+    deleting_columns: fc.constantFrom([x.A.columns[0]], x.A.columns[0], { SS: [x.A.columns[0]] }),
+    user_id: fc.constantFrom(x.other.id, x.member.id),
+    joined_at: fc.constant('1999-01-01T00:00:00.000Z'),
+    email: fc.constant('mass@example.test'),
+  });
+
+/** The raw partitions a mass-assignment attempt could reach. */
+const watched = (x: World) => [
+  `BOARD#${x.A.id}`,
+  `BOARD#${x.B.id}`,
+  `USER#${x.owner.id}`,
+  `USER#${x.member.id}`,
+  `USER#${x.other.id}`,
+  ...x.A.columns.map((id) => `COLUMN#${id}`),
+  ...x.A.cards.map((id) => `CARD#${id}`),
+  `COLUMN#${x.B.columns[0]}`,
+  `CARD#${x.B.cards[0]}`,
+];
+const snapshot = async (x: World) => (await Promise.all(watched(x).map(partition))).flat();
+
+let counter = 0;
+const unique = (label: string) => `${label} ${++counter}`;
+const A = (x: World, sk: string) => `BOARD#${x.A.id}|${sk}`;
+const recent = (iso: string) => Math.abs(Date.parse(iso) - Date.now()) < 60_000;
+
+describe('mass assignment: server-owned and key attributes in a valid body change nothing but the intended field', () => {
+  /** Sends the valid body plus the extras; the intended field(s) win over the extras of the same name. */
+  const massProperty = (
+    build: (x: World) => { method: string; path: string; body: Json; token?: string },
+    check: (reply: Reply, changes: ReturnType<typeof diff>, sent: Json, before: Item[]) => void | Promise<void>,
+  ) =>
+    fc.assert(
+      fc.asyncProperty(extras(w), async (extra) => {
+        const request = build(w);
+        const before = await snapshot(w);
+        const sent = { ...extra, ...request.body };
+        const reply = await call(request.method, request.path, { token: request.token ?? w.owner.token, body: sent });
+        expect([200, 201]).toContain(reply.status);
+        await check(reply, diff(before, await snapshot(w)), sent, before);
+      }),
+      settings(RUNS.mass),
+    );
+
+  it('boards.rename: only the title of the board item changes', async () => {
+    await massProperty(
+      (x) => ({ method: 'PATCH', path: `/boards/${x.A.id}`, body: { title: unique('Board') } }),
+      (reply, changes, sent) => {
+        expect(changes).toEqual({ added: [], removed: [], changed: { [A(w, '#BOARD')]: ['title'] } });
+        expect(reply.body).toMatchObject({ id: w.A.id, owner_id: w.owner.id, title: sent.title });
+      },
+    );
+  });
+
+  it('columns.rename: only the title of the column item changes', async () => {
+    await massProperty(
+      (x) => ({ method: 'PATCH', path: `/columns/${x.A.columns[0]}`, body: { title: unique('Column') } }),
+      (reply, changes) => {
+        expect(changes).toEqual({ added: [], removed: [], changed: { [A(w, `COLUMN#${w.A.columns[0]}`)]: ['title'] } });
+        expect(reply.body).toMatchObject({ id: w.A.columns[0], board_id: w.A.id });
+      },
+    );
+  });
+
+  it('cards.update: only the title and description of the card item change', async () => {
+    await massProperty(
+      (x) => ({ method: 'PATCH', path: `/cards/${x.A.cards[0]}`, body: { title: unique('Card'), description: unique('Text') } }),
+      (reply, changes) => {
+        expect(changes).toEqual({
+          added: [],
+          removed: [],
+          changed: { [A(w, `CARD#${w.A.cards[0]}`)]: ['description', 'title'] },
+        });
+        expect(reply.body).toMatchObject({ id: w.A.cards[0] });
+      },
+    );
+  });
+
+  it('cards.move: only the card’s column and position (and their index key) change, to the target', async () => {
+    let target = 0;
+    await massProperty(
+      (x) => {
+        target = 1 - target;
+        return { method: 'PATCH', path: `/cards/${x.A.cards[0]}/move`, body: { target_column_id: x.A.columns[target] } };
+      },
+      (reply, changes) => {
+        const card = A(w, `CARD#${w.A.cards[0]}`);
+        expect(changes.added).toEqual([]);
+        expect(changes.removed).toEqual([]);
+        expect(Object.keys(changes.changed)).toEqual([card]);
+        expect(['colpos', 'column_id', 'position']).toEqual(expect.arrayContaining(changes.changed[card]!));
+        expect(reply.body).toMatchObject({ id: w.A.cards[0], column_id: w.A.columns[target], position: 1 });
+      },
+    );
+  });
+
+  it('columns.move: only the column’s position changes', async () => {
+    let flip = false;
+    await massProperty(
+      (x) => {
+        flip = !flip;
+        return {
+          method: 'PATCH',
+          path: `/columns/${x.A.columns[0]}/move`,
+          body: flip ? { before_id: x.A.columns[1] } : { after_id: x.A.columns[1] },
+        };
+      },
+      (reply, changes) => {
+        expect(changes).toEqual({ added: [], removed: [], changed: { [A(w, `COLUMN#${w.A.columns[0]}`)]: ['position'] } });
+        expect(reply.body).toMatchObject({ id: w.A.columns[0], board_id: w.A.id });
+      },
+    );
+  });
+
+  it('columns.create: one new column of this board at the end, with its own id and time; only the board’s column_version moves', async () => {
+    await massProperty(
+      (x) => ({ method: 'POST', path: `/boards/${x.A.id}/columns`, body: { title: unique('New column') } }),
+      async (reply, changes, sent, before) => {
+        const column = reply.body as { id: string; board_id: string; position: number };
+        expect(column.id).not.toBe(sent.id);
+        expect(column.board_id).toBe(w.A.id);
+        const positions = before
+          .filter((i) => i.pk === `BOARD#${w.A.id}` && String(i.sk).startsWith('COLUMN#'))
+          .map((i) => i.position as number);
+        expect(column.position).toBe(Math.max(...positions) + 1);
+        expect(changes).toEqual({
+          added: [A(w, `COLUMN#${column.id}`)],
+          removed: [],
+          changed: { [A(w, '#BOARD')]: ['column_version'] },
+        });
+        const item = (await partition(`BOARD#${w.A.id}`)).find((i) => i.sk === `COLUMN#${column.id}`)!;
+        expect(Object.keys(item).sort()).toEqual(['board_id', 'created_at', 'id', 'pk', 'position', 'sk', 'title', 'type']);
+        expect(item).toMatchObject({ type: 'column', id: column.id, board_id: w.A.id, title: sent.title });
+        expect(recent(item.created_at as string)).toBe(true);
+        const lookup = await partition(`COLUMN#${column.id}`);
+        expect(lookup).toEqual([
+          { pk: `COLUMN#${column.id}`, sk: '#LOOKUP', type: 'column_lookup', board_id: w.A.id, card_version: 0 },
+        ]);
+      },
+    );
+  });
+
+  it('cards.create: one new card in the addressed column at its end; only that column’s card_version moves', async () => {
+    await massProperty(
+      (x) => ({ method: 'POST', path: `/columns/${x.A.columns[1]}/cards`, body: { title: unique('New card') } }),
+      async (reply, changes, sent) => {
+        const card = reply.body as { id: string; column_id: string; description: string | null; created_at: string };
+        expect(card.id).not.toBe(sent.id);
+        expect(card).toMatchObject({ column_id: w.A.columns[1], description: null });
+        expect(recent(card.created_at)).toBe(true);
+        expect(changes).toEqual({
+          added: [A(w, `CARD#${card.id}`)],
+          removed: [],
+          changed: { [`COLUMN#${w.A.columns[1]}|#LOOKUP`]: ['card_version'] },
+        });
+        const item = (await partition(`BOARD#${w.A.id}`)).find((i) => i.sk === `CARD#${card.id}`)!;
+        expect(Object.keys(item).sort()).toEqual([
+          'board_id',
+          'colpos',
+          'column_id',
+          'created_at',
+          'description',
+          'id',
+          'pk',
+          'position',
+          'sk',
+          'title',
+          'type',
+        ]);
+        expect(item).toMatchObject({ type: 'card', board_id: w.A.id, column_id: w.A.columns[1] });
+        expect(String(item.colpos).startsWith(`${w.A.columns[1]}#`)).toBe(true);
+      },
+    );
+  });
+
+  it('boards.create: a new board of the caller with its own id and time; nothing else is touched', async () => {
+    await massProperty(
+      () => ({ method: 'POST', path: '/boards', body: { title: unique('New board') } }),
+      async (reply, changes, sent) => {
+        const created = reply.body as { id: string; owner_id: string; created_at: string };
+        expect(created.id).not.toBe(sent.id);
+        expect(created.owner_id).toBe(w.owner.id);
+        expect(recent(created.created_at)).toBe(true);
+        expect(changes).toEqual({ added: [`USER#${w.owner.id}|BOARD#${created.id}`], removed: [], changed: {} });
+        const items = await partition(`BOARD#${created.id}`);
+        expect(items.map((i) => i.sk).sort()).toEqual(['#BOARD', `#MEMBER#${w.owner.id}`]);
+        expect(items.find((i) => i.sk === '#BOARD')).toMatchObject({ owner_id: w.owner.id, column_version: 0, owner_count: 1 });
+        expect(items.find((i) => i.sk !== '#BOARD')).toMatchObject({ user_id: w.owner.id, role: 'owner' });
+      },
+    );
+  });
+
+  it('members.add: exactly the named user becomes a member with the asked role; user_id, board_id and the rest are ignored', async () => {
+    // A fresh user per run: adding the same one twice is a 409.
+    await fc.assert(
+      fc.asyncProperty(extras(w), async (extra) => {
+        const newcomer = await newUser();
+        const before = await snapshot(w);
+        const reply = await call('POST', `/boards/${w.A.id}/members`, {
+          token: w.owner.token,
+          body: { ...extra, email: newcomer.email, role: 'member' },
+        });
+        expect(reply.status).toBe(201);
+        expect(reply.body).toMatchObject({ user_id: newcomer.id, role: 'member' });
+        expect(diff(before, await snapshot(w))).toEqual({ added: [A(w, `#MEMBER#${newcomer.id}`)], removed: [], changed: {} });
+        expect(await partition(`USER#${newcomer.id}`)).toEqual(
+          expect.arrayContaining([expect.objectContaining({ sk: `BOARD#${w.A.id}`, role: 'member', board_id: w.A.id })]),
+        );
+      }),
+      settings(4),
+    );
+  });
+
+  it('members.update: only the named member’s role (both sides) and the owner count change', async () => {
+    let role: 'owner' | 'member' = 'member';
+    await massProperty(
+      (x) => {
+        role = role === 'owner' ? 'member' : 'owner';
+        return { method: 'PATCH', path: `/boards/${x.A.id}/members/${x.member.id}`, body: { role } };
+      },
+      (reply, changes) => {
+        expect(reply.body).toMatchObject({ user_id: w.member.id, role });
+        expect(changes).toEqual({
+          added: [],
+          removed: [],
+          changed: {
+            [A(w, '#BOARD')]: ['owner_count'],
+            [A(w, `#MEMBER#${w.member.id}`)]: ['role'],
+            [`USER#${w.member.id}|BOARD#${w.A.id}`]: ['role'],
+          },
+        });
+      },
+    );
+    // Leave the member a member.
+    await call('PATCH', `/boards/${w.A.id}/members/${w.member.id}`, { token: w.owner.token, body: { role: 'member' } });
+  });
+
+  it('auth.register: the new user’s id is the pool’s, whatever id, user_id or owner_id the body names', async () => {
+    await fc.assert(
+      fc.asyncProperty(extras(w), async (extra) => {
+        const before = await snapshot(w);
+        const email = uniqueEmail();
+        const reply = await call('POST', '/auth/register', {
+          body: { ...extra, email, password: 'long enough password', display_name: 'Mass' },
+        });
+        expect(reply.status).toBe(201);
+        const sub = JSON.parse(Buffer.from(String(reply.body.token).split('.')[1]!, 'base64url').toString()).sub;
+        expect([w.owner.id, w.member.id, w.other.id, extra.id, extra.user_id]).not.toContain(sub);
+        expect(diff(before, await snapshot(w))).toEqual({ added: [], removed: [], changed: {} });
+      }),
+      settings(4),
+    );
+  });
+});

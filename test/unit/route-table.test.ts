@@ -1,0 +1,140 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { z } from 'zod';
+import type { AccessRule } from '../../lib/data/access';
+import { type RouteRow, routes } from '../../lib/routes';
+
+/**
+ * Deny by default (issue 4 point 2): every row of the route table declares an access rule of a
+ * known shape, a row without one does not type-check (`npm run typecheck` fails on an unused
+ * `@ts-expect-error`), the public rows are exactly the ones named here, and every handler goes
+ * through `route()` under its own row id, so the row's rule is the one applied. The behaviour of
+ * each rule against a running stack is walked in test/integration/authorization-matrix.test.ts.
+ */
+
+const ROOT = join(__dirname, '..', '..');
+const rows = Object.entries(routes) as [string, RouteRow][];
+
+/** Exactly the shapes lib/data/access.ts AccessRule allows, with no extra keys. */
+const knownAccessRule = z.discriminatedUnion('scope', [
+  z.strictObject({ scope: z.literal('public') }),
+  z.strictObject({ scope: z.literal('user') }),
+  z.strictObject({
+    scope: z.literal('board'),
+    via: z.enum(['board', 'column', 'card']),
+    role: z.enum(['owner', 'member']),
+  }),
+]);
+
+/** Adding a public row is a decision: it has to be made here too. */
+const PUBLIC_ROWS = ['auth.login', 'auth.register', 'fallback', 'health', 'openapi'];
+
+// ---- compile-time: the table's type makes a missing or unknown access rule an error --------
+
+/** Everything a row needs except its access rule, so each error below is about `access` alone. */
+const base: Omit<RouteRow, 'access'> = {
+  method: 'GET',
+  path: '/incomplete',
+  entry: 'functions/health.ts',
+  summary: 'A row that forgot its access rule',
+  success: { status: 200 },
+  table: [],
+  cognito: [],
+};
+
+// @ts-expect-error a row without `access` is not a RouteRow
+const withoutAccess: RouteRow = { ...base };
+// @ts-expect-error `access` must name a scope
+const emptyAccess: RouteRow = { ...base, access: {} };
+// @ts-expect-error a board rule must say how the board is reached and which role is required
+const boardWithoutRole: RouteRow = { ...base, access: { scope: 'board', via: 'board' } };
+// @ts-expect-error an unknown scope is not an access rule
+const unknownScope: RouteRow = { ...base, access: { scope: 'admin' } };
+// @ts-expect-error an unknown role is not an access rule
+const unknownRole: AccessRule = { scope: 'board', via: 'card', role: 'viewer' };
+const complete: RouteRow = { ...base, access: { scope: 'user' } };
+
+describe('the route table: deny by default', () => {
+  it('rejects incomplete rows at compile time (the @ts-expect-error lines above are checked by tsc)', () => {
+    // At run time the incomplete rows exist; the runtime shape check catches them as well.
+    for (const row of [withoutAccess, emptyAccess, boardWithoutRole, unknownScope]) {
+      expect(knownAccessRule.safeParse(row.access).success).toBe(false);
+    }
+    expect(knownAccessRule.safeParse(unknownRole).success).toBe(false);
+    expect(knownAccessRule.safeParse(complete.access).success).toBe(true);
+  });
+
+  it.each(rows)('%s declares an access rule of a known shape', (_id, row) => {
+    expect(Object.hasOwn(row, 'access')).toBe(true);
+    const parsed = knownAccessRule.safeParse(row.access);
+    expect(parsed.error?.issues ?? []).toEqual([]);
+  });
+
+  it('has exactly the agreed public rows; every other row requires a token', () => {
+    const publicRows = rows.filter(([, row]) => row.access.scope === 'public').map(([id]) => id);
+    expect(publicRows.sort()).toEqual(PUBLIC_ROWS);
+    expect(rows.length).toBeGreaterThan(PUBLIC_ROWS.length);
+  });
+
+  it.each(rows.filter(([, row]) => row.access.scope === 'board'))(
+    '%s (a board rule) takes the addressed id as a UUID path parameter {id}',
+    (_id, row) => {
+      expect(row.path).toMatch(/\{id\}/);
+      expect(row.params).toBeDefined();
+      const id = '0b6f2e1c-4a7d-4a8e-9c1b-2f3e4d5c6b7a';
+      const params = Object.fromEntries([...row.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => [name!, id]));
+      expect(row.params!.safeParse(params).success).toBe(true);
+      expect(row.params!.safeParse({ ...params, id: 'not-a-uuid' }).success).toBe(false);
+    },
+  );
+
+  it.each(rows.filter(([, row]) => row.access.scope === 'board' && row.access.role === 'owner'))(
+    '%s (owners only) is a board-addressed route (owner rules are checked against the addressed board)',
+    (_id, row) => {
+      expect(row.access).toMatchObject({ scope: 'board', via: 'board' });
+    },
+  );
+
+  it.each(rows)('%s: its handler is route() under its own id, so its own access rule applies', (id, row) => {
+    const source = readFileSync(join(ROOT, row.entry), 'utf8');
+    const wired = [...source.matchAll(/export const handler = route(?:<[^>]*>)?\(\s*'([^']+)'/g)].map(([, name]) => name);
+    expect(wired).toEqual([id]);
+    // Exactly one export, no second hand-rolled handler beside it.
+    expect(source.match(/export /g)).toHaveLength(1);
+  });
+});
+
+describe('the route table: every token-protected handler refuses a request without a token before any I/O', () => {
+  const ddb = mockClient(DynamoDBDocumentClient);
+  afterAll(() => ddb.restore());
+
+  const protectedRows = rows.filter(([, row]) => row.access.scope !== 'public');
+
+  it.each(protectedRows)('%s answers 401 problem+json to an event without Authorization', async (id, row) => {
+    ddb.reset();
+    const { handler } = (await import(join(ROOT, row.entry))) as {
+      handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+    };
+    const id0 = '0b6f2e1c-4a7d-4a8e-9c1b-2f3e4d5c6b7a';
+    const names = [...row.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name!);
+    const path = row.path.replace(/\{[^}]+\}/g, id0);
+    const event = {
+      version: '2.0',
+      routeKey: `${row.method} ${row.path}`,
+      rawPath: path,
+      rawQueryString: '',
+      headers: row.body ? { 'content-type': 'application/json' } : {},
+      pathParameters: names.length > 0 ? Object.fromEntries(names.map((name) => [name, id0])) : undefined,
+      requestContext: { requestId: `unit-${id}`, http: { method: row.method, path } },
+      body: row.body ? JSON.stringify({ title: 'x' }) : undefined,
+      isBase64Encoded: false,
+    } as unknown as APIGatewayProxyEventV2;
+    const reply = await handler(event, {} as Context);
+    expect(reply.statusCode).toBe(401);
+    expect(reply.headers).toMatchObject({ 'content-type': 'application/problem+json', 'www-authenticate': 'Bearer' });
+    expect(ddb.calls()).toHaveLength(0);
+  });
+});
