@@ -73,17 +73,22 @@ export class ApiFunction extends Construct {
     });
   }
 
-  /** The route's table actions, exactly, on the table (and its index where the row says so), plus TABLE_NAME. */
+  /** The route's table actions on the table and its index actions on the index, exactly; plus TABLE_NAME. */
   grantTable(table: ITable): void {
-    const { table: actions, tableIndex } = this.props.row;
-    if (actions.length === 0) return;
-    this.role.addToPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: [...actions],
-        resources: tableIndex ? [table.tableArn, `${table.tableArn}/index/${COLUMN_POSITION_INDEX}`] : [table.tableArn],
-      }),
-    );
+    const { table: actions, index = [] } = this.props.row;
+    if (actions.length === 0 && index.length === 0) return;
+    if (actions.length > 0) {
+      this.role.addToPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: [...actions], resources: [table.tableArn] }));
+    }
+    if (index.length > 0) {
+      this.role.addToPolicy(
+        new PolicyStatement({
+          effect: Effect.ALLOW,
+          actions: [...index],
+          resources: [`${table.tableArn}/index/${COLUMN_POSITION_INDEX}`],
+        }),
+      );
+    }
     this.fn.addEnvironment(ENV.tableName, table.tableName);
   }
 

@@ -13,7 +13,7 @@ import { AccountRecovery, UserPool } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { passwordPolicy, tokenValidity } from '../lib/auth/pool';
+import { appClient as appClientDefinition, passwordPolicy, tokenValidity } from '../lib/auth/pool';
 import { ENV } from '../lib/config';
 import { tableDefinition } from '../lib/data/table';
 import { type RouteId, type RouteRow, routes } from '../lib/routes';
@@ -76,10 +76,11 @@ export class TaskBoardStack extends Stack {
       accountRecovery: AccountRecovery.EMAIL_ONLY,
       removalPolicy: dataRemoval,
     });
+    // CDK always allows refresh tokens; the rest comes from the definition the emulator shares.
     const appClient = userPool.addClient('ApiClient', {
-      authFlows: { userPassword: true },
-      generateSecret: false,
-      preventUserExistenceErrors: true,
+      authFlows: { userPassword: appClientDefinition.userPasswordAuth },
+      generateSecret: appClientDefinition.generateSecret,
+      preventUserExistenceErrors: appClientDefinition.preventUserExistenceErrors,
       accessTokenValidity: Duration.minutes(tokenValidity.accessTokenMinutes),
       refreshTokenValidity: Duration.days(tokenValidity.refreshTokenDays),
     });

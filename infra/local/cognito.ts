@@ -8,7 +8,7 @@ import {
   CreateUserPoolCommand,
   DescribeUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { authFlows, passwordPolicy, tokenValidity } from '../../lib/auth/pool';
+import { appClient as appClientDefinition, explicitAuthFlows, passwordPolicy, tokenValidity } from '../../lib/auth/pool';
 import { captureOutput, spawnGuarded, waitFor } from './processes';
 
 /**
@@ -79,9 +79,9 @@ export async function ensurePool(endpoint: string, dataDir: string): Promise<Loc
       new CreateUserPoolClientCommand({
         UserPoolId: userPoolId,
         ClientName: 'task-board-api',
-        GenerateSecret: false,
-        ExplicitAuthFlows: [...authFlows],
-        PreventUserExistenceErrors: 'ENABLED',
+        GenerateSecret: appClientDefinition.generateSecret,
+        ExplicitAuthFlows: explicitAuthFlows,
+        PreventUserExistenceErrors: appClientDefinition.preventUserExistenceErrors ? 'ENABLED' : 'LEGACY',
         AccessTokenValidity: tokenValidity.accessTokenMinutes,
         RefreshTokenValidity: tokenValidity.refreshTokenDays,
         TokenValidityUnits: { AccessToken: 'minutes', RefreshToken: 'days' },

@@ -8,7 +8,8 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { ENV, requireEnv } from '../config';
 import { BadRequest, Conflict, Unauthorized } from '../domain/errors';
-import { stopAtDeadline } from '../http/deadline';
+import { outsideDeadline, stopAtDeadline } from '../http/deadline';
+import { logger } from '../http/logger';
 
 const userPoolId = requireEnv(ENV.userPoolId);
 const clientId = requireEnv(ENV.userPoolClientId);
@@ -69,7 +70,10 @@ export async function createUser(
     await cognito.send(new AdminConfirmSignUpCommand({ UserPoolId: userPoolId, Username: username }));
     await afterCreate(userId);
   } catch (error) {
-    await cognito.send(new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: username })).catch(() => undefined);
+    // Even past the request's deadline: a confirmed user without a profile could never register again.
+    await outsideDeadline(() => cognito.send(new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: username }))).catch(
+      (cleanupError: unknown) => logger.error('could not remove a half-registered user', { error: cleanupError }),
+    );
     throw error;
   }
   return userId;

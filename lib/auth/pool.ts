@@ -14,4 +14,16 @@ export const passwordPolicy = {
 /** Access tokens live an hour; refresh tokens thirty days (Cognito defaults, stated once). */
 export const tokenValidity = { accessTokenMinutes: 60, refreshTokenDays: 30 } as const;
 
-export const authFlows = ['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'] as const;
+/** The API's app client: password login and refresh tokens, no secret, no user enumeration. */
+export const appClient = {
+  userPasswordAuth: true,
+  refreshTokenAuth: true,
+  generateSecret: false,
+  preventUserExistenceErrors: true,
+} as const;
+
+/** The same, as Cognito's API spells it (the local emulator's pool is made with it). */
+export const explicitAuthFlows = [
+  ...(appClient.userPasswordAuth ? ['ALLOW_USER_PASSWORD_AUTH' as const] : []),
+  ...(appClient.refreshTokenAuth ? ['ALLOW_REFRESH_TOKEN_AUTH' as const] : []),
+];

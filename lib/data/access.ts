@@ -144,3 +144,19 @@ function relatedMap<T>(
   }
   return found;
 }
+
+/**
+ * An id named in the body that must be an item of the addressed board: its item, or NotFound
+ * (a missing id and another board's id look the same to the caller). No id: undefined.
+ */
+export function relatedOnBoard<T>(
+  related: Map<string, Related<T>>,
+  boardId: string,
+  id: string | null | undefined,
+  what: string,
+): T | undefined {
+  if (!id) return undefined;
+  const found = related.get(id);
+  if (!found?.item || found.boardId !== boardId) throw new NotFound(what);
+  return found.item;
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFound } from '../domain/errors';
 import { byNewestFirst, byPosition } from '../domain/ordering';
 import type { BoardScope } from './access';
@@ -11,8 +11,9 @@ import {
   isConditionFailure,
   queryAll,
   queryPages,
-  TABLE_NAME,
+  tableName,
   transactWrite,
+  updateExisting,
 } from './db';
 import {
   type Board,
@@ -57,22 +58,7 @@ export async function listBoards(userId: string): Promise<Board[]> {
 }
 
 export async function renameBoard(boardId: string, title: string): Promise<Board> {
-  try {
-    const out = await documentClient.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: keys.board(boardId),
-        UpdateExpression: 'SET title = :title',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':title': title },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toBoard(out.Attributes as BoardRecord);
-  } catch (error) {
-    if (isConditionFailure(error)) throw new NotFound('Board');
-    throw error;
-  }
+  return toBoard(await updateExisting<BoardRecord>(keys.board(boardId), { title }, 'Board'));
 }
 
 /**
@@ -118,7 +104,7 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
 export async function deleteBoard(boardId: string): Promise<void> {
   try {
     await documentClient.send(
-      new DeleteCommand({ TableName: TABLE_NAME, Key: keys.board(boardId), ConditionExpression: 'attribute_exists(pk)' }),
+      new DeleteCommand({ TableName: tableName(), Key: keys.board(boardId), ConditionExpression: 'attribute_exists(pk)' }),
     );
   } catch (error) {
     if (isConditionFailure(error)) throw new NotFound('Board');
@@ -127,9 +113,16 @@ export async function deleteBoard(boardId: string): Promise<void> {
   await deleteBoardContents(boardId);
 }
 
-/** Every item of the partition, plus the items outside it that point into it. */
+/**
+ * Every item of the partition, plus the items outside it that point into it. Each page's
+ * deletes run while the next page is read; memberships sort first in the partition, so the
+ * members lose the board before anything else goes.
+ */
 export async function deleteBoardContents(boardId: string): Promise<void> {
-  const doomed: ItemKey[] = [];
+  // The chain always has a handler, so a failed batch never becomes an unhandled rejection
+  // (which would end the Lambda process) while the next page is still being read.
+  let deleting: Promise<void> = Promise.resolve();
+  let failure: unknown;
   await queryPages(
     {
       KeyConditionExpression: 'pk = :pk',
@@ -137,13 +130,21 @@ export async function deleteBoardContents(boardId: string): Promise<void> {
       ProjectionExpression: 'pk, sk, id, user_id',
     },
     (items: Item[]) => {
+      const doomed: ItemKey[] = [];
       for (const item of items) {
         doomed.push({ pk: item.pk, sk: item.sk });
         if (item.sk.startsWith(keys.memberPrefix)) doomed.push(keys.userBoard(item.user_id as string, boardId));
         else if (item.sk.startsWith(keys.columnPrefix)) doomed.push(keys.columnLookup(item.id as string));
         else if (item.sk.startsWith(keys.cardPrefix)) doomed.push(keys.cardLookup(item.id as string));
       }
+      deleting = deleting
+        .then(() => (failure === undefined ? deleteItems(doomed) : undefined))
+        .catch((error: unknown) => {
+          failure ??= error;
+        });
+      return failure === undefined ? undefined : false;
     },
   );
-  await deleteItems(doomed);
+  await deleting;
+  if (failure !== undefined) throw failure;
 }

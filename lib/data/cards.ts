@@ -1,41 +1,53 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
-import type { BoardScope } from './access';
+import { type BoardScope, relatedOnBoard } from './access';
 import {
   cancellationCodes,
-  documentClient,
   getItems,
   type Item,
-  isConditionFailure,
   LostRace,
   queryPages,
   retryLostRaces,
-  TABLE_NAME,
   transactWrite,
+  updateExisting,
 } from './db';
 import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
 import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
-/** Highest card position in a column: one strongly consistent LSI query, highest first, one key. */
-export async function highestCardPosition(boardId: string, columnId: string): Promise<number | undefined> {
-  const prefix = columnPositionPrefix(columnId);
-  let top: Item | undefined;
+/**
+ * A column's cards in position order from the position index, strongly consistent: keys only,
+ * or whole cards (`whole`: the index projects keys, and ALL_ATTRIBUTES fetches the rest from the
+ * table within the same call).
+ */
+export async function queryColumnCards(
+  boardId: string,
+  columnId: string,
+  options: { highestFirst?: boolean; limit?: number; whole?: boolean } = {},
+): Promise<Item[]> {
+  const items: Item[] = [];
   await queryPages(
     {
       IndexName: COLUMN_POSITION_INDEX,
       KeyConditionExpression: 'pk = :pk AND begins_with(colpos, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': prefix },
-      ScanIndexForward: false,
-      Limit: 1,
+      ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': columnPositionPrefix(columnId) },
+      ScanIndexForward: !options.highestFirst,
+      ...(options.limit ? { Limit: options.limit } : {}),
+      ...(options.whole ? { Select: 'ALL_ATTRIBUTES' as const } : {}),
     },
-    (items) => {
-      top = items[0];
-      return false; // the first page holds the answer; never follow LastEvaluatedKey
+    (page) => {
+      items.push(...page);
+      // With a limit the first page holds the answer: never follow LastEvaluatedKey.
+      return options.limit ? false : undefined;
     },
   );
-  return top ? decodePosition((top.colpos as string).slice(prefix.length)) : undefined;
+  return items;
+}
+
+/** Highest card position in a column: one index query, highest first, one key. */
+export async function highestCardPosition(boardId: string, columnId: string): Promise<number | undefined> {
+  const [top] = await queryColumnCards(boardId, columnId, { highestFirst: true, limit: 1 });
+  return top ? decodePosition((top.colpos as string).slice(columnPositionPrefix(columnId).length)) : undefined;
 }
 
 /**
@@ -107,25 +119,9 @@ export async function updateCard(
   changes: { title?: string | null; description?: string | null },
 ): Promise<Card> {
   const card = scope.card!;
-  const fields = Object.entries(changes).filter(([, value]) => value !== null && value !== undefined);
-  if (fields.length === 0) return toCard(card);
-  try {
-    const out = await documentClient.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: keys.card(scope.boardId, card.id),
-        UpdateExpression: `SET ${fields.map(([name]) => `#${name} = :${name}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(fields.map(([name]) => [`#${name}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(fields.map(([name, value]) => [`:${name}`, value])),
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toCard(out.Attributes as CardRecord);
-  } catch (error) {
-    if (isConditionFailure(error)) throw new NotFound('Card');
-    throw error;
-  }
+  const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
+  if (Object.keys(fields).length === 0) return toCard(card);
+  return toCard(await updateExisting<CardRecord>(keys.card(scope.boardId, card.id), fields, 'Card'));
 }
 
 /** The card and its id lookup go together; a card already gone is 404. */
@@ -161,15 +157,9 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
   if (target.boardId !== scope.boardId) throw new Forbidden('The target column is on another board.');
   if (!target.item) throw new NotFound('Target column');
 
-  const neighbour = (id: string | null | undefined, field: string) => {
-    if (!id) return undefined;
-    const found = scope.relatedCards.get(id);
-    if (!found?.item || found.boardId !== scope.boardId) throw new NotFound(`The card named in ${field}`);
-    return found.item.position;
-  };
-  const before = neighbour(move.before_id, 'before_id');
-  const after = neighbour(move.after_id, 'after_id');
-  const moved: CardRecord = { ...card, column_id: target.item.id, position: positionBetween(before, after) };
+  const before = relatedOnBoard(scope.relatedCards, scope.boardId, move.before_id, 'The card named in before_id');
+  const after = relatedOnBoard(scope.relatedCards, scope.boardId, move.after_id, 'The card named in after_id');
+  const moved: CardRecord = { ...card, column_id: target.item.id, position: positionBetween(before?.position, after?.position) };
 
   try {
     await transactWrite([
@@ -187,7 +177,15 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
         },
       },
       { ConditionCheck: { Key: keys.column(scope.boardId, moved.column_id), ConditionExpression: 'attribute_exists(pk)' } },
-      { ConditionCheck: { Key: keys.board(scope.boardId), ConditionExpression: 'attribute_exists(pk)' } },
+      {
+        // The card's own column must not have started its deletion since the access check, or
+        // the deletion, having already listed this card, would remove it after this move's 200.
+        ConditionCheck: {
+          Key: keys.board(scope.boardId),
+          ConditionExpression: 'attribute_exists(pk) AND NOT contains(deleting_columns, :from)',
+          ExpressionAttributeValues: { ':from': card.column_id },
+        },
+      },
     ]);
   } catch (error) {
     const codes = cancellationCodes(error);

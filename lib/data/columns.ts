@@ -3,7 +3,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFound } from '../domain/errors';
 import { byPosition } from '../domain/ordering';
 import { appendPosition, positionBetween } from '../domain/positions';
-import type { BoardScope } from './access';
+import { type BoardScope, relatedOnBoard } from './access';
+import { queryColumnCards } from './cards';
 import {
   cancellationCodes,
   deleteItems,
@@ -13,8 +14,9 @@ import {
   LostRace,
   queryAll,
   retryLostRaces,
-  TABLE_NAME,
+  tableName,
   transactWrite,
+  updateExisting,
 } from './db';
 import {
   type BoardRecord,
@@ -26,7 +28,7 @@ import {
   toCard,
   toColumn,
 } from './records';
-import { COLUMN_POSITION_INDEX, columnPositionPrefix, keys } from './table';
+import { keys } from './table';
 
 async function highestColumnPosition(boardId: string): Promise<number | undefined> {
   const columns = await queryAll({
@@ -87,42 +89,15 @@ async function readColumnVersion(boardId: string): Promise<number> {
   return board.column_version ?? 0;
 }
 
-/** The column's cards: keys from the position index (strongly consistent), then the cards. */
+/** The column and its cards, in one strongly consistent index query (after the access check). */
 export async function readColumnWithCards(scope: BoardScope): Promise<ColumnWithCards> {
   const column = scope.column!;
-  const cardKeys = (
-    await queryAll({
-      IndexName: COLUMN_POSITION_INDEX,
-      KeyConditionExpression: 'pk = :pk AND begins_with(colpos, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.boardPartition(scope.boardId), ':prefix': columnPositionPrefix(column.id) },
-    })
-  ).map((item) => ({ pk: item.pk, sk: item.sk }));
-  const found = await getItems(cardKeys);
-  const cards = cardKeys
-    .map((key) => found.get<CardRecord>(key))
-    .filter((card): card is CardRecord => card?.column_id === column.id)
-    .sort(byPosition)
-    .map(toCard);
-  return { ...toColumn(column), cards };
+  const cards = (await queryColumnCards(scope.boardId, column.id, { whole: true })) as unknown as CardRecord[];
+  return { ...toColumn(column), cards: cards.sort(byPosition).map(toCard) };
 }
 
 export async function renameColumn(scope: BoardScope, title: string): Promise<Column> {
-  try {
-    const out = await documentClient.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: keys.column(scope.boardId, scope.column!.id),
-        UpdateExpression: 'SET title = :title',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':title': title },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toColumn(out.Attributes as ColumnRecord);
-  } catch (error) {
-    if (isConditionFailure(error)) throw new NotFound('Column');
-    throw error;
-  }
+  return toColumn(await updateExisting<ColumnRecord>(keys.column(scope.boardId, scope.column!.id), { title }, 'Column'));
 }
 
 /**
@@ -153,18 +128,14 @@ export async function deleteColumn(scope: BoardScope): Promise<void> {
     if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Column');
     throw error;
   }
-  const cards = await queryAll({
-    IndexName: COLUMN_POSITION_INDEX,
-    KeyConditionExpression: 'pk = :pk AND begins_with(colpos, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': columnPositionPrefix(column.id) },
-  });
+  const cards = await queryColumnCards(boardId, column.id);
   await deleteItems(
     cards.flatMap((card) => [{ pk: card.pk, sk: card.sk }, keys.cardLookup(card.sk.slice(keys.cardPrefix.length))]),
   );
   await documentClient
     .send(
       new UpdateCommand({
-        TableName: TABLE_NAME,
+        TableName: tableName(),
         Key: keys.board(boardId),
         UpdateExpression: 'DELETE deleting_columns :column',
         ConditionExpression: 'attribute_exists(pk)',
@@ -181,28 +152,8 @@ export async function moveColumn(
   scope: BoardScope,
   move: { before_id?: string | null; after_id?: string | null },
 ): Promise<Column> {
-  const neighbour = (id: string | null | undefined, field: string) => {
-    if (!id) return undefined;
-    const found = scope.relatedColumns.get(id);
-    if (!found?.item || found.boardId !== scope.boardId) throw new NotFound(`The column named in ${field}`);
-    return found.item.position;
-  };
-  const position = positionBetween(neighbour(move.before_id, 'before_id'), neighbour(move.after_id, 'after_id'));
-  try {
-    const out = await documentClient.send(
-      new UpdateCommand({
-        TableName: TABLE_NAME,
-        Key: keys.column(scope.boardId, scope.column!.id),
-        UpdateExpression: 'SET #position = :position',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#position': 'position' },
-        ExpressionAttributeValues: { ':position': position },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toColumn(out.Attributes as ColumnRecord);
-  } catch (error) {
-    if (isConditionFailure(error)) throw new NotFound('Column');
-    throw error;
-  }
+  const before = relatedOnBoard(scope.relatedColumns, scope.boardId, move.before_id, 'The column named in before_id');
+  const after = relatedOnBoard(scope.relatedColumns, scope.boardId, move.after_id, 'The column named in after_id');
+  const position = positionBetween(before?.position, after?.position);
+  return toColumn(await updateExisting<ColumnRecord>(keys.column(scope.boardId, scope.column!.id), { position }, 'Column'));
 }

@@ -7,13 +7,20 @@ import {
   type QueryCommandInput,
   TransactWriteCommand,
   type TransactWriteCommandInput,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { ENV, requireEnv } from '../config';
+import { NotFound } from '../domain/errors';
 import { stopAtDeadline } from '../http/deadline';
 import type { ItemKey } from './table';
 
-/** Read once per container; every data module shares this client and table name. */
-export const TABLE_NAME = requireEnv(ENV.tableName);
+let cachedTableName: string | undefined;
+/**
+ * The table's name, read once per container. Read on first use rather than at module load,
+ * because every handler bundles this module but only the routes that use the table are given
+ * TABLE_NAME; those check it at cold start (lib/http/route.ts).
+ */
+export const tableName = () => (cachedTableName ??= requireEnv(ENV.tableName));
 
 export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
@@ -57,10 +64,10 @@ export async function getItems(keyList: ItemKey[]): Promise<ItemSet> {
         if (round >= MAX_UNPROCESSED_ROUNDS) throw new StorageBusy('BatchGetItem kept returning unprocessed keys');
         if (round > 0) await pause(20 * 2 ** round);
         const out = await documentClient.send(
-          new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: pending, ConsistentRead: true } } }),
+          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
         );
-        for (const item of out.Responses?.[TABLE_NAME] ?? []) found.add(item as Item);
-        pending = (out.UnprocessedKeys?.[TABLE_NAME]?.Keys as ItemKey[] | undefined) ?? [];
+        for (const item of out.Responses?.[tableName()] ?? []) found.add(item as Item);
+        pending = (out.UnprocessedKeys?.[tableName()]?.Keys as ItemKey[] | undefined) ?? [];
       }
     }),
   );
@@ -76,7 +83,7 @@ export async function queryPages(
   let pages = 0;
   do {
     const out = await documentClient.send(
-      new QueryCommand({ ...input, TableName: TABLE_NAME, ConsistentRead: true, ExclusiveStartKey: startKey }),
+      new QueryCommand({ ...input, TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: startKey }),
     );
     pages++;
     if (onPage((out.Items ?? []) as Item[]) === false) break;
@@ -110,7 +117,7 @@ const TRANSACTION_CONFLICT_ATTEMPTS = 6;
 export async function transactWrite(items: TransactItem[]): Promise<void> {
   const withTable = items.map((item) => {
     const [[op, body]] = Object.entries(item) as unknown as [[string, Record<string, unknown>]];
-    return { [op]: { ...body, TableName: TABLE_NAME } } as SdkTransactItem;
+    return { [op]: { ...body, TableName: tableName() } } as SdkTransactItem;
   });
   for (let attempt = 1; ; attempt++) {
     try {
@@ -136,8 +143,8 @@ export async function deleteItems(keyList: ItemKey[], parallelism = 8): Promise<
       for (let round = 0; pending.length > 0; round++) {
         if (round >= MAX_UNPROCESSED_ROUNDS) throw new StorageBusy('BatchWriteItem kept returning unprocessed items');
         if (round > 0) await pause(20 * 2 ** round);
-        const out = await documentClient.send(new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: pending } }));
-        pending = (out.UnprocessedItems?.[TABLE_NAME] as typeof pending | undefined) ?? [];
+        const out = await documentClient.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+        pending = (out.UnprocessedItems?.[tableName()] as typeof pending | undefined) ?? [];
       }
     }
   };
@@ -154,6 +161,31 @@ export function cancellationCodes(error: unknown): string[] | undefined {
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
   return reasons?.map((reason) => reason.Code ?? 'None');
+}
+
+/**
+ * UpdateItem of an item that must exist (`attribute_exists`), setting `fields`, returning the
+ * item as stored afterwards; a missing item is NotFound(`what`).
+ */
+export async function updateExisting<T>(key: ItemKey, fields: Record<string, unknown>, what: string): Promise<T> {
+  const names = Object.keys(fields);
+  try {
+    const out = await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes as T;
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFound(what);
+    throw error;
+  }
 }
 
 export function isConditionFailure(error: unknown): boolean {

@@ -10,6 +10,9 @@ const deadlineStorage = new AsyncLocalStorage<AbortSignal>();
 
 export const runWithDeadline = <T>(signal: AbortSignal, fn: () => Promise<T>) => deadlineStorage.run(signal, fn);
 
+/** Runs `fn` free of the request's deadline: for clean-up that must happen even after it. */
+export const outsideDeadline = <T>(fn: () => Promise<T>) => deadlineStorage.exit(fn);
+
 export class DeadlineExceeded extends Error {
   override name = 'DeadlineExceeded';
 }

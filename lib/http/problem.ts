@@ -1,4 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { cancellationCodes } from '../data/db';
 import { DomainError, type ErrorKind, MethodNotAllowed, Unauthorized, Unavailable } from '../domain/errors';
 
 /** The one place where an error becomes an HTTP answer (RFC 9457 problem+json). */
@@ -43,13 +44,16 @@ export function classify(error: unknown): DomainError | undefined {
   if (!(error instanceof Error)) return undefined;
   const code = (error as Error & { code?: string }).code;
   const status = (error as Error & { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  if (error.name === 'TransactionCanceledException') {
-    const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-    if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded')) {
+  const codes = cancellationCodes(error);
+  if (codes) {
+    // Throttled, or still losing to concurrent transactions after transactWrite's retries:
+    // transient storage contention, not a conflict with what the client asked for.
+    if (
+      codes.some(
+        (code) => code === 'ThrottlingError' || code === 'ProvisionedThroughputExceeded' || code === 'TransactionConflict',
+      )
+    ) {
       return new Unavailable('The database is busy; retry shortly.');
-    }
-    if (reasons.some((r) => r.Code === 'TransactionConflict')) {
-      return new DomainError('conflict', 'A concurrent change to the same data won; retry the request.');
     }
     return undefined;
   }

@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Caller } from '../auth/verifier';
+import { ENV, requireEnv } from '../config';
 import type { BoardScope } from '../data/access';
 import { Unavailable } from '../domain/errors';
 import { type RouteId, type RouteRow, type Routes, routes } from '../routes';
@@ -47,7 +48,9 @@ export function route<Id extends RouteId, P = undefined>(
   handler: (input: RouteInput<Id, P>) => Promise<RouteResult>,
   options: BoardAccessOptions<BodyOf<Id>, P> = {},
 ) {
-  const row = routes[id];
+  const row: RouteRow = routes[id];
+  // Routes that use the table check its configuration at cold start, not at their first query.
+  if (row.table.length > 0 || row.index?.length) requireEnv(ENV.tableName);
   // middy's own early timeout covers only the handler body; the deadline below covers the chain.
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext>({ timeoutEarlyInMillis: 0 })
     .use(requestLog(id))

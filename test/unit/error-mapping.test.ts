@@ -68,10 +68,11 @@ describe('storage failures become problem+json answers', () => {
     expect(reply.statusCode).toBe(503);
   });
 
-  it('a transaction that keeps conflicting with others is retried, then 409', async () => {
+  it('a transaction that keeps conflicting with others is retried, then 503 with Retry-After (contention, not a client conflict)', async () => {
     ddb.on(TransactWriteCommand).rejects(cancelled('TransactionConflict', 'None', 'None'));
     const reply = await createBoard(event('POST', '/boards', { title: 'x' }), context);
-    expect(reply.statusCode).toBe(409);
+    expect(reply.statusCode).toBe(503);
+    expect(reply.headers).toMatchObject({ 'retry-after': expect.stringMatching(/^\d+$/) });
     expect(ddb.commandCalls(TransactWriteCommand).length).toBeGreaterThan(1);
   });
 

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { handler as listBoards } from '../../functions/boards/list';
 import { handler as createCard } from '../../functions/cards/create';
 import { accessTokenVerifier } from '../../lib/auth/verifier';
-import { documentClient, TABLE_NAME } from '../../lib/data/db';
+import { documentClient, tableName } from '../../lib/data/db';
 import { keys } from '../../lib/data/table';
 import { type RouteId, routes } from '../../lib/routes';
 import { accessClaims, makeSigner } from '../support/tokens';
@@ -137,11 +137,11 @@ function realAnswer(request: SeenRequest): Answer {
       return { status: 200, body: { Items: items, Count: items.length, ScannedCount: items.length } };
     }
     case 'BatchGetItem': {
-      const wanted = body.RequestItems[TABLE_NAME].Keys as { pk: { S: string }; sk: { S: string } }[];
+      const wanted = body.RequestItems[tableName()].Keys as { pk: { S: string }; sk: { S: string } }[];
       const found = stored.filter((item) =>
         wanted.some((k) => k.pk.S === (item.pk as { S: string }).S && k.sk.S === (item.sk as { S: string }).S),
       );
-      return { status: 200, body: { Responses: { [TABLE_NAME]: found }, UnprocessedKeys: {} } };
+      return { status: 200, body: { Responses: { [tableName()]: found }, UnprocessedKeys: {} } };
     }
     case 'TransactWriteItems':
       return { status: 200, body: {} };
@@ -227,7 +227,7 @@ describe('DynamoDB throttling below the SDK', () => {
     const reply = await list();
     expect(reply.statusCode).toBe(200);
     expect(fake.requests.map((r) => r.operation)).toEqual(['Query', 'BatchGetItem']);
-    expect(fake.requests[0]!.body).toMatchObject({ TableName: TABLE_NAME, ConsistentRead: true });
+    expect(fake.requests[0]!.body).toMatchObject({ TableName: tableName(), ConsistentRead: true });
     expect(fake.requests[0]!.hostname).toMatch(/dynamodb/);
   });
 
