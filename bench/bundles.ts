@@ -1,0 +1,396 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { type BuildOptions, build, type Plugin } from 'esbuild';
+import { functionIdOf } from '../infra/task-board-stack';
+import { type RouteId, routeIds, routes } from '../lib/routes';
+import { log, median, min, REPO_ROOT, round } from './util';
+
+/**
+ * Part 1 of the benchmark: the Lambda bundles exactly as `cdk synth` makes them, their size, and
+ * the time a fresh Node process takes to import each one, against a bundle that only builds a
+ * DynamoDB DocumentClient (built in the same run with the same esbuild options). Also the
+ * bundling alternatives of docs/performance.md (CJS, no minify, source maps, SDK external) and
+ * what each dependency adds on top of the SDK-only floor.
+ */
+
+const run = promisify(execFile);
+
+/** The esbuild options of infra/api-function.ts (NodejsFunction `bundling`), written out. */
+const BANNER =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+export const DEPLOYED_OPTIONS: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'esm',
+  minify: true,
+  sourcemap: false,
+  mainFields: ['module', 'main'],
+  banner: { js: BANNER },
+  logLevel: 'silent',
+};
+
+/** What the cold-import child sees: the variables the functions require at cold start, nothing secret. */
+export const IMPORT_ENV: Record<string, string> = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  TABLE_NAME: 'task-board-bench',
+  USER_POOL_ID: 'us-east-1_BenchPool',
+  USER_POOL_CLIENT_ID: 'benchclientid0000000000000',
+  TOKEN_ISSUER: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_BenchPool',
+  AWS_REGION: 'us-east-1',
+  // The SDK warns once about Node 20 (Lambda runs 24); the warning is not part of what we measure.
+  NODE_NO_WARNINGS: '1',
+};
+
+/** Runs in a fresh `node`: times `await import(bundle)` only (performance.now around it), then CPU time and memory. */
+const PROBE = `
+const { pathToFileURL } = await import('node:url');
+const url = pathToFileURL(process.env.BENCH_IMPORT_FILE).href;
+const file = process.env.BENCH_IMPORT_FILE;
+// A CommonJS handler is loaded with require by the Lambda runtime, an ES module with import().
+const { createRequire } = await import('node:module');
+const load = file.endsWith('.cjs') ? () => createRequire(url)(file) : () => import(url);
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+await load();
+const ms = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
+const mem = process.memoryUsage();
+process.stdout.write(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, rssMb: mem.rss / 1048576, heapMb: mem.heapUsed / 1048576 }));
+`;
+
+export interface Bundle {
+  id: string;
+  label: string;
+  file: string;
+  bytes: number;
+  nodeArgs?: string[];
+}
+
+export interface ImportStats {
+  runs: number;
+  medianMs: number;
+  minMs: number;
+  medianCpuMs: number;
+  rssMb: number;
+  heapMb: number;
+  samplesMs: number[];
+}
+
+interface ProbeResult {
+  ms: number;
+  cpuMs: number;
+  rssMb: number;
+  heapMb: number;
+}
+
+async function probe(bundle: Bundle): Promise<ProbeResult> {
+  const { stdout } = await run(process.execPath, [...(bundle.nodeArgs ?? []), '--input-type=module', '-e', PROBE], {
+    env: { ...IMPORT_ENV, BENCH_IMPORT_FILE: bundle.file },
+    timeout: 60_000,
+    maxBuffer: 1024 * 1024,
+  });
+  return JSON.parse(stdout) as ProbeResult;
+}
+
+/**
+ * Cold import of every bundle, `runs` times each after one discarded warm-up round, interleaved
+ * (every round imports every bundle once, in rotated order) so that a busy moment of the
+ * machine hits all bundles alike instead of one.
+ */
+export async function measureImports(bundles: Bundle[], runs: number): Promise<Map<string, ImportStats>> {
+  const samples = new Map<string, ProbeResult[]>(bundles.map((b) => [b.id, []]));
+  for (let round = 0; round <= runs; round++) {
+    const order = bundles.map((_, i) => bundles[(i + round) % bundles.length]!);
+    for (const bundle of order) {
+      const result = await probe(bundle);
+      if (round > 0) samples.get(bundle.id)!.push(result);
+    }
+  }
+  return new Map(
+    [...samples].map(([id, list]) => [
+      id,
+      {
+        runs: list.length,
+        medianMs: round(median(list.map((r) => r.ms))),
+        minMs: round(min(list.map((r) => r.ms))),
+        medianCpuMs: round(median(list.map((r) => r.cpuMs))),
+        rssMb: round(median(list.map((r) => r.rssMb)), 1),
+        heapMb: round(median(list.map((r) => r.heapMb)), 1),
+        samplesMs: list.map((r) => round(r.ms)),
+      },
+    ]),
+  );
+}
+
+export interface SynthesizedFunction {
+  routeId: RouteId;
+  logicalId: string;
+  asset: string;
+  file: string;
+  bytes: number;
+  memorySize?: number;
+  architectures?: string[];
+}
+
+/** `cdk synth` into a fresh directory and each route's function bundle, found by logical id prefix. */
+export async function synthesize(outDir: string): Promise<{ functions: SynthesizedFunction[]; synthMs: number }> {
+  const started = performance.now();
+  try {
+    await run('npx', ['cdk', 'synth', '--no-notices', '--quiet', '-o', outDir], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' },
+      timeout: 300_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    const { stderr = '', stdout = '' } = error as { stderr?: string; stdout?: string };
+    throw new Error(`cdk synth failed\n${`${stdout}\n${stderr}`.trim().slice(-3000)}`);
+  }
+  const synthMs = performance.now() - started;
+  const templateFile = readdirSync(outDir).find((name) => name.endsWith('.template.json'));
+  if (!templateFile) throw new Error(`cdk synth wrote no template into ${outDir}`);
+  type Resource = {
+    Type: string;
+    Metadata?: Record<string, unknown>;
+    Properties?: { MemorySize?: number; Architectures?: string[] };
+  };
+  const template = JSON.parse(readFileSync(join(outDir, templateFile), 'utf8')) as { Resources: Record<string, Resource> };
+  const lambdas = Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+  const functions = routeIds.map((routeId): SynthesizedFunction => {
+    const prefix = `${functionIdOf(routeId)}Function`;
+    const found = lambdas.filter(([logicalId]) => logicalId.startsWith(prefix));
+    if (found.length !== 1) throw new Error(`expected one function with logical id ${prefix}*, found ${found.length}`);
+    const [logicalId, resource] = found[0]!;
+    const asset = String(resource.Metadata?.['aws:asset:path'] ?? '');
+    const file = join(outDir, asset, 'index.mjs');
+    return {
+      routeId,
+      logicalId,
+      asset,
+      file,
+      bytes: statSync(file).size,
+      memorySize: resource.Properties?.MemorySize,
+      architectures: resource.Properties?.Architectures,
+    };
+  });
+  return { functions, synthMs };
+}
+
+async function bundleTo(
+  outFile: string,
+  entry: { file: string } | { contents: string },
+  options: BuildOptions = {},
+  plugins: Plugin[] = [],
+): Promise<number> {
+  await build({
+    ...DEPLOYED_OPTIONS,
+    ...options,
+    ...('file' in entry
+      ? { entryPoints: [join(REPO_ROOT, entry.file)] }
+      : { stdin: { contents: entry.contents, resolveDir: REPO_ROOT, sourcefile: 'bench-entry.ts', loader: 'ts' } }),
+    outfile: outFile,
+    plugins,
+  });
+  return statSync(outFile).size;
+}
+
+const DOCUMENT_CLIENT_ONLY = `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+`;
+
+/** What each dependency adds to the SDK-only floor: the baseline plus one module of the service. */
+const COMPONENTS: { id: string; label: string; contents: string }[] = [
+  { id: 'sdk+schemas', label: '+ request schemas (lib/http/schemas.ts, zod)', contents: "export * from './lib/http/schemas';" },
+  { id: 'sdk+logger', label: '+ Powertools logger (lib/http/logger.ts)', contents: "export * from './lib/http/logger';" },
+  { id: 'sdk+verifier', label: '+ JWT verifier (lib/auth/verifier.ts)', contents: "export * from './lib/auth/verifier';" },
+  { id: 'sdk+middy', label: '+ @middy/core', contents: "import middy from '@middy/core'; export const chain = middy();" },
+  {
+    id: 'sdk+zod-namespace-one',
+    label: '+ zod classic, `import * as z`, one schema',
+    contents: "import * as z from 'zod'; export const title = z.object({ title: z.string().max(256) });",
+  },
+  {
+    id: 'sdk+zod-mini-one',
+    label: '+ zod/mini, one schema',
+    contents: "import * as z from 'zod/mini'; export const title = z.object({ title: z.string().check(z.maxLength(256)) });",
+  },
+  {
+    id: 'sdk+cognito',
+    label: '+ Cognito client',
+    contents:
+      "import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider'; export const cognito = new CognitoIdentityProviderClient({});",
+  },
+];
+
+/** `import { z } from 'zod'` keeps every zod export (locales, JSON schema) alive; `import * as z` lets esbuild drop them. */
+const zodNamespaceImport: Plugin = {
+  name: 'zod-namespace-import',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]lib[\\/]http[\\/]schemas\.ts$/ }, (args) => ({
+      contents: readFileSync(args.path, 'utf8').replace("import { z } from 'zod';", "import * as z from 'zod';"),
+      loader: 'ts',
+    }));
+  },
+};
+
+export interface BundleReport {
+  synthMs: number;
+  importRuns: number;
+  baseline: { bytes: number; import: ImportStats };
+  routes: (SynthesizedFunction & { import: ImportStats; ratio: number; cpuRatio: number })[];
+  /** The same route (cards.get) bundled differently: ESM vs CJS, minify, source maps, SDK external. */
+  variants: { id: string; label: string; bytes: number; import: ImportStats; ratio: number; cpuRatio: number; note?: string }[];
+  components: {
+    id: string;
+    label: string;
+    bytes: number;
+    import: ImportStats;
+    addedMs: number;
+    addedCpuMs: number;
+    addedBytes: number;
+  }[];
+  replicaCheck: { route: string; deployedBytes: number; replicaBytes: number };
+}
+
+export const VARIANT_ROUTE: RouteId = 'cards.get';
+
+export async function benchBundles(runs: number): Promise<BundleReport> {
+  const work = mkdtempSync(join(tmpdir(), 'task-board-bench-bundles-'));
+  try {
+    return await bundlesIn(work, runs);
+  } finally {
+    if (process.env.BENCH_KEEP !== '1') rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
+  const synthDir = join(work, 'cdk.out');
+  log(`cdk synth into ${synthDir}`);
+  const { functions, synthMs } = await synthesize(synthDir);
+  log(`synth took ${(synthMs / 1000).toFixed(1)} s; ${functions.length} function bundles`);
+
+  const out = (name: string) => {
+    const dir = join(work, name);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  const baselineFile = join(out('baseline'), 'index.mjs');
+  const baselineBytes = await bundleTo(baselineFile, { contents: DOCUMENT_CLIENT_ONLY });
+
+  const entry = { file: routes[VARIANT_ROUTE].entry };
+  const variantDefs: {
+    id: string;
+    label: string;
+    file: string;
+    options?: BuildOptions;
+    plugins?: Plugin[];
+    nodeArgs?: string[];
+  }[] = [
+    { id: 'esm-min', label: 'as deployed: ESM, minified, SDK bundled, no source map', file: 'index.mjs' },
+    {
+      id: 'cjs-min',
+      label: 'CommonJS instead of ESM, loaded with require (as the Lambda runtime loads a CommonJS handler)',
+      file: 'index.cjs',
+      options: { format: 'cjs', banner: {} },
+    },
+    {
+      id: 'cjs-import',
+      label: 'CommonJS loaded with import() (Node first scans it for named exports)',
+      file: 'index.js',
+      options: { format: 'cjs', banner: {} },
+    },
+    { id: 'esm-nomin', label: 'not minified', file: 'index.mjs', options: { minify: false } },
+    {
+      id: 'esm-sourcemap',
+      label: 'source map (external .map) + --enable-source-maps',
+      file: 'index.mjs',
+      options: { sourcemap: true },
+      nodeArgs: ['--enable-source-maps'],
+    },
+    {
+      id: 'esm-sdk-external',
+      label: "SDK external ('@aws-sdk/*' from node_modules, as NodejsFunction's default)",
+      file: 'index.mjs',
+      options: { external: ['@aws-sdk/*'] },
+    },
+    {
+      id: 'esm-zod-namespace',
+      label: "proposed: `import * as z from 'zod'` in lib/http/schemas.ts",
+      file: 'index.mjs',
+      plugins: [zodNamespaceImport],
+    },
+  ];
+  const variantBundles: Bundle[] = [];
+  for (const def of variantDefs) {
+    const dir = out(`variant-${def.id}`);
+    if (def.id === 'esm-sdk-external') symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    const file = join(dir, def.file);
+    const bytes = await bundleTo(file, entry, def.options, def.plugins);
+    variantBundles.push({ id: `variant:${def.id}`, label: def.label, file, bytes, nodeArgs: def.nodeArgs });
+  }
+  const componentBundles: Bundle[] = [];
+  for (const component of COMPONENTS) {
+    const file = join(out(component.id), 'index.mjs');
+    const bytes = await bundleTo(file, { contents: `${DOCUMENT_CLIENT_ONLY}\n${component.contents}` });
+    componentBundles.push({ id: `component:${component.id}`, label: component.label, file, bytes });
+  }
+
+  const baseline: Bundle = { id: 'baseline', label: 'DynamoDB DocumentClient only', file: baselineFile, bytes: baselineBytes };
+  const routeBundles: Bundle[] = functions.map((f) => ({
+    id: `route:${f.routeId}`,
+    label: f.routeId,
+    file: f.file,
+    bytes: f.bytes,
+  }));
+  const all = [baseline, ...routeBundles, ...variantBundles, ...componentBundles];
+  log(`cold import: ${all.length} bundles x ${runs} runs (+1 warm-up round), each in a fresh node`);
+  const stats = await measureImports(all, runs);
+  const base = stats.get('baseline')!;
+  const deployedVariant = variantBundles.find((b) => b.id === 'variant:esm-min')!;
+  const deployedRoute = functions.find((f) => f.routeId === VARIANT_ROUTE)!;
+  const zodVariant = variantBundles.find((b) => b.id === 'variant:esm-zod-namespace')!;
+
+  return {
+    synthMs: round(synthMs, 0),
+    importRuns: runs,
+    baseline: { bytes: baselineBytes, import: base },
+    routes: functions.map((f) => {
+      const s = stats.get(`route:${f.routeId}`)!;
+      return { ...f, import: s, ratio: round(s.medianMs / base.medianMs), cpuRatio: round(s.medianCpuMs / base.medianCpuMs) };
+    }),
+    variants: variantBundles.map((b) => {
+      const s = stats.get(b.id)!;
+      return {
+        id: b.id.replace('variant:', ''),
+        label: b.label,
+        bytes: b.bytes,
+        import: s,
+        ratio: round(s.medianMs / base.medianMs),
+        cpuRatio: round(s.medianCpuMs / base.medianCpuMs),
+        note:
+          b === zodVariant && b.bytes === deployedVariant.bytes
+            ? 'lib/http/schemas.ts no longer has the named import: the proposal is already in'
+            : undefined,
+      };
+    }),
+    components: componentBundles.map((b) => {
+      const s = stats.get(b.id)!;
+      return {
+        id: b.id.replace('component:', ''),
+        label: b.label,
+        bytes: b.bytes,
+        import: s,
+        addedMs: round(s.medianMs - base.medianMs),
+        addedCpuMs: round(s.medianCpuMs - base.medianCpuMs),
+        addedBytes: b.bytes - baselineBytes,
+      };
+    }),
+    replicaCheck: { route: VARIANT_ROUTE, deployedBytes: deployedRoute.bytes, replicaBytes: deployedVariant.bytes },
+  };
+}

@@ -1,0 +1,136 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningStack, startStackProcess, stopStackProcess } from '../test/support/local-process';
+import { benchBundles } from './bundles';
+import { Client } from './client';
+import { costModel } from './cost';
+import { benchLatency } from './latency';
+import { benchLoad } from './load';
+import { evaluateTargets, type Results, renderMarkdown } from './report';
+import { benchScale } from './scale';
+import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
+
+/**
+ * `npm run bench`: the performance benchmark of issue 5, on the local stack (docs/performance.md).
+ * 1. bundles as `cdk synth` makes them, and their cold import against an SDK-only bundle;
+ * 2-3. round trips, capacity and own time per route (sequential warm requests, trace headers);
+ * 4. throughput under concurrent load (autocannon);
+ * 5. scale: 500- and 5,000-card trees, deleting them, listing 1,000 boards.
+ * Prints markdown, writes bench/results/latest.json and latest.md. CI never runs it.
+ *
+ * Knobs (environment): BENCH_REQUESTS (default 1000 per main route), BENCH_OTHER_REQUESTS (200),
+ * BENCH_IMPORT_RUNS (5), BENCH_LARGE_BOARD (5000 cards), BENCH_SMALL_BOARD (500),
+ * BENCH_LIST_BOARDS (1000), BENCH_LOAD_SECONDS (5), BENCH_CONNECTIONS (16), BENCH_SEED=http (seed the
+ * large board over HTTP too, instead of BatchWriteItem), BENCH_KEEP=1 keeps
+ * the synthesized bundles, BENCH_SKIP=bundles,load,scale leaves phases out (for trying the bench).
+ */
+
+const settings = {
+  requests: envNumber('BENCH_REQUESTS', 1000),
+  otherRequests: envNumber('BENCH_OTHER_REQUESTS', 200),
+  importRuns: envNumber('BENCH_IMPORT_RUNS', 5),
+  largeBoard: envNumber('BENCH_LARGE_BOARD', 5000),
+  smallBoard: envNumber('BENCH_SMALL_BOARD', 500),
+  listBoards: envNumber('BENCH_LIST_BOARDS', 1000),
+  loadSeconds: envNumber('BENCH_LOAD_SECONDS', 5),
+  connections: envNumber('BENCH_CONNECTIONS', 16),
+  seedWriters: 20,
+  /** The large board's cards: straight into the table (default, seconds) or over HTTP (minutes here). */
+  seed: process.env.BENCH_SEED === 'http' ? ('http' as const) : ('direct' as const),
+  treeRuns: 7,
+};
+
+const started = performance.now();
+const results: Results = {
+  meta: {
+    startedAt: new Date().toISOString(),
+    node: process.version,
+    cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
+    platform: `${process.platform} ${process.arch}`,
+    settings,
+    loadAverage: { start: loadAverage(), end: [] as number[] },
+  },
+  errors: [],
+  targets: [],
+};
+
+async function phase<T>(name: string, work: () => Promise<T>): Promise<T | undefined> {
+  const t = performance.now();
+  log(`phase ${name}`);
+  try {
+    return await work();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // The first line says what failed, the end of a tool's output says why.
+    const [first, ...rest] = message.split('\n');
+    const tail = rest.join('\n').slice(-1500);
+    results.errors.push({ phase: name, message: tail ? `${first}\n…\n${tail}` : (first ?? '') });
+    log(`phase ${name} FAILED: ${message}`);
+    return undefined;
+  } finally {
+    (results.meta as { phaseSeconds?: Record<string, number> }).phaseSeconds ??= {};
+    (results.meta as { phaseSeconds: Record<string, number> }).phaseSeconds[name] = round((performance.now() - t) / 1000, 1);
+  }
+}
+
+const skip = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
+if (!skip.has('bundles')) results.bundles = await phase('bundles', () => benchBundles(settings.importRuns));
+
+// DynamoDB Local keeps its data in SQLite files: on tmpfs they cost no disk syncs.
+const dataRoot = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+const dataDir = mkdtempSync(join(dataRoot, 'task-board-bench-'));
+let stack: RunningStack | undefined;
+try {
+  stack = await phase('start local stack', () =>
+    // INFO logging, as deployed: the request log line is part of the service's own time.
+    startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', POWERTOOLS_LOG_LEVEL: 'INFO' }),
+  );
+  if (stack) {
+    const client = new Client(stack.url);
+    const running = stack;
+    results.latency = await phase('latency', () =>
+      benchLatency(client, settings.requests, settings.otherRequests, settings.listBoards),
+    );
+    const fixtures = results.latency?.fixtures;
+    if (fixtures && !skip.has('load')) {
+      results.load = await phase('load', () =>
+        benchLoad(client, fixtures.token, fixtures.board, settings.connections, settings.loadSeconds),
+      );
+    }
+    if (!skip.has('scale'))
+      results.scale = await phase('scale', () =>
+        benchScale(
+          client,
+          dataDir,
+          running.child.pid,
+          { small: settings.smallBoard, large: settings.largeBoard },
+          settings.seedWriters,
+          settings.treeRuns,
+          settings.seed,
+        ),
+      );
+  }
+} finally {
+  if (stack) await stopStackProcess(stack.child);
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+if (results.latency) {
+  const memoryMb = results.bundles?.routes.find((r) => r.memorySize)?.memorySize ?? 1024;
+  results.cost = costModel(results.latency.routes, memoryMb);
+  // The fixtures hold a token: keep ids and counts only.
+  results.latency.fixtures.token = '(omitted)';
+}
+results.targets = evaluateTargets(results);
+Object.assign(results.meta, { durationS: round((performance.now() - started) / 1000, 1) });
+(results.meta.loadAverage as { end: number[] }).end = loadAverage();
+
+const markdown = renderMarkdown(results);
+const outDir = join(REPO_ROOT, 'bench', 'results');
+mkdirSync(outDir, { recursive: true });
+writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(join(outDir, 'latest.md'), markdown);
+process.stdout.write(markdown);
+log(`wrote bench/results/latest.json and latest.md in ${(results.meta as { durationS: number }).durationS} s`);
+process.exit(results.errors.length > 0 ? 1 : 0);
