@@ -133,7 +133,7 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
 }
 
 /** Deletes keys in BatchWriteItem chunks of 25, a few chunks at a time, retrying unprocessed ones. */
-export async function deleteItems(keyList: ItemKey[], parallelism = 8): Promise<void> {
+export async function deleteItems(keyList: ItemKey[], parallelism = 16): Promise<void> {
   const chunks: ItemKey[][] = [];
   for (let i = 0; i < keyList.length; i += BATCH_WRITE_LIMIT) chunks.push(keyList.slice(i, i + BATCH_WRITE_LIMIT));
   let next = 0;

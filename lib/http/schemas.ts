@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Request and response schemas: the validators of lib/http/parse.ts and (later) the OpenAPI
