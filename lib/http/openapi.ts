@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import type { ZodType } from 'zod';
+import * as z from 'zod';
 import { type RouteRow, routes } from '../routes';
 import { problem } from './schemas';
 
