@@ -62,28 +62,53 @@ export async function renameBoard(boardId: string, title: string): Promise<Board
 }
 
 /**
- * The board tree from one strongly consistent query of the board's partition (one page per MB),
- * assembled in memory. Only columns and cards are read: the board item came with the access check.
+ * The sort-key ranges of a board's columns and cards: cards split by the first hex digit of their
+ * id (ids are lower-case UUIDs), then the columns. Together they cover exactly `CARD#`..`COLUMN#`.
+ */
+const TREE_RANGES: [string, string][] = [
+  ...[...'0123456789abcdef'].map((digit): [string, string] => [`${keys.cardPrefix}${digit}`, `${keys.cardPrefix}${digit}\uffff`]),
+  [keys.columnPrefix, `${keys.columnPrefix}\uffff`],
+];
+
+/** The ranges still to read after a page that ended at `lastSk`; the one holding it resumes after it. */
+export function treeRangesAfter(lastSk: string): { from: string; to: string; resume: boolean }[] {
+  return TREE_RANGES.filter(([, to]) => to > lastSk).map(([from, to]) => ({ from, to, resume: from <= lastSk }));
+}
+
+/**
+ * The board tree from strongly consistent queries of the board's partition, assembled in memory;
+ * only columns and cards are read (the board item came with the access check). A board that fits
+ * in one page (1 MB) costs one query. A bigger one has the rest of its range read as parallel
+ * ranges, each paged on its own: the same read units, but about three round trips one after
+ * another instead of one per MB.
  */
 export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
   const columns: ColumnRecord[] = [];
   const cards: CardRecord[] = [];
-  await queryPages(
-    {
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':pk': keys.boardPartition(scope.boardId),
-        ':from': keys.cardPrefix,
-        ':to': `${keys.columnPrefix}\uffff`,
-      },
-    },
-    (items) => {
-      for (const item of items) {
-        if (item.sk.startsWith(keys.columnPrefix)) columns.push(item as unknown as ColumnRecord);
-        else if (item.sk.startsWith(keys.cardPrefix)) cards.push(item as unknown as CardRecord);
-      }
-    },
-  );
+  const collect = (items: Item[]) => {
+    for (const item of items) {
+      if (item.sk.startsWith(keys.columnPrefix)) columns.push(item as unknown as ColumnRecord);
+      else if (item.sk.startsWith(keys.cardPrefix)) cards.push(item as unknown as CardRecord);
+    }
+    return undefined;
+  };
+  const pk = keys.boardPartition(scope.boardId);
+  const range = (from: string, to: string) => ({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
+  });
+  const first = await queryPages(range(keys.cardPrefix, `${keys.columnPrefix}\uffff`), (items) => {
+    collect(items);
+    return false;
+  });
+  if (first.lastKey) {
+    const lastSk = first.lastKey.sk as string;
+    await Promise.all(
+      treeRangesAfter(lastSk).map(({ from, to, resume }) =>
+        queryPages(range(from, to), collect, resume ? first.lastKey : undefined),
+      ),
+    );
+  }
   const cardsByColumn = new Map<string, CardRecord[]>(columns.map((c) => [c.id, []]));
   for (const card of cards) cardsByColumn.get(card.column_id)?.push(card);
   return {

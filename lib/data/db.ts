@@ -78,16 +78,17 @@ export async function getItems(keyList: ItemKey[]): Promise<ItemSet> {
 export async function queryPages(
   input: Omit<QueryCommandInput, 'TableName' | 'ConsistentRead' | 'ExclusiveStartKey'>,
   onPage: (items: Item[]) => boolean | undefined,
-): Promise<{ pages: number }> {
-  let startKey: Record<string, unknown> | undefined;
+  startAfter?: Record<string, unknown>,
+): Promise<{ pages: number; lastKey?: Record<string, unknown> }> {
+  let startKey = startAfter;
   let pages = 0;
   do {
     const out = await documentClient.send(
       new QueryCommand({ ...input, TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: startKey }),
     );
     pages++;
-    if (onPage((out.Items ?? []) as Item[]) === false) break;
     startKey = out.LastEvaluatedKey;
+    if (onPage((out.Items ?? []) as Item[]) === false) return { pages, lastKey: startKey };
   } while (startKey);
   return { pages };
 }
