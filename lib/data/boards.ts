@@ -61,26 +61,38 @@ export async function renameBoard(boardId: string, title: string): Promise<Board
   return toBoard(await updateExisting<BoardRecord>(keys.board(boardId), { title }, 'Board'));
 }
 
-/**
- * The sort-key ranges of a board's columns and cards: cards split by the first hex digit of their
- * id (ids are lower-case UUIDs), then the columns. Together they cover exactly `CARD#`..`COLUMN#`.
- */
-const TREE_RANGES: [string, string][] = [
-  ...[...'0123456789abcdef'].map((digit): [string, string] => [`${keys.cardPrefix}${digit}`, `${keys.cardPrefix}${digit}\uffff`]),
-  [keys.columnPrefix, `${keys.columnPrefix}\uffff`],
-];
+const KEYSPACE = 0x10000; // card ids by their first four hex digits
+const hex4 = (n: number) => n.toString(16).padStart(4, '0');
+const MAX_PARALLEL_RANGES = 16;
 
-/** The ranges still to read after a page that ended at `lastSk`; the one holding it resumes after it. */
+/**
+ * The ranges still to read after a first page that ended at `lastSk`, sized from that page.
+ * Card ids are random UUIDs, so the share of the card keyspace the first page covered tells
+ * about how many more pages the board holds; the rest of the keyspace is split into that many
+ * ranges (at most 16), so that the board is still read at about one page per MB, but in
+ * parallel. The range holding `lastSk` resumes after it; the columns are one more range.
+ */
 export function treeRangesAfter(lastSk: string): { from: string; to: string; resume: boolean }[] {
-  return TREE_RANGES.filter(([, to]) => to > lastSk).map(([from, to]) => ({ from, to, resume: from <= lastSk }));
+  const columns = { from: keys.columnPrefix, to: `${keys.columnPrefix}\uffff` };
+  if (!lastSk.startsWith(keys.cardPrefix)) return [{ ...columns, resume: true }];
+  const at = Number.parseInt(lastSk.slice(keys.cardPrefix.length, keys.cardPrefix.length + 4), 16);
+  const covered = (at + 1) / KEYSPACE;
+  const count = Math.max(1, Math.min(MAX_PARALLEL_RANGES, Math.ceil((1 - covered) / covered), KEYSPACE - at));
+  const bounds = Array.from({ length: count + 1 }, (_, i) => Math.round(at + ((KEYSPACE - at) * i) / count));
+  const cards = bounds.slice(0, -1).map((low, i) => ({
+    from: `${keys.cardPrefix}${hex4(low)}`,
+    to: `${keys.cardPrefix}${hex4(bounds[i + 1]! - 1)}\uffff`,
+    resume: i === 0,
+  }));
+  return [...cards, { ...columns, resume: false }];
 }
 
 /**
  * The board tree from strongly consistent queries of the board's partition, assembled in memory;
  * only columns and cards are read (the board item came with the access check). A board that fits
  * in one page (1 MB) costs one query. A bigger one has the rest of its range read as parallel
- * ranges, each paged on its own: the same read units, but about three round trips one after
- * another instead of one per MB.
+ * ranges sized from the first page (treeRangesAfter): the same read units and about one page per
+ * MB, but about three round trips one after another instead of one per MB.
  */
 export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
   const columns: ColumnRecord[] = [];
