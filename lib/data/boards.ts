@@ -70,7 +70,7 @@ const MAX_PARALLEL_RANGES = 16;
  * Card ids are random UUIDs, so the share of the card keyspace the first page covered tells
  * about how many more pages the board holds; the rest of the keyspace is split into that many
  * ranges (at most 16), so that the board is still read at about one page per MB, but in
- * parallel. The range holding `lastSk` resumes after it; the columns are one more range.
+ * parallel. The range holding `lastSk` resumes after it; the last one also takes the columns.
  */
 export function treeRangesAfter(lastSk: string): { from: string; to: string; resume: boolean }[] {
   const columns = { from: keys.columnPrefix, to: `${keys.columnPrefix}\uffff` };
@@ -79,12 +79,12 @@ export function treeRangesAfter(lastSk: string): { from: string; to: string; res
   const covered = (at + 1) / KEYSPACE;
   const count = Math.max(1, Math.min(MAX_PARALLEL_RANGES, Math.ceil((1 - covered) / covered), KEYSPACE - at));
   const bounds = Array.from({ length: count + 1 }, (_, i) => Math.round(at + ((KEYSPACE - at) * i) / count));
-  const cards = bounds.slice(0, -1).map((low, i) => ({
+  // The last range runs on through the columns (a few small items) rather than costing a page.
+  return bounds.slice(0, -1).map((low, i) => ({
     from: `${keys.cardPrefix}${hex4(low)}`,
-    to: `${keys.cardPrefix}${hex4(bounds[i + 1]! - 1)}\uffff`,
+    to: i === count - 1 ? columns.to : `${keys.cardPrefix}${hex4(bounds[i + 1]! - 1)}\uffff`,
     resume: i === 0,
   }));
-  return [...cards, { ...columns, resume: false }];
 }
 
 /**

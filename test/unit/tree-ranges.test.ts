@@ -20,17 +20,17 @@ describe('the ranges a big board tree is read in, after its first page', () => {
     );
   });
 
-  it('resume only the range the first page stopped in, and end with the columns', () => {
+  it('resume only the range the first page stopped in, the last one running on through the columns', () => {
     const ranges = treeRangesAfter(`CARD#7${randomUUID().slice(1)}`);
     expect(ranges[0]).toMatchObject({ resume: true });
     expect(ranges[0]!.from.startsWith('CARD#7')).toBe(true);
     expect(ranges.slice(1).every((r) => !r.resume)).toBe(true);
-    expect(ranges.at(-1)).toEqual({ from: 'COLUMN#', to: 'COLUMN#\uffff', resume: false });
+    expect(ranges.at(-1)!.to).toBe('COLUMN#\uffff');
     expect(treeRangesAfter(`COLUMN#${randomUUID()}`)).toEqual([{ from: 'COLUMN#', to: 'COLUMN#\uffff', resume: true }]);
   });
 
   it('split the rest of the cards into about as many ranges as the first page suggests pages', () => {
-    const cardRanges = (lastSk: string) => treeRangesAfter(lastSk).filter((r) => r.from.startsWith('CARD#')).length;
+    const cardRanges = (lastSk: string) => treeRangesAfter(lastSk).length;
     // The first page covered 1/8 of the card ids: about 7 more pages' worth.
     expect(cardRanges('CARD#1fff0000-0000-4000-8000-000000000000')).toBe(7);
     // It covered almost all: one range finishes the job.
