@@ -124,7 +124,9 @@ export function evaluateTargets(r: Results): Target[] {
 
   if (r.scale) {
     for (const tree of r.scale.trees) {
-      const nothingPerCard = tree.summary.calls.max === 1 + tree.pages && tree.summary.sequential.max === 1 + tree.pages;
+      // Nothing per card: the membership read plus the query pages, and no more. The pages of a big
+      // board are read in parallel ranges, so fewer of them are sequential than there are pages.
+      const nothingPerCard = tree.summary.calls.max === 1 + tree.pages && tree.summary.sequential.max <= 1 + tree.pages;
       targets.push({
         name: `board tree, ${tree.cards} cards`,
         target: `1 query page per MB (${tree.partition.mib} MiB → ≤ ${tree.partition.expectedPages}), nothing per card`,
