@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { errorStatuses } from '../../lib/http/openapi';
 import { type RouteRow, routes } from '../../lib/routes';
-import { call, expectProblem, newBoard, newCard, newColumn, newUser, type Reply, type TestUser } from '../support/api';
+import { addMember, call, expectProblem, newBoardWithCards, newUser, type Reply, type TestUser } from '../support/api';
+import { localDocumentClient, localEnv } from '../support/local-table';
 
 /**
  * Issue 4 point 2: the authorization matrix, generated from the route table. Every row that is
@@ -53,27 +51,11 @@ interface World {
   C: BoardWorld;
 }
 
-async function addMember(owner: TestUser, boardId: string, user: TestUser): Promise<void> {
-  const reply = await call('POST', `/boards/${boardId}/members`, { token: owner.token, body: { email: user.email } });
-  if (reply.status !== 201) throw new Error(`add member failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-}
-
-/** A board with two columns and two cards in the first column; members added alongside. */
+/** A board with two columns and two cards in the first column, and the given members. */
 async function buildBoard(owner: TestUser, members: TestUser[] = []): Promise<BoardWorld> {
-  const board = await newBoard(owner, 'Matrix board');
-  const [, columns] = await Promise.all([
-    Promise.all(members.map((member) => addMember(owner, board.id, member))),
-    (async () => {
-      const first = await newColumn(owner, board.id, 'First');
-      const [second, card1] = await Promise.all([
-        newColumn(owner, board.id, 'Second'),
-        newCard(owner, first.id, { title: 'One' }),
-      ]);
-      const card2 = await newCard(owner, first.id, { title: 'Two' });
-      return { columns: [first.id, second.id] as [string, string], cards: [card1.id, card2.id] as [string, string] };
-    })(),
-  ]);
-  return { id: board.id, owner, ...columns };
+  const board = await newBoardWithCards(owner, 'Matrix board');
+  await Promise.all(members.map((member) => addMember(owner, board.id, member)));
+  return { ...board, owner };
 }
 
 /** `work` over `items`, at most `limit` at a time. */
@@ -97,9 +79,6 @@ function tamperSignature(token: string): string {
   return `${header}.${payload}.${bytes.toString('base64url')}`;
 }
 
-/** Raw items of one partition, straight from the table the stack uses. */
-const localEnv = () =>
-  JSON.parse(readFileSync(join(process.env.TASK_BOARD_DATA_DIR!, 'local-env.json'), 'utf8')) as Record<string, string>;
 let documentClient: DynamoDBDocumentClient;
 let tableName: string;
 
@@ -322,13 +301,7 @@ let world: World;
 beforeAll(async () => {
   const env = localEnv();
   tableName = env.TABLE_NAME!;
-  documentClient = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
-      region: env.AWS_REGION ?? 'us-east-1',
-      credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
-    }),
-  );
+  documentClient = localDocumentClient(env);
   const [owner, member, stranger, other, candidate] = await Promise.all([newUser(), newUser(), newUser(), newUser(), newUser()]);
   const [A, B, C] = await Promise.all([buildBoard(owner, [member]), buildBoard(other), buildBoard(owner, [member])]);
   world = { owner, member, stranger, other, candidate, badToken: tamperSignature(owner.token), A, B, C };

@@ -1,24 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { errorStatuses } from '../../lib/http/openapi';
 import { type RouteRow, routes } from '../../lib/routes';
 import {
+  type BoardFixture,
   baseUrl,
   call,
   expectProblem,
-  newBoard,
-  newCard,
-  newColumn,
+  newBoardWithCards,
   newUser,
   type Reply,
   type TestUser,
   uniqueEmail,
 } from '../support/api';
+import { localDocumentClient, localEnv } from '../support/local-table';
 
 /**
  * Issue 4 point 4: bad input, generated. fast-check makes bodies (any JSON, one field of the
@@ -42,8 +39,6 @@ type Item = Record<string, unknown>;
 const MAX_BODY_BYTES = 64 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const localEnv = () =>
-  JSON.parse(readFileSync(join(process.env.TASK_BOARD_DATA_DIR!, 'local-env.json'), 'utf8')) as Record<string, string>;
 let documentClient: DynamoDBDocumentClient;
 let tableName: string;
 
@@ -112,12 +107,6 @@ const wire = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 
 // ---- the fixtures -------------------------------------------------------------------------------
 
-interface BoardFixture {
-  id: string;
-  columns: [string, string];
-  cards: [string, string];
-}
-
 interface World {
   owner: TestUser;
   member: TestUser;
@@ -128,25 +117,12 @@ interface World {
 
 let w: World;
 
-async function board(owner: TestUser, title: string): Promise<BoardFixture> {
-  const created = await newBoard(owner, title);
-  const first = await newColumn(owner, created.id, 'First');
-  const second = await newColumn(owner, created.id, 'Second');
-  const card1 = await newCard(owner, first.id, { title: 'One', description: 'first card' });
-  const card2 = await newCard(owner, first.id, { title: 'Two' });
-  return { id: created.id, columns: [first.id, second.id], cards: [card1.id, card2.id] };
-}
+const board = (owner: TestUser, title: string) => newBoardWithCards(owner, title, 'first card');
 
 beforeAll(async () => {
   const env = localEnv();
   tableName = env.TABLE_NAME!;
-  documentClient = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
-      region: env.AWS_REGION ?? 'us-east-1',
-      credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
-    }),
-  );
+  documentClient = localDocumentClient(env);
   const [owner, member, other] = await Promise.all([newUser(), newUser(), newUser()]);
   const [A, B] = await Promise.all([board(owner, 'Fuzzed board'), board(other, 'Bystander board')]);
   const added = await call('POST', `/boards/${A.id}/members`, { token: owner.token, body: { email: member.email } });

@@ -18,6 +18,7 @@ import {
   SignUpCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { call, expectProblem, newBoard, newUser, type Reply, type TestUser } from '../support/api';
+import { localEnv } from '../support/local-table';
 
 /**
  * Issue 4 point 3: forged tokens, made for real. cognito-local signs every token with one RSA key
@@ -63,8 +64,6 @@ function hmac(header: Json, claims: Json, secret: string | Buffer): string {
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-const localEnv = () =>
-  JSON.parse(readFileSync(join(process.env.TASK_BOARD_DATA_DIR!, 'local-env.json'), 'utf8')) as Record<string, string>;
 
 // ---- the material -------------------------------------------------------------------------------
 

@@ -134,3 +134,22 @@ export async function addMember(owner: TestUser, boardId: string, user: { email:
   if (reply.status !== 201) throw new Error(`add member failed: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body as { user_id: string; email: string; display_name: string; role: 'owner' | 'member' };
 }
+
+export interface BoardFixture {
+  id: string;
+  /** Two columns; both cards are in the first. */
+  columns: [string, string];
+  cards: [string, string];
+}
+
+/** A board of `owner` with two columns and two cards in the first column. */
+export async function newBoardWithCards(owner: TestUser, title = 'A board', firstDescription?: string): Promise<BoardFixture> {
+  const board = await newBoard(owner, title);
+  const first = await newColumn(owner, board.id, 'First');
+  const [second, card1] = await Promise.all([
+    newColumn(owner, board.id, 'Second'),
+    newCard(owner, first.id, { title: 'One', ...(firstDescription ? { description: firstDescription } : {}) }),
+  ]);
+  const card2 = await newCard(owner, first.id, { title: 'Two' });
+  return { id: board.id, columns: [first.id, second.id], cards: [card1.id, card2.id] };
+}

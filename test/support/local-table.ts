@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * What the local stack of this test run wrote to `<DATA_DIR>/local-env.json`: its endpoints,
+ * table name and pool ids, for tests that look behind the API (raw items, the pool itself).
+ */
+export const localEnv = (dataDir = process.env.TASK_BOARD_DATA_DIR!) =>
+  JSON.parse(readFileSync(join(dataDir, 'local-env.json'), 'utf8')) as Record<string, string>;
+
+/** A DocumentClient on the local stack's DynamoDB; the caller destroys it. */
+export function localDocumentClient(env = localEnv()) {
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: env.AWS_ENDPOINT_URL_DYNAMODB,
+      region: env.AWS_REGION ?? 'us-east-1',
+      credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
+    }),
+  );
+}
