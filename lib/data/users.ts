@@ -35,11 +35,13 @@ export async function putUserProfile(userId: string, email: string, displayName:
   return profile;
 }
 
+export type UserIdentity = Pick<UserProfile, 'user_id' | 'email' | 'display_name'>;
+
 /** The user registered with this email (case-insensitive), read strongly consistently. */
-export async function findUserByEmail(email: string): Promise<UserProfile | undefined> {
+export async function findUserByEmail(email: string): Promise<UserIdentity | undefined> {
   const found = await getItems([keys.email(email)]);
-  const item = found.get<{ user_id: string; email: string; display_name: string }>(keys.email(email));
-  return item ? { user_id: item.user_id, email: item.email, display_name: item.display_name, created_at: '' } : undefined;
+  const item = found.get<UserIdentity>(keys.email(email));
+  return item ? { user_id: item.user_id, email: item.email, display_name: item.display_name } : undefined;
 }
 
 export async function getProfiles(userIds: string[]): Promise<Map<string, UserProfile>> {

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { errorStatuses } from '../../lib/http/openapi';
 import { type RouteRow, routes } from '../../lib/routes';
 import { addMember, call, expectProblem, newBoardWithCards, newUser, type Reply, type TestUser } from '../support/api';
-import { localDocumentClient, localEnv } from '../support/local-table';
+import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 
 /**
  * Issue 4 point 2: the authorization matrix, generated from the route table. Every row that is
@@ -81,25 +81,7 @@ function tamperSignature(token: string): string {
 
 let documentClient: DynamoDBDocumentClient;
 let tableName: string;
-
-async function partition(pk: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as Record<string, unknown>[]));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+const partition = (pk: string) => readPartition(documentClient, tableName, pk);
 
 function expectStatus(reply: Reply, expected: number) {
   if (reply.status !== expected) {

@@ -8,6 +8,7 @@ import {
   newUser,
   subjectOf,
   type TestUser,
+  UUID,
   unknownId,
 } from '../support/api';
 
@@ -23,7 +24,6 @@ interface BoardView {
   created_at: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO_MS_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** A Board of the spec: exactly its four fields, a UUID id, an ISO 8601 UTC timestamp with milliseconds. */

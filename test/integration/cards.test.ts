@@ -9,12 +9,12 @@ import {
   newUser,
   readTree,
   type TestUser,
+  UUID,
   unknownId,
 } from '../support/api';
 
 // --- helpers -------------------------------------------------------------------------------------
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CARD_FIELDS = ['column_id', 'created_at', 'description', 'id', 'position', 'title'];
 

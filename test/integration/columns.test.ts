@@ -9,12 +9,11 @@ import {
   newUser,
   readTree,
   type TestUser,
+  UUID,
   unknownId,
 } from '../support/api';
 
 // --- helpers -------------------------------------------------------------------------------------
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const postColumn = (user: TestUser, boardId: string, body: unknown) =>
   call<ColumnView>('POST', `/boards/${boardId}/columns`, { token: user.token, body });

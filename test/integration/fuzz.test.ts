@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { BatchGetCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { errorStatuses } from '../../lib/http/openapi';
 import { type RouteRow, routes } from '../../lib/routes';
@@ -13,9 +13,10 @@ import {
   newUser,
   type Reply,
   type TestUser,
+  UUID,
   uniqueEmail,
 } from '../support/api';
-import { localDocumentClient, localEnv } from '../support/local-table';
+import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 
 /**
  * Issue 4 point 4: bad input, generated. fast-check makes bodies (any JSON, one field of the
@@ -37,29 +38,10 @@ type Json = Record<string, unknown>;
 type Item = Record<string, unknown>;
 
 const MAX_BODY_BYTES = 64 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 let documentClient: DynamoDBDocumentClient;
 let tableName: string;
-
-async function partition(pk: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documentClient.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as Item[]));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+const partition = (pk: string) => readPartition(documentClient, tableName, pk) as Promise<Item[]>;
 
 /** Items added, removed and changed (with the changed attribute names) between two reads. */
 function diff(before: Item[], after: Item[]) {

@@ -153,3 +153,6 @@ export async function newBoardWithCards(owner: TestUser, title = 'A board', firs
   const card2 = await newCard(owner, first.id, { title: 'Two' });
   return { id: board.id, columns: [first.id, second.id], cards: [card1.id, card2.id] };
 }
+
+/** A lower-case UUID as the service issues them. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

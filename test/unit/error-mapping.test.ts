@@ -7,12 +7,13 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler as createBoard } from '../../functions/boards/create';
 import { handler as listBoards } from '../../functions/boards/list';
 import { handler as renameBoard } from '../../functions/boards/rename';
 import { accessTokenVerifier } from '../../lib/auth/verifier';
+import { apiEvent } from '../support/events';
 import { accessClaims, makeSigner } from '../support/tokens';
 
 /**
@@ -24,20 +25,9 @@ const signer = makeSigner();
 accessTokenVerifier.cacheJwks(signer.jwks as any);
 const userId = randomUUID();
 const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: userId }));
+const event = (method: string, path: string, body?: unknown, pathParameters?: Record<string, string>) =>
+  apiEvent(token, method, path, body, pathParameters);
 
-function event(method: string, path: string, body?: unknown, pathParameters?: Record<string, string>): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: `${method} ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    pathParameters,
-    requestContext: { requestId: randomUUID(), http: { method, path } } as APIGatewayProxyEventV2['requestContext'],
-    body: body === undefined ? undefined : JSON.stringify(body),
-    isBase64Encoded: false,
-  };
-}
 const context = {} as Context;
 const parse = (body: string | undefined) => JSON.parse(body ?? '{}');
 

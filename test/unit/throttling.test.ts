@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { HttpHandlerOptions, HttpRequest, HttpResponse, RequestHandler } from '@smithy/types';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { handler as listBoards } from '../../functions/boards/list';
 import { handler as createCard } from '../../functions/cards/create';
 import { accessTokenVerifier } from '../../lib/auth/verifier';
 import { documentClient, tableName } from '../../lib/data/db';
 import { keys } from '../../lib/data/table';
 import { type RouteId, routes } from '../../lib/routes';
+import { apiEvent } from '../support/events';
 import { accessClaims, makeSigner } from '../support/tokens';
 
 /**
@@ -24,6 +25,8 @@ const signer = makeSigner();
 accessTokenVerifier.cacheJwks(signer.jwks as any);
 const userId = randomUUID();
 const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: userId }));
+const event = (method: string, path: string, body?: unknown, pathParameters?: Record<string, string>) =>
+  apiEvent(token, method, path, body, pathParameters);
 
 /** The route's function timeout, as CDK sets it (lib/routes.ts, default 10 s). */
 const timeoutMsOf = (id: RouteId) => ((routes[id] as { timeoutSeconds?: number }).timeoutSeconds ?? 10) * 1000;
@@ -151,20 +154,6 @@ function realAnswer(request: SeenRequest): Answer {
 }
 
 // --- invoking the real handlers ------------------------------------------------------------------
-
-function event(method: string, path: string, body?: unknown, pathParameters?: Record<string, string>): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: `${method} ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    pathParameters,
-    requestContext: { requestId: randomUUID(), http: { method, path } } as APIGatewayProxyEventV2['requestContext'],
-    body: body === undefined ? undefined : JSON.stringify(body),
-    isBase64Encoded: false,
-  };
-}
 
 /** A Lambda context whose deadline is `remainingMs` away, as Lambda hands it to the function. */
 function lambdaContext(remainingMs: number): Context {
