@@ -1,5 +1,5 @@
-import type { ZodType } from 'zod';
 import type { AccessRule } from './data/access';
+import type { Lazy } from './http/schemas';
 import * as s from './http/schemas';
 
 /**
@@ -27,9 +27,9 @@ export interface RouteRow {
   entry: string;
   summary: string;
   access: AccessRule;
-  params?: ZodType;
-  body?: ZodType;
-  success: { status: number; schema?: ZodType };
+  params?: Lazy;
+  body?: Lazy;
+  success: { status: number; schema?: Lazy };
   table: TableAction[];
   /** Actions on the table's index (lib/data/table.ts), granted on the index alone. */
   index?: 'dynamodb:Query'[];
@@ -97,7 +97,7 @@ export const routes = {
     entry: 'functions/boards/list.ts',
     summary: "List the caller's boards, newest first",
     access: { scope: 'user' },
-    success: { status: 200, schema: s.board.array() },
+    success: { status: 200, schema: s.boardList },
     table: ['dynamodb:Query', 'dynamodb:BatchGetItem'],
     cognito: [],
   },
@@ -295,7 +295,7 @@ export const routes = {
     summary: "List a board's members in the order they joined",
     access: { scope: 'board', via: 'board', role: 'member' },
     params: s.idParams,
-    success: { status: 200, schema: s.member.array() },
+    success: { status: 200, schema: s.memberList },
     table: [...boardRead, 'dynamodb:Query'],
     cognito: [],
   },

@@ -1,7 +1,6 @@
-import type { ZodType } from 'zod';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type RouteRow, routes } from '../routes';
-import { problem } from './schemas';
+import { type Lazy, problem } from './schemas';
 
 /**
  * OpenAPI 3.1 document made from the route table and the very schemas the validators use: a
@@ -31,8 +30,8 @@ export function errorStatuses(row: RouteRow): number[] {
   return [...statuses].sort();
 }
 
-const schemaOf = (schema: ZodType, io: 'input' | 'output') => {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as Record<string, unknown>;
+const schemaOf = (schema: Lazy, io: 'input' | 'output') => {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema(), { io, target: 'draft-2020-12' }) as Record<string, unknown>;
   return json;
 };
 

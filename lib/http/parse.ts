@@ -1,6 +1,6 @@
-import type { ZodType } from 'zod';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
 import type { RouteRow } from '../routes';
+import type { Lazy } from './schemas';
 import type { RouteMiddleware } from './types';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -37,8 +37,8 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
   };
 }
 
-function validate(schema: ZodType, value: unknown, where: 'path' | 'body'): unknown {
-  const result = schema.safeParse(value);
+function validate(schema: Lazy, value: unknown, where: 'path' | 'body'): unknown {
+  const result = schema().safeParse(value);
   if (result.success) return result.data;
   const errors = result.error.issues.map((issue) => ({
     path: [where, ...issue.path.map(String)].join('.'),
