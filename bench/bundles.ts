@@ -207,7 +207,11 @@ export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({})
 /** What each dependency adds to the SDK-only floor: the baseline plus one module of the service. */
 const COMPONENTS: { id: string; label: string; contents: string }[] = [
   { id: 'sdk+schemas', label: '+ request schemas (lib/http/schemas.ts, zod)', contents: "export * from './lib/http/schemas';" },
-  { id: 'sdk+logger', label: '+ Powertools logger (lib/http/logger.ts)', contents: "export * from './lib/http/logger';" },
+  {
+    id: 'sdk+logger',
+    label: '+ structured logger and EMF metrics (lib/http/logger.ts, metrics.ts)',
+    contents: "export * from './lib/http/logger'; export * from './lib/http/metrics';",
+  },
   { id: 'sdk+verifier', label: '+ JWT verifier (lib/auth/verifier.ts)', contents: "export * from './lib/auth/verifier';" },
   { id: 'sdk+middy', label: '+ @middy/core', contents: "import middy from '@middy/core'; export const chain = middy();" },
   {

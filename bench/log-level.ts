@@ -7,7 +7,7 @@ import { DESCRIPTION_200, makeBoard } from './latency';
 import { range, round } from './util';
 
 /**
- * What the per-request log line costs in own time: the local stack at POWERTOOLS_LOG_LEVEL=INFO
+ * What the per-request log line costs in own time: the local stack at LOG_LEVEL=INFO
  * (as deployed: one line per request) against WARN (no line for a success), alternated twice,
  * 500 sequential requests per route and run. Not part of `npm run bench`:
  * `node --import tsx bench/log-level.ts` (about a minute).
@@ -16,7 +16,7 @@ const requests = 500;
 const rows: string[] = [];
 for (const level of ['INFO', 'WARN', 'INFO', 'WARN']) {
   const dataDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'task-board-log-level-'));
-  const stack = await startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', POWERTOOLS_LOG_LEVEL: level });
+  const stack = await startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', LOG_LEVEL: level });
   try {
     const client = new Client(stack.url);
     const { token } = await client.register('log-level');

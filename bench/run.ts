@@ -84,7 +84,7 @@ let stack: RunningStack | undefined;
 try {
   stack = await phase('start local stack', () =>
     // INFO logging, as deployed: the request log line is part of the service's own time.
-    startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', POWERTOOLS_LOG_LEVEL: 'INFO' }),
+    startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', LOG_LEVEL: 'INFO' }),
   );
   if (stack) {
     const client = new Client(stack.url);

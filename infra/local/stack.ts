@@ -37,7 +37,7 @@ export async function startLocalStack(options: { port: number; dataDir: string; 
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   // CloudWatch metric lines (EMF) mean nothing locally; set it to false to see them.
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  process.env.METRICS_DISABLED ??= 'true';
   try {
     const [dynamoPort, cognitoPort] = [await freePort(), await freePort()];
     const [dynamodb, cognito] = await Promise.all([

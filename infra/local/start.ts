@@ -10,7 +10,7 @@ async function main() {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${process.env.PORT}`);
   const dataDir = process.env.DATA_DIR ?? '.data';
   // Locally every request gets its log line (on AWS successes are DEBUG: the access log has them).
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'DEBUG';
+  process.env.LOG_LEVEL ??= 'DEBUG';
   const stack = await startLocalStack({ port, dataDir, host: process.env.HOST });
   console.log(JSON.stringify({ message: 'task-board is running', url: stack.url, dataDir, pids: stack.pids }));
   let stopping = false;

@@ -1,8 +1,69 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-
 /**
- * Structured JSON logs (Powertools: log level from POWERTOOLS_LOG_LEVEL, sampling, Lambda
- * context fields) rather than a hand-rolled console wrapper. Keys are passed per call, never
- * appended globally, because the local server runs many requests in one process.
+ * Structured JSON logs, one line per call on stdout (CloudWatch Logs keeps each as one event).
+ * Hand-written rather than Powertools Logger: the service uses three levels and per-call keys,
+ * and Powertools (logger, metrics and their commons, 33 KiB) cost about 2 ms of every cold
+ * start, a third of the budget the cold-start target leaves above the SDK (docs/performance.md).
+ * LOG_LEVEL (DEBUG, INFO, WARN, ERROR, SILENT; default INFO) is read once at cold start.
  */
-export const logger = new Logger({ serviceName: 'task-board' });
+const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 100 } as const;
+type Level = Exclude<keyof typeof LEVELS, 'SILENT'>;
+
+function thresholdOf(value: string | undefined): number {
+  const name = (value ?? 'INFO').toUpperCase();
+  if (!(name in LEVELS)) throw new Error(`LOG_LEVEL must be one of ${Object.keys(LEVELS).join(', ')}, not ${value}`);
+  return LEVELS[name as keyof typeof LEVELS];
+}
+
+/** Errors become their name, message, stack and cause; everything else as JSON has it. */
+function errorsAsObjects(_key: string, value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  const { name, message, stack, cause } = value;
+  return { name, message, stack, ...(cause === undefined ? {} : { cause }) };
+}
+
+export class Logger {
+  private readonly threshold: number;
+
+  constructor(
+    private readonly service: string,
+    level: string | undefined,
+  ) {
+    this.threshold = thresholdOf(level);
+  }
+
+  isEnabled(level: Level): boolean {
+    return LEVELS[level] >= this.threshold;
+  }
+
+  debug(message: string, fields?: Record<string, unknown>): void {
+    this.write('DEBUG', message, fields);
+  }
+
+  info(message: string, fields?: Record<string, unknown>): void {
+    this.write('INFO', message, fields);
+  }
+
+  warn(message: string, fields?: Record<string, unknown>): void {
+    this.write('WARN', message, fields);
+  }
+
+  error(message: string, fields?: Record<string, unknown>): void {
+    this.write('ERROR', message, fields);
+  }
+
+  private write(level: Level, message: string, fields: Record<string, unknown> | undefined): void {
+    if (LEVELS[level] < this.threshold) return;
+    const line = {
+      level,
+      message,
+      timestamp: new Date().toISOString(),
+      service: this.service,
+      // Ties the line to its X-Ray trace; Lambda sets this per invocation.
+      xray_trace_id: process.env._X_AMZN_TRACE_ID,
+      ...fields,
+    };
+    process.stdout.write(`${JSON.stringify(line, errorsAsObjects)}\n`);
+  }
+}
+
+export const logger = new Logger('task-board', process.env.LOG_LEVEL);

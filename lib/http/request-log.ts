@@ -5,8 +5,8 @@ import { type RouteMiddleware, requestIdOf } from './types';
 /**
  * One structured line per request: successes at DEBUG (the HTTP API's access log already has a
  * line for every request with the same request id, status and latency, and writing this one cost
- * ~0.3 ms of each request's own time, measured by bench/log-level.ts; Powertools' sample rate can
- * turn them on for a share of invocations), 4xx at INFO, 5xx at ERROR with the error and its stack
+ * ~0.3 ms of each request's own time, measured by bench/log-level.ts; LOG_LEVEL=DEBUG turns them
+ * on), 4xx at INFO, 5xx at ERROR with the error and its stack
  * (never in the body).
  */
 export function requestLog(routeId: string): RouteMiddleware {

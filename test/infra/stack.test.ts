@@ -293,8 +293,8 @@ describe('bundles start with exactly the environment CDK gives them', () => {
         env: {
           PATH: process.env.PATH,
           AWS_REGION: 'us-east-1',
-          POWERTOOLS_METRICS_DISABLED: 'true',
-          POWERTOOLS_LOG_LEVEL: 'SILENT',
+          METRICS_DISABLED: 'true',
+          LOG_LEVEL: 'SILENT',
           ...variables,
         },
         encoding: 'utf8',

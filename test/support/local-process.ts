@@ -13,7 +13,7 @@ export interface RunningStack {
  */
 export function startStackProcess(dataDir: string, extraEnv: Record<string, string> = {}): Promise<RunningStack> {
   const args = ['--import', 'tsx', 'infra/local/start.ts'];
-  const env = { ...process.env, PORT: '0', DATA_DIR: dataDir, NODE_NO_WARNINGS: '1', POWERTOOLS_LOG_LEVEL: 'WARN', ...extraEnv };
+  const env = { ...process.env, PORT: '0', DATA_DIR: dataDir, NODE_NO_WARNINGS: '1', LOG_LEVEL: 'WARN', ...extraEnv };
   const child =
     process.platform === 'linux' && existsSync('/usr/bin/setpriv')
       ? spawn('/usr/bin/setpriv', ['--pdeathsig', 'SIGTERM', '--', process.execPath, ...args], {

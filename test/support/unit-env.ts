@@ -7,5 +7,5 @@ process.env.TOKEN_ISSUER ??= 'https://cognito-idp.us-east-1.amazonaws.com/us-eas
 process.env.AWS_REGION ??= 'us-east-1';
 process.env.AWS_ACCESS_KEY_ID ??= 'unit';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'unit';
-process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
-process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+process.env.LOG_LEVEL ??= 'SILENT';
+process.env.METRICS_DISABLED ??= 'true';
