@@ -1,6 +1,6 @@
-import * as z from 'zod/mini';
+import { toJsonSchema } from '@valibot/to-json-schema';
 import { type RouteRow, routes } from '../routes';
-import { type Lazy, problem } from './schemas';
+import { documentedCheck, type Lazy, problem } from './schemas';
 
 /**
  * OpenAPI 3.1 document made from the route table and the very schemas the validators use: a
@@ -31,7 +31,14 @@ export function errorStatuses(row: RouteRow): number[] {
 }
 
 const schemaOf = (schema: Lazy, io: 'input' | 'output') => {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema(), { io, target: 'draft-2020-12' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...json } = toJsonSchema(schema(), {
+    target: 'draft-2020-12',
+    typeMode: io,
+    // Length limits are custom checks (they count characters) with their JSON Schema keywords
+    // attached; the others (well-formed Unicode, not blank) have no JSON Schema form.
+    overrideAction: ({ valibotAction, jsonSchema }) =>
+      valibotAction.type === 'check' ? { ...jsonSchema, ...documentedCheck(valibotAction) } : undefined,
+  }) as Record<string, unknown>;
   return json;
 };
 

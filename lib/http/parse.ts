@@ -1,3 +1,4 @@
+import { safeParse } from 'valibot';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
 import type { RouteRow } from '../routes';
 import type { Lazy } from './schemas';
@@ -38,10 +39,10 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
 }
 
 function validate(schema: Lazy, value: unknown, where: 'path' | 'body'): unknown {
-  const result = schema().safeParse(value);
-  if (result.success) return result.data;
-  const errors = result.error.issues.map((issue) => ({
-    path: [where, ...issue.path.map(String)].join('.'),
+  const result = safeParse(schema(), value);
+  if (result.success) return result.output;
+  const errors = result.issues.map((issue) => ({
+    path: [where, ...(issue.path ?? []).map((item) => String(item.key))].join('.'),
     message: issue.message,
   }));
   throw new BadRequest(`Invalid request ${where}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type * as z from 'zod/mini';
+import type * as v from 'valibot';
 import type { Caller } from '../auth/verifier';
 import { ENV, requireEnv } from '../config';
 import type { BoardScope } from '../data/access';
@@ -17,9 +17,9 @@ import { problemErrors, requestLog } from './request-log';
 import { type RouteContext, requestIdOf } from './types';
 
 type Row<Id extends RouteId> = Routes[Id];
-type BodyOf<Id extends RouteId> = Row<Id> extends { body: () => infer S extends z.ZodMiniType } ? z.output<S> : undefined;
+type BodyOf<Id extends RouteId> = Row<Id> extends { body: () => infer S extends v.GenericSchema } ? v.InferOutput<S> : undefined;
 type ParamsOf<Id extends RouteId> =
-  Row<Id> extends { params: () => infer S extends z.ZodMiniType } ? z.output<S> : Record<string, never>;
+  Row<Id> extends { params: () => infer S extends v.GenericSchema } ? v.InferOutput<S> : Record<string, never>;
 type CallerOf<Id extends RouteId> = Row<Id>['access'] extends { scope: 'public' } ? undefined : Caller;
 type ScopeOf<Id extends RouteId> = Row<Id>['access'] extends { scope: 'board' } ? BoardScope : undefined;
 

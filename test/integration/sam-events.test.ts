@@ -16,7 +16,7 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIG
 
 beforeAll(async () => {
   const env = JSON.parse(readFileSync(join(process.env.TASK_BOARD_DATA_DIR!, 'local-env.json'), 'utf8'));
-  Object.assign(process.env, env, { LOG_LEVEL: 'SILENT' });
+  Object.assign(process.env, env, { LOG_LEVEL: 'SILENT', METRICS_DISABLED: 'true' });
   const { accessTokenVerifier } = await import('../../lib/auth/verifier');
   const jwks = await fetch(`${env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER}/${env.USER_POOL_ID}/.well-known/jwks.json`);
   accessTokenVerifier.cacheJwks((await jwks.json()) as Parameters<typeof accessTokenVerifier.cacheJwks>[0]);
