@@ -1,12 +1,12 @@
 import { MethodNotAllowed, NotFound } from '../lib/domain/errors';
-import { route } from '../lib/http/route';
+import { publicRoute } from '../lib/http/public-route';
 import { matchPath, routes } from '../lib/routes';
 
 /**
  * API Gateway's `$default` route: a path no row serves is 404, a path served with other methods
  * is 405 with `Allow`, both as problem+json rather than the gateway's own bodies.
  */
-export const handler = route('fallback', async ({ event }) => {
+export const handler = publicRoute('fallback', async ({ event }) => {
   const path = event.rawPath ?? event.requestContext.http.path;
   const allow = Object.values(routes)
     .filter((row) => row.method !== 'ANY' && matchPath(row.path, path))

@@ -1,4 +1,4 @@
-import { route } from '../lib/http/route';
+import { publicRoute } from '../lib/http/public-route';
 
 /** Liveness: the function runs. No token, no table. */
-export const handler = route('health', async () => ({ status: 200, body: { status: 'ok' } }));
+export const handler = publicRoute('health', async () => ({ status: 200, body: { status: 'ok' } }));

@@ -1,10 +1,10 @@
 import { buildOpenApiDocument } from '../lib/http/openapi';
-import { route } from '../lib/http/route';
+import { publicRoute } from '../lib/http/public-route';
 
 /** Built on the first request and kept for the container's life: it never changes. */
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;
 
-export const handler = route('openapi', async () => {
+export const handler = publicRoute('openapi', async () => {
   document ??= buildOpenApiDocument();
   return { status: 200, body: document, headers: { 'cache-control': 'public, max-age=300' } };
 });

@@ -1,7 +1,7 @@
 import { logIn } from '../../lib/auth/cognito';
-import { route } from '../../lib/http/route';
+import { publicRoute } from '../../lib/http/public-route';
 
-export const handler = route('auth.login', async ({ body }) => ({
+export const handler = publicRoute('auth.login', async ({ body }) => ({
   status: 200,
   body: await logIn(body.email, body.password),
 }));

@@ -1,9 +1,9 @@
 import { createUser, logIn } from '../../lib/auth/cognito';
 import { putUserProfile } from '../../lib/data/users';
-import { route } from '../../lib/http/route';
+import { publicRoute } from '../../lib/http/public-route';
 
 /** Creates the Cognito user and its profile, then logs in once to hand back the first token. */
-export const handler = route('auth.register', async ({ body }) => {
+export const handler = publicRoute('auth.register', async ({ body }) => {
   await createUser(body.email, body.password, body.display_name, (userId) =>
     putUserProfile(userId, body.email, body.display_name),
   );

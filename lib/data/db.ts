@@ -12,6 +12,10 @@ import {
 import { ENV, requireEnv } from '../config';
 import { NotFound } from '../domain/errors';
 import { stopAtDeadline } from '../http/deadline';
+import { cancellationCodes } from './sdk-errors';
+
+export { cancellationCodes };
+
 import type { ItemKey } from './table';
 
 let cachedTableName: string | undefined;
@@ -155,13 +159,6 @@ export async function deleteItems(keyList: ItemKey[], parallelism = 16): Promise
 /** Raised when DynamoDB keeps deferring work; mapped to 503 like SDK throttling. */
 export class StorageBusy extends Error {
   override name = 'StorageBusy';
-}
-
-/** Which items of a cancelled transaction failed their condition (by index), per DynamoDB's reasons. */
-export function cancellationCodes(error: unknown): string[] | undefined {
-  if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
-  const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-  return reasons?.map((reason) => reason.Code ?? 'None');
 }
 
 /**

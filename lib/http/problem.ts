@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { cancellationCodes } from '../data/db';
+import { cancellationCodes } from '../data/sdk-errors';
 import { DomainError, type ErrorKind, MethodNotAllowed, Unauthorized, Unavailable } from '../domain/errors';
 
 /** The one place where an error becomes an HTTP answer (RFC 9457 problem+json). */

@@ -1,0 +1,122 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type * as v from 'valibot';
+import type { Caller } from '../auth/verifier';
+import { ENV, requireEnv } from '../config';
+import type { BoardScope } from '../data/access';
+import { Unavailable } from '../domain/errors';
+import { type RouteId, type RouteRow, type Routes, routes } from '../routes';
+import { runWithDeadline } from './deadline';
+import { logger } from './logger';
+import { routeMetrics } from './metrics';
+import { parseRequest } from './parse';
+import { problemResponse } from './problem';
+import { problemErrors, requestLog } from './request-log';
+import { type RouteContext, type RouteMiddleware, requestIdOf } from './types';
+
+type Row<Id extends RouteId> = Routes[Id];
+export type BodyOf<Id extends RouteId> =
+  Row<Id> extends { body: () => infer S extends v.GenericSchema } ? v.InferOutput<S> : undefined;
+type ParamsOf<Id extends RouteId> =
+  Row<Id> extends { params: () => infer S extends v.GenericSchema } ? v.InferOutput<S> : Record<string, never>;
+type CallerOf<Id extends RouteId> = Row<Id>['access'] extends { scope: 'public' } ? undefined : Caller;
+type ScopeOf<Id extends RouteId> = Row<Id>['access'] extends { scope: 'board' } ? BoardScope : undefined;
+
+export interface RouteInput<Id extends RouteId, P> {
+  caller: CallerOf<Id>;
+  params: ParamsOf<Id>;
+  body: BodyOf<Id>;
+  /** The addressed board, checked for membership (board routes only). */
+  scope: ScopeOf<Id>;
+  preloaded: P;
+  event: APIGatewayProxyEventV2;
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** How a row's caller is established and what it may touch; public rows have neither step. */
+export interface AccessSteps {
+  authenticate?: RouteMiddleware;
+  authorize?: RouteMiddleware;
+}
+
+/**
+ * The one middy chain every handler goes through: request log, metrics, problem+json errors,
+ * authentication, input parsing and validation, authorization, then the handler, whose result is
+ * serialised here. A handler never catches, maps a status or stringifies. The access steps are
+ * passed in by `route()` (lib/http/route.ts) so that a public function's bundle holds neither the
+ * token verifier nor the table client (lib/http/public-route.ts).
+ */
+export function buildRoute<Id extends RouteId, P>(
+  id: Id,
+  handler: (input: RouteInput<Id, P>) => Promise<RouteResult>,
+  access: AccessSteps,
+) {
+  const row: RouteRow = routes[id];
+  // Routes that use the table check its configuration at cold start, not at their first query.
+  if (row.table.length > 0 || row.index?.length) requireEnv(ENV.tableName);
+  // middy's own early timeout covers only the handler body; the deadline below covers the chain.
+  const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext>({ timeoutEarlyInMillis: 0 })
+    .use(requestLog(id))
+    .use(routeMetrics(row))
+    .use(problemErrors())
+    .use(access.authenticate ? [access.authenticate] : [])
+    .use(parseRequest(row))
+    .use(access.authorize ? [access.authorize] : [])
+    .handler(async (event, context) => {
+      const state = context.route;
+      const result = await handler({
+        caller: state.caller as CallerOf<Id>,
+        params: state.params as ParamsOf<Id>,
+        body: state.body as BodyOf<Id>,
+        scope: state.scope as ScopeOf<Id>,
+        preloaded: state.preloaded as P,
+        event,
+      });
+      return toResponse(result);
+    }) as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+  return withDeadline(id, row, chain);
+}
+
+/** Time kept back from the function timeout to answer and log before Lambda kills the invocation. */
+const DEADLINE_MARGIN_MS = 500;
+
+/**
+ * Answers 503 (Retry-After) shortly before the function would time out, whatever step the request
+ * is in, and aborts the request's signal so that no SDK retry of it starts afterwards.
+ */
+function withDeadline(
+  id: string,
+  row: RouteRow,
+  chain: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>,
+) {
+  return async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+    const remaining = context?.getRemainingTimeInMillis?.() ?? (row.timeoutSeconds ?? 10) * 1000;
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<APIGatewayProxyStructuredResultV2>((resolve) => {
+      timer = setTimeout(
+        () => {
+          controller.abort();
+          logger.error('request deadline reached', { route: id, requestId: requestIdOf(event), remainingMs: remaining });
+          resolve(problemResponse(new Unavailable('The request took too long; retry shortly.'), requestIdOf(event)));
+        },
+        Math.max(0, remaining - DEADLINE_MARGIN_MS),
+      );
+    });
+    try {
+      return await Promise.race([runWithDeadline(controller.signal, () => chain(event, context)), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+function toResponse({ status, body, headers = {} }: RouteResult): APIGatewayProxyStructuredResultV2 {
+  if (body === undefined) return { statusCode: status, headers };
+  return { statusCode: status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
