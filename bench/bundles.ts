@@ -206,7 +206,12 @@ export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({})
 
 /** What each dependency adds to the SDK-only floor: the baseline plus one module of the service. */
 const COMPONENTS: { id: string; label: string; contents: string }[] = [
-  { id: 'sdk+schemas', label: '+ request schemas (lib/http/schemas.ts, zod)', contents: "export * from './lib/http/schemas';" },
+  {
+    id: 'sdk+schemas',
+    label: '+ every request and response schema, built (lib/http/schemas.ts, valibot)',
+    contents:
+      "import * as s from './lib/http/schemas'; export const built = Object.values(s).map((schema) => typeof schema === 'function' ? schema() : schema);",
+  },
   {
     id: 'sdk+logger',
     label: '+ structured logger and EMF metrics (lib/http/logger.ts, metrics.ts)',
@@ -214,42 +219,31 @@ const COMPONENTS: { id: string; label: string; contents: string }[] = [
   },
   { id: 'sdk+verifier', label: '+ JWT verifier (lib/auth/verifier.ts)', contents: "export * from './lib/auth/verifier';" },
   { id: 'sdk+middy', label: '+ @middy/core', contents: "import middy from '@middy/core'; export const chain = middy();" },
-  {
-    id: 'sdk+zod-namespace-one',
-    label: '+ zod classic, `import * as z`, one schema',
-    contents: "import * as z from 'zod'; export const title = z.object({ title: z.string().max(256) });",
-  },
-  {
-    id: 'sdk+zod-mini-one',
-    label: '+ zod/mini, one schema',
-    contents: "import * as z from 'zod/mini'; export const title = z.object({ title: z.string().check(z.maxLength(256)) });",
-  },
-  {
-    id: 'sdk+cognito',
-    label: '+ Cognito client',
-    contents:
-      "import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider'; export const cognito = new CognitoIdentityProviderClient({});",
-  },
+  { id: 'sdk+routes', label: '+ the route table (lib/routes.ts)', contents: "export * from './lib/routes';" },
 ];
 
-/** `import { z } from 'zod'` keeps every zod export (locales, JSON schema) alive; `import * as z` lets esbuild drop them. */
-const zodNamespaceImport: Plugin = {
-  name: 'zod-namespace-import',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]lib[\\/]http[\\/]schemas\.ts$/ }, (args) => ({
-      contents: readFileSync(args.path, 'utf8').replace("import { z } from 'zod';", "import * as z from 'zod';"),
-      loader: 'ts',
-    }));
-  },
-};
+/** The SDK floor of a function that needs both clients (registration): DocumentClient and Cognito client. */
+const BOTH_CLIENTS_ONLY = `${DOCUMENT_CLIENT_ONLY}
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
+export const cognito = new CognitoIdentityProviderClient({});
+`;
 
 export interface BundleReport {
   synthMs: number;
   importRuns: number;
   baseline: { bytes: number; import: ImportStats };
-  routes: (SynthesizedFunction & { import: ImportStats; ratio: number; cpuRatio: number })[];
+  /** The SDK floor of a function that needs the Cognito client as well (registration). */
+  bothClients: { bytes: number; import: ImportStats };
+  /** ratio: to the DocumentClient-only baseline; floorRatio: to the SDK floor of the clients the route uses. */
+  routes: (SynthesizedFunction & {
+    import: ImportStats;
+    ratio: number;
+    cpuRatio: number;
+    floor: 'document-client' | 'both-clients';
+    floorRatio: number;
+  })[];
   /** The same route (cards.get) bundled differently: ESM vs CJS, minify, source maps, SDK external. */
-  variants: { id: string; label: string; bytes: number; import: ImportStats; ratio: number; cpuRatio: number; note?: string }[];
+  variants: { id: string; label: string; bytes: number; import: ImportStats; ratio: number; cpuRatio: number }[];
   components: {
     id: string;
     label: string;
@@ -323,12 +317,6 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
       file: 'index.mjs',
       options: { external: ['@aws-sdk/*'] },
     },
-    {
-      id: 'esm-zod-namespace',
-      label: "proposed: `import * as z from 'zod'` in lib/http/schemas.ts",
-      file: 'index.mjs',
-      plugins: [zodNamespaceImport],
-    },
   ];
   const variantBundles: Bundle[] = [];
   for (const def of variantDefs) {
@@ -346,27 +334,44 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
   }
 
   const baseline: Bundle = { id: 'baseline', label: 'DynamoDB DocumentClient only', file: baselineFile, bytes: baselineBytes };
+  const bothClientsFile = join(out('both-clients'), 'index.mjs');
+  const bothClients: Bundle = {
+    id: 'both-clients',
+    label: 'DocumentClient and Cognito client only',
+    file: bothClientsFile,
+    bytes: await bundleTo(bothClientsFile, { contents: BOTH_CLIENTS_ONLY }),
+  };
   const routeBundles: Bundle[] = functions.map((f) => ({
     id: `route:${f.routeId}`,
     label: f.routeId,
     file: f.file,
     bytes: f.bytes,
   }));
-  const all = [baseline, ...routeBundles, ...variantBundles, ...componentBundles];
+  const all = [baseline, bothClients, ...routeBundles, ...variantBundles, ...componentBundles];
   log(`cold import: ${all.length} bundles x ${runs} runs (+1 warm-up round), each in a fresh node`);
   const stats = await measureImports(all, runs);
   const base = stats.get('baseline')!;
   const deployedVariant = variantBundles.find((b) => b.id === 'variant:esm-min')!;
   const deployedRoute = functions.find((f) => f.routeId === VARIANT_ROUTE)!;
-  const zodVariant = variantBundles.find((b) => b.id === 'variant:esm-zod-namespace')!;
+  const both = stats.get('both-clients')!;
 
   return {
     synthMs: round(synthMs, 0),
     importRuns: runs,
     baseline: { bytes: baselineBytes, import: base },
+    bothClients: { bytes: bothClients.bytes, import: both },
     routes: functions.map((f) => {
       const s = stats.get(`route:${f.routeId}`)!;
-      return { ...f, import: s, ratio: round(s.medianMs / base.medianMs), cpuRatio: round(s.medianCpuMs / base.medianCpuMs) };
+      const row = routes[f.routeId];
+      const floor = row.cognito.length > 0 && row.table.length > 0 ? ('both-clients' as const) : ('document-client' as const);
+      return {
+        ...f,
+        import: s,
+        ratio: round(s.medianMs / base.medianMs),
+        cpuRatio: round(s.medianCpuMs / base.medianCpuMs),
+        floor,
+        floorRatio: round(s.medianMs / (floor === 'both-clients' ? both : base).medianMs),
+      };
     }),
     variants: variantBundles.map((b) => {
       const s = stats.get(b.id)!;
@@ -377,10 +382,6 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
         import: s,
         ratio: round(s.medianMs / base.medianMs),
         cpuRatio: round(s.medianCpuMs / base.medianCpuMs),
-        note:
-          b === zodVariant && b.bytes === deployedVariant.bytes
-            ? 'lib/http/schemas.ts no longer has the named import: the proposal is already in'
-            : undefined,
       };
     }),
     components: componentBundles.map((b) => {

@@ -66,7 +66,11 @@ export function evaluateTargets(r: Results): Target[] {
       targets.push({
         name: `cold import ${route.routeId}`,
         target: `≤ ${LIMITS.coldImportRatio}× SDK-only (${fmt(r.bundles.baseline.import.medianMs, 1)} ms)`,
-        measured: `${fmt(route.import.medianMs, 1)} ms = ${fmt(route.ratio)}×`,
+        measured:
+          `${fmt(route.import.medianMs, 1)} ms = ${fmt(route.ratio)}×` +
+          (route.floor === 'both-clients'
+            ? ` (${fmt(route.floorRatio)}× its own SDK floor, DocumentClient + Cognito client, ${fmt(r.bundles.bothClients.import.medianMs, 1)} ms)`
+            : ''),
         pass: route.ratio <= LIMITS.coldImportRatio,
       });
     }
@@ -201,7 +205,7 @@ export function renderMarkdown(r: Results): string {
     const b = r.bundles;
     out.push(`## Bundles and cold import (median of ${b.importRuns} fresh \`node\` processes, after one warm-up round)`);
     out.push(
-      `SDK-only baseline: ${kb(b.baseline.bytes)} KiB, ${fmt(b.baseline.import.medianMs, 1)} ms (min ${fmt(b.baseline.import.minMs, 1)}, CPU ${fmt(b.baseline.import.medianCpuMs, 1)} ms, RSS ${b.baseline.import.rssMb} MB). Synth took ${fmt(b.synthMs / 1000, 1)} s; the esbuild replica of ${b.replicaCheck.route} is ${b.replicaCheck.replicaBytes} bytes, the synthesized asset ${b.replicaCheck.deployedBytes}.`,
+      `SDK-only baseline: ${kb(b.baseline.bytes)} KiB, ${fmt(b.baseline.import.medianMs, 1)} ms (min ${fmt(b.baseline.import.minMs, 1)}, CPU ${fmt(b.baseline.import.medianCpuMs, 1)} ms, RSS ${b.baseline.import.rssMb} MB). SDK floor with the Cognito client as well (registration needs both): ${kb(b.bothClients.bytes)} KiB, ${fmt(b.bothClients.import.medianMs, 1)} ms. Synth took ${fmt(b.synthMs / 1000, 1)} s; the esbuild replica of ${b.replicaCheck.route} is ${b.replicaCheck.replicaBytes} bytes, the synthesized asset ${b.replicaCheck.deployedBytes}.`,
     );
     out.push(
       table(
@@ -212,6 +216,7 @@ export function renderMarkdown(r: Results): string {
           'min ms',
           'CPU ms',
           'ratio',
+          'ratio to its SDK floor',
           'CPU ratio',
           'RSS MB',
           `≤ ${LIMITS.coldImportRatio}×`,
@@ -223,6 +228,7 @@ export function renderMarkdown(r: Results): string {
           fmt(x.import.minMs, 1),
           fmt(x.import.medianCpuMs, 1),
           fmt(x.ratio),
+          x.floor === 'both-clients' ? fmt(x.floorRatio) : fmt(x.ratio),
           fmt(x.cpuRatio),
           x.import.rssMb,
           verdict(x.ratio <= LIMITS.coldImportRatio),
@@ -234,7 +240,7 @@ export function renderMarkdown(r: Results): string {
       table(
         ['variant', 'KiB', 'import ms', 'CPU ms', 'ratio to SDK-only', 'CPU ratio', 'RSS MB'],
         b.variants.map((v) => [
-          v.label + (v.note ? ` (${v.note})` : ''),
+          v.label,
           kb(v.bytes),
           fmt(v.import.medianMs, 1),
           fmt(v.import.medianCpuMs, 1),

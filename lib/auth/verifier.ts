@@ -1,4 +1,4 @@
-import { JwtVerifier } from 'aws-jwt-verify';
+import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import { FetchError } from 'aws-jwt-verify/error';
 import { ENV, requireEnv } from '../config';
 import { Unauthorized, Unavailable } from '../domain/errors';
