@@ -205,7 +205,7 @@ export function renderMarkdown(r: Results): string {
     const b = r.bundles;
     out.push(`## Bundles and cold import (median of ${b.importRuns} fresh \`node\` processes, after one warm-up round)`);
     out.push(
-      `SDK-only baseline: ${kb(b.baseline.bytes)} KiB, ${fmt(b.baseline.import.medianMs, 1)} ms (min ${fmt(b.baseline.import.minMs, 1)}, CPU ${fmt(b.baseline.import.medianCpuMs, 1)} ms, RSS ${b.baseline.import.rssMb} MB). SDK floor with the Cognito client as well (registration needs both): ${kb(b.bothClients.bytes)} KiB, ${fmt(b.bothClients.import.medianMs, 1)} ms. Synth took ${fmt(b.synthMs / 1000, 1)} s; the esbuild replica of ${b.replicaCheck.route} is ${b.replicaCheck.replicaBytes} bytes, the synthesized asset ${b.replicaCheck.deployedBytes}.`,
+      `SDK-only baseline: ${kb(b.baseline.bytes)} KiB, ${fmt(b.baseline.import.medianMs, 1)} ms (min ${fmt(b.baseline.import.minMs, 1)}, CPU ${fmt(b.baseline.import.medianCpuMs, 1)} ms, RSS ${b.baseline.import.rssMb} MB). SDK floor with the Cognito client as well (registration needs both): ${kb(b.bothClients.bytes)} KiB, ${fmt(b.bothClients.import.medianMs, 1)} ms. A ratio is the median over the rounds of route ÷ baseline imported in the same round. Synth took ${fmt(b.synthMs / 1000, 1)} s; the esbuild replica of ${b.replicaCheck.route} is ${b.replicaCheck.replicaBytes} bytes, the synthesized asset ${b.replicaCheck.deployedBytes}.`,
     );
     out.push(
       table(
