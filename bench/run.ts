@@ -20,7 +20,7 @@ import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
  * Prints markdown, writes bench/results/latest.json and latest.md. CI never runs it.
  *
  * Knobs (environment): BENCH_REQUESTS (default 1000 per main route), BENCH_OTHER_REQUESTS (200),
- * BENCH_IMPORT_RUNS (9), BENCH_LARGE_BOARD (5000 cards), BENCH_SMALL_BOARD (500),
+ * BENCH_IMPORT_RUNS (15), BENCH_LARGE_BOARD (5000 cards), BENCH_SMALL_BOARD (500),
  * BENCH_LIST_BOARDS (1000), BENCH_LOAD_SECONDS (5), BENCH_CONNECTIONS (16), BENCH_SEED=http (seed the
  * large board over HTTP too, instead of BatchWriteItem), BENCH_KEEP=1 keeps
  * the synthesized bundles, BENCH_SKIP=bundles,load,scale leaves phases out (for trying the bench).
@@ -29,7 +29,7 @@ import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
 const settings = {
   requests: envNumber('BENCH_REQUESTS', 1000),
   otherRequests: envNumber('BENCH_OTHER_REQUESTS', 200),
-  importRuns: envNumber('BENCH_IMPORT_RUNS', 9),
+  importRuns: envNumber('BENCH_IMPORT_RUNS', 15),
   largeBoard: envNumber('BENCH_LARGE_BOARD', 5000),
   smallBoard: envNumber('BENCH_SMALL_BOARD', 500),
   listBoards: envNumber('BENCH_LIST_BOARDS', 1000),
