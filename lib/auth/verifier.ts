@@ -1,5 +1,5 @@
-import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import { FetchError } from 'aws-jwt-verify/error';
+import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import { ENV, requireEnv } from '../config';
 import { Unauthorized, Unavailable } from '../domain/errors';
 
