@@ -9,11 +9,11 @@ import {
 import { ENV, requireEnv } from '../config';
 import { BadRequest, Conflict, Unauthorized } from '../domain/errors';
 import { outsideDeadline, stopAtDeadline } from '../http/deadline';
-import { logger } from '../http/logger';
+import { logger, sdkLogger } from '../http/logger';
 
 const userPoolId = requireEnv(ENV.userPoolId);
 const clientId = requireEnv(ENV.userPoolClientId);
-const cognito = new CognitoIdentityProviderClient({});
+const cognito = new CognitoIdentityProviderClient({ logger: sdkLogger });
 stopAtDeadline(cognito);
 
 export interface TokenResponse {

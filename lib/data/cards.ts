@@ -2,17 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { type BoardScope, relatedOnBoard } from './access';
-import {
-  cancellationCodes,
-  getItems,
-  type Item,
-  LostRace,
-  queryPages,
-  retryLostRaces,
-  transactWrite,
-  updateExisting,
-} from './db';
+import { getItems, type Item, LostRace, queryPages, retryLostRaces, transactWrite, updateExisting } from './db';
 import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
+import { cancellationCodes } from './sdk-errors';
 import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
 /**

@@ -6,7 +6,6 @@ import { appendPosition, positionBetween } from '../domain/positions';
 import { type BoardScope, relatedOnBoard } from './access';
 import { queryColumnCards } from './cards';
 import {
-  cancellationCodes,
   deleteItems,
   documentClient,
   getItems,
@@ -28,6 +27,7 @@ import {
   toCard,
   toColumn,
 } from './records';
+import { cancellationCodes } from './sdk-errors';
 import { keys } from './table';
 
 async function highestColumnPosition(boardId: string): Promise<number | undefined> {

@@ -12,9 +12,8 @@ import {
 import { ENV, requireEnv } from '../config';
 import { NotFound } from '../domain/errors';
 import { stopAtDeadline } from '../http/deadline';
+import { sdkLogger } from '../http/logger';
 import { cancellationCodes } from './sdk-errors';
-
-export { cancellationCodes };
 
 import type { ItemKey } from './table';
 
@@ -26,7 +25,7 @@ let cachedTableName: string | undefined;
  */
 export const tableName = () => (cachedTableName ??= requireEnv(ENV.tableName));
 
-export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({ logger: sdkLogger }), {
   marshallOptions: { removeUndefinedValues: true },
 });
 stopAtDeadline(documentClient);

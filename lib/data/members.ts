@@ -1,7 +1,8 @@
 import { Conflict, Forbidden, NotFound } from '../domain/errors';
 import type { BoardScope } from './access';
-import { cancellationCodes, getItems, type Item, queryAll, type TransactItem, transactWrite } from './db';
+import { getItems, type Item, queryAll, type TransactItem, transactWrite } from './db';
 import { type Member, type MemberRecord, now, type Role } from './records';
+import { cancellationCodes } from './sdk-errors';
 import { keys } from './table';
 import { findUserByEmail, getProfiles } from './users';
 

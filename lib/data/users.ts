@@ -1,6 +1,7 @@
 import { Conflict } from '../domain/errors';
-import { cancellationCodes, getItems, transactWrite } from './db';
+import { getItems, transactWrite } from './db';
 import { now } from './records';
+import { cancellationCodes } from './sdk-errors';
 import { keys } from './table';
 
 export interface UserProfile {

@@ -1,15 +1,13 @@
 import { INVALID_TOKEN, verifyAccessToken } from '../auth/verifier';
 import { Unauthorized } from '../domain/errors';
-import type { RouteRow } from '../routes';
 import type { RouteMiddleware } from './types';
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 
-/** Every route but the public ones needs a valid Cognito access token (401 otherwise). */
-export function authenticate(row: RouteRow): RouteMiddleware {
+/** A valid Cognito access token (401 otherwise); route() puts this step on every non-public row. */
+export function authenticate(): RouteMiddleware {
   return {
     before: async ({ event, context }) => {
-      if (row.access.scope === 'public') return;
       const header = event.headers?.authorization?.trim();
       if (!header) throw new Unauthorized('An access token is required: send Authorization: Bearer <token>.', false);
       // A bare credential without a scheme is a token sent wrongly: reject it as a token.

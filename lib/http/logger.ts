@@ -1,3 +1,5 @@
+import type { Logger as SdkLogger } from '@smithy/types';
+
 /**
  * Structured JSON logs, one line per call on stdout (CloudWatch Logs keeps each as one event).
  * Hand-written rather than Powertools Logger: the service uses three levels and per-call keys,
@@ -29,10 +31,6 @@ export class Logger {
     level: string | undefined,
   ) {
     this.threshold = thresholdOf(level);
-  }
-
-  isEnabled(level: Level): boolean {
-    return LEVELS[level] >= this.threshold;
   }
 
   debug(message: string, fields?: Record<string, unknown>): void {
@@ -67,3 +65,15 @@ export class Logger {
 }
 
 export const logger = new Logger('task-board', process.env.LOG_LEVEL);
+
+/**
+ * The logger handed to the AWS SDK clients. The SDK's logger middleware deep-copies every
+ * command's input and output (filtering sensitive fields) to pass them to `logger.info`, even
+ * when its default no-op logger then drops them: about 0.2 ms of CPU for a 100-card tree read.
+ * The SDK calls `info`, `error` and `trace` only when they exist, so this logger has none of
+ * them (failed calls are logged once, by the request log); its warnings go to our log.
+ */
+export const sdkLogger = {
+  debug: () => {},
+  warn: (...args: unknown[]) => logger.warn('AWS SDK warning', { detail: args.map(String).join(' ') }),
+} as unknown as SdkLogger;

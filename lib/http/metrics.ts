@@ -7,7 +7,7 @@ import type { RouteMiddleware } from './types';
  * the same cold-start reason as the logger (lib/http/logger.ts); the format is CloudWatch's EMF
  * specification. METRICS_DISABLED=true turns them off (the local stack and the tests do).
  */
-export const METRICS_NAMESPACE = 'TaskBoard';
+const METRICS_NAMESPACE = 'TaskBoard';
 const SERVICE = 'task-board';
 
 function emit(name: string, dimensions: Record<string, string>): void {

@@ -16,5 +16,5 @@ export function route<Id extends ProtectedRouteId, P = undefined>(
   options: BoardAccessOptions<BodyOf<Id>, P> = {},
 ) {
   const row: RouteRow = routes[id];
-  return buildRoute(id, handler, { authenticate: authenticate(row), authorize: requireBoardMember(row, options) });
+  return buildRoute(id, handler, { authenticate: authenticate(), authorize: requireBoardMember(row, options) });
 }

@@ -1,4 +1,4 @@
-import { Logger } from '../../lib/http/logger';
+import { Logger, sdkLogger } from '../../lib/http/logger';
 import type { RouteRow } from '../../lib/routes';
 import { routes } from '../../lib/routes';
 
@@ -40,8 +40,12 @@ describe('logger', () => {
   });
 
   it('defaults to INFO and refuses an unknown level at start instead of logging nothing', () => {
-    expect(new Logger('task-board', undefined).isEnabled('INFO')).toBe(true);
-    expect(new Logger('task-board', undefined).isEnabled('DEBUG')).toBe(false);
+    const logger = new Logger('task-board', undefined);
+    const lines = captureStdout(() => {
+      logger.debug('d');
+      logger.info('i');
+    });
+    expect(lines.map((l) => l.level)).toEqual(['INFO']);
     expect(() => new Logger('task-board', 'VERBOSE')).toThrow(/LOG_LEVEL/);
   });
 
@@ -50,6 +54,14 @@ describe('logger', () => {
     const [line] = captureStdout(() => new Logger('task-board', 'ERROR').error('request failed', { error }));
     expect(line!.error).toMatchObject({ name: 'TypeError', message: 'boom', cause: { name: 'Error', message: 'root' } });
     expect(line!.error.stack).toContain('TypeError: boom');
+  });
+});
+
+describe('the logger given to the AWS SDK clients', () => {
+  it("has no info method, so the SDK skips copying every command's input and output for it", () => {
+    // The SDK calls logger.info?.(...) with both filtered through the command's schema first.
+    expect((sdkLogger as { info?: unknown }).info).toBeUndefined();
+    expect((sdkLogger as { error?: unknown }).error).toBeUndefined();
   });
 });
 
