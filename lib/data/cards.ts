@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { type BoardScope, relatedOnBoard } from './access';
-import { getItems, type Item, LostRace, queryPages, retryLostRaces, transactWrite, updateExisting } from './db';
+import {
+  getItems,
+  type Item,
+  itemAtCancellation,
+  LostRace,
+  queryPages,
+  retryLostRaces,
+  transactWrite,
+  updateExisting,
+} from './db';
 import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
@@ -141,49 +150,67 @@ export interface MoveRequest {
  * the target column and both neighbours came in the same two round trips as the card). The write
  * is one update of the card's column and position; the condition checks beside it only make sure
  * the target column and the board still exist when it lands.
+ *
+ * The answer is the card as read plus its new place, so the update also requires the title and
+ * description to be unchanged since the read: an edit landing in between would otherwise be shown
+ * reverted. If one did, the failed condition returns the card as it now is and the move is
+ * written again on that (one more round trip, only in that race).
  */
 export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Card> {
-  const card = scope.card!;
   const target = scope.relatedColumns.get(move.target_column_id);
   if (!target) throw new NotFound('Target column');
   if (target.boardId !== scope.boardId) throw new Forbidden('The target column is on another board.');
-  if (!target.item) throw new NotFound('Target column');
+  const targetColumn = target.item;
+  if (!targetColumn) throw new NotFound('Target column');
 
   const before = relatedOnBoard(scope.relatedCards, scope.boardId, move.before_id, 'The card named in before_id');
   const after = relatedOnBoard(scope.relatedCards, scope.boardId, move.after_id, 'The card named in after_id');
-  const moved: CardRecord = { ...card, column_id: target.item.id, position: positionBetween(before?.position, after?.position) };
+  const position = positionBetween(before?.position, after?.position);
+  let card = scope.card!;
 
-  try {
-    await transactWrite([
-      {
-        Update: {
-          Key: keys.card(scope.boardId, card.id),
-          UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#position': 'position' },
-          ExpressionAttributeValues: {
-            ':column': moved.column_id,
-            ':position': moved.position,
-            ':colpos': columnPositionKey(moved.column_id, moved.position),
+  return retryLostRaces(async () => {
+    const moved: CardRecord = { ...card, column_id: targetColumn.id, position };
+    try {
+      await transactWrite([
+        {
+          Update: {
+            Key: keys.card(scope.boardId, card.id),
+            UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
+            ConditionExpression: 'attribute_exists(pk) AND title = :title AND description = :description',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            ExpressionAttributeNames: { '#position': 'position' },
+            ExpressionAttributeValues: {
+              ':column': moved.column_id,
+              ':position': moved.position,
+              ':colpos': columnPositionKey(moved.column_id, moved.position),
+              ':title': card.title,
+              ':description': card.description ?? null,
+            },
           },
         },
-      },
-      { ConditionCheck: { Key: keys.column(scope.boardId, moved.column_id), ConditionExpression: 'attribute_exists(pk)' } },
-      {
-        // The card's own column must not have started its deletion since the access check, or
-        // the deletion, having already listed this card, would remove it after this move's 200.
-        ConditionCheck: {
-          Key: keys.board(scope.boardId),
-          ConditionExpression: 'attribute_exists(pk) AND NOT contains(deleting_columns, :from)',
-          ExpressionAttributeValues: { ':from': card.column_id },
+        { ConditionCheck: { Key: keys.column(scope.boardId, moved.column_id), ConditionExpression: 'attribute_exists(pk)' } },
+        {
+          // The card's own column must not have started its deletion since the access check, or
+          // the deletion, having already listed this card, would remove it after this move's 200.
+          ConditionCheck: {
+            Key: keys.board(scope.boardId),
+            ConditionExpression: 'attribute_exists(pk) AND NOT contains(deleting_columns, :from)',
+            ExpressionAttributeValues: { ':from': card.column_id },
+          },
         },
-      },
-    ]);
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFound('Target column');
-    if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Card');
-    throw error;
-  }
-  return toCard(moved);
+      ]);
+      return toCard(moved);
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFound('Target column');
+      if (codes?.[0] === 'ConditionalCheckFailed') {
+        const current = itemAtCancellation<CardRecord>(error, 0);
+        if (!current) throw new NotFound('Card');
+        card = current;
+        throw new LostRace();
+      }
+      if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Card');
+      throw error;
+    }
+  });
 }

@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -9,6 +9,7 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ENV, requireEnv } from '../config';
 import { NotFound } from '../domain/errors';
 import { stopAtDeadline } from '../http/deadline';
@@ -192,6 +193,16 @@ export function isConditionFailure(error: unknown): boolean {
 /** Thrown by an optimistic attempt whose version check lost a race; the attempt is run again. */
 export class LostRace extends Error {
   override name = 'LostRace';
+}
+
+/**
+ * The item as it was when a transaction's write at `index` failed its condition, from an update
+ * sent with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`; undefined if the item did not exist.
+ */
+export function itemAtCancellation<T>(error: unknown, index: number): T | undefined {
+  const reasons = (error as { CancellationReasons?: { Item?: Record<string, AttributeValue> }[] }).CancellationReasons;
+  const item = reasons?.[index]?.Item;
+  return item ? (unmarshall(item) as T) : undefined;
 }
 
 const MAX_OPTIMISTIC_ATTEMPTS = 40;

@@ -201,4 +201,30 @@ describe('concurrent requests', () => {
     expect(ids).toHaveLength(18);
     expect(new Set(ids)).toEqual(new Set([...creates, ...moves].map((reply) => reply.body.id)));
   });
+  it('a move racing an edit answers with the title the card had when the move was written', async () => {
+    // Which write landed first shows in the edit's answer: it reports the card's column as of
+    // its own write. If the edit came first, the move (written later) must answer the new title.
+    const owner = await newUser();
+    const board = await newBoard(owner);
+    const from = await newColumn(owner, board.id, 'From');
+    const to = await newColumn(owner, board.id, 'To');
+    let editFirst = 0;
+    for (let round = 0; round < 25; round++) {
+      const card = await newCard(owner, from.id, { title: `old ${round}` });
+      const [edit, move] = await Promise.all([
+        call<CardView>('PATCH', `/cards/${card.id}`, { token: owner.token, body: { title: `new ${round}` } }),
+        call<CardView>('PATCH', `/cards/${card.id}/move`, { token: owner.token, body: { target_column_id: to.id } }),
+      ]);
+      expect([edit.status, move.status]).toEqual([200, 200]);
+      if (edit.body.column_id === from.id) {
+        editFirst++;
+        expect(move.body.title).toBe(`new ${round}`);
+      } else {
+        expect(move.body.title).toBe(`old ${round}`);
+      }
+      expect(move.body.column_id).toBe(to.id);
+    }
+    // Both orders happen; the check above is about the one where the edit lands first.
+    expect(editFirst).toBeGreaterThan(0);
+  });
 });
