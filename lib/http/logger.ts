@@ -5,22 +5,37 @@ import type { Logger as SdkLogger } from '@smithy/types';
  * Hand-written rather than Powertools Logger: the service uses three levels and per-call keys,
  * and Powertools (logger, metrics and their commons, 33 KiB) cost about 2 ms of every cold
  * start, a third of the budget the cold-start target leaves above the SDK (docs/performance.md).
- * LOG_LEVEL (DEBUG, INFO, WARN, ERROR, SILENT; default INFO) is read once at cold start.
+ * LOG_LEVEL (DEBUG, INFO, WARN, ERROR or SILENT; default INFO; Lambda's names TRACE and FATAL
+ * mean DEBUG and ERROR) is read once at cold start, and an unknown value stops the cold start.
  */
 const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 100 } as const;
 type Level = Exclude<keyof typeof LEVELS, 'SILENT'>;
+const ALIASES: Record<string, keyof typeof LEVELS> = { TRACE: 'DEBUG', WARNING: 'WARN', FATAL: 'ERROR', CRITICAL: 'ERROR' };
 
 function thresholdOf(value: string | undefined): number {
-  const name = (value ?? 'INFO').toUpperCase();
+  const given = (value || 'INFO').trim().toUpperCase();
+  const name = ALIASES[given] ?? given;
   if (!(name in LEVELS)) throw new Error(`LOG_LEVEL must be one of ${Object.keys(LEVELS).join(', ')}, not ${value}`);
   return LEVELS[name as keyof typeof LEVELS];
 }
 
-/** Errors become their name, message, stack and cause; everything else as JSON has it. */
-function errorsAsObjects(_key: string, value: unknown): unknown {
-  if (!(value instanceof Error)) return value;
-  const { name, message, stack, cause } = value;
-  return { name, message, stack, ...(cause === undefined ? {} : { cause }) };
+/**
+ * JSON for a log line that cannot throw on what it is given: an error becomes its name, message,
+ * stack, cause and its own fields (an AWS error's $metadata, $fault, CancellationReasons; not the
+ * raw $response), a value seen before becomes "[Circular]", a BigInt its digits.
+ */
+function logJson(line: Record<string, unknown>): string {
+  const seen = new WeakSet<object>();
+  return JSON.stringify(line, (_key, value: unknown) => {
+    if (typeof value === 'bigint') return value.toString();
+    if (typeof value !== 'object' || value === null) return value;
+    if (seen.has(value)) return '[Circular]';
+    seen.add(value);
+    if (!(value instanceof Error)) return value;
+    const { name, message, stack, cause } = value;
+    const { $response: _response, ...own } = value as Error & Record<string, unknown>;
+    return { ...own, name, message, stack, ...(cause === undefined ? {} : { cause }) };
+  });
 }
 
 export class Logger {
@@ -60,7 +75,14 @@ export class Logger {
       xray_trace_id: process.env._X_AMZN_TRACE_ID,
       ...fields,
     };
-    process.stdout.write(`${JSON.stringify(line, errorsAsObjects)}\n`);
+    let text: string;
+    try {
+      text = logJson(line);
+    } catch (error) {
+      // A field whose toJSON throws: the line still says what happened, without the fields.
+      text = JSON.stringify({ level, message, timestamp: line.timestamp, service: this.service, logError: String(error) });
+    }
+    process.stdout.write(`${text}\n`);
   }
 }
 

@@ -49,6 +49,45 @@ describe('logger', () => {
     expect(() => new Logger('task-board', 'VERBOSE')).toThrow(/LOG_LEVEL/);
   });
 
+  it("accepts Lambda's level names and treats an empty LOG_LEVEL as unset", () => {
+    const levels = (setting: string) =>
+      captureStdout(() => {
+        const logger = new Logger('task-board', setting);
+        logger.debug('d');
+        logger.info('i');
+        logger.error('e');
+      }).map((l) => l.level);
+    expect(levels('trace')).toEqual(['DEBUG', 'INFO', 'ERROR']);
+    expect(levels('FATAL')).toEqual(['ERROR']);
+    expect(levels('')).toEqual(['INFO', 'ERROR']);
+  });
+
+  it("keeps an AWS error's own fields, and never throws on circular values or BigInts", () => {
+    const awsError = Object.assign(new Error('Transaction cancelled'), {
+      name: 'TransactionCanceledException',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 400, requestId: 'REQ123' },
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
+    });
+    const loop: Record<string, unknown> = { name: 'loop' };
+    loop.self = loop;
+    const first = new Error('first');
+    const second = new Error('second', { cause: first });
+    (first as Error & { cause?: unknown }).cause = second;
+    const [line] = captureStdout(() =>
+      new Logger('task-board', 'ERROR').error('request failed', { error: awsError, loop, chain: second, count: 10n }),
+    );
+    expect(line!.error).toMatchObject({
+      name: 'TransactionCanceledException',
+      $fault: 'client',
+      $metadata: { requestId: 'REQ123' },
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
+    });
+    expect(line!.loop).toEqual({ name: 'loop', self: '[Circular]' });
+    expect(line!.chain).toMatchObject({ message: 'second', cause: { message: 'first', cause: '[Circular]' } });
+    expect(line!.count).toBe('10');
+  });
+
   it('writes an error as its name, message, stack and cause', () => {
     const error = new TypeError('boom', { cause: new Error('root') });
     const [line] = captureStdout(() => new Logger('task-board', 'ERROR').error('request failed', { error }));
