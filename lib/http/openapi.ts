@@ -1,6 +1,6 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { type RouteRow, routes } from '../routes';
-import { documentedCheck, type Lazy, problem } from './schemas';
+import { documentedKeywordsOf, type Lazy, problem } from './schemas';
 
 /**
  * OpenAPI 3.1 document made from the route table and the very schemas the validators use: a
@@ -34,10 +34,13 @@ const schemaOf = (schema: Lazy, io: 'input' | 'output') => {
   const { $schema: _ignored, ...json } = toJsonSchema(schema(), {
     target: 'draft-2020-12',
     typeMode: io,
-    // Length limits are custom checks (they count characters) with their JSON Schema keywords
-    // attached; the others (well-formed Unicode, not blank) have no JSON Schema form.
-    overrideAction: ({ valibotAction, jsonSchema }) =>
-      valibotAction.type === 'check' ? { ...jsonSchema, ...documentedCheck(valibotAction) } : undefined,
+    // Length limits are custom checks (they count characters) and the email pattern is a regex,
+    // each with its JSON Schema keywords attached; the other checks (well-formed Unicode, not
+    // blank) have no JSON Schema form and are left out rather than failing the conversion.
+    overrideAction: ({ valibotAction, jsonSchema }) => {
+      const keywords = documentedKeywordsOf(valibotAction);
+      return keywords || valibotAction.type === 'check' ? { ...jsonSchema, ...keywords } : undefined;
+    },
   }) as Record<string, unknown>;
   return json;
 };

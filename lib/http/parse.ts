@@ -1,4 +1,4 @@
-import { safeParse } from 'valibot';
+import { type BaseIssue, safeParse } from 'valibot';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
 import type { RouteRow } from '../routes';
 import type { Lazy } from './schemas';
@@ -39,11 +39,30 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
 }
 
 function validate(schema: Lazy, value: unknown, where: 'path' | 'body'): unknown {
-  const result = safeParse(schema(), value);
+  const result = safeParse(schema(), value, { message: expectation });
   if (result.success) return result.output;
   const errors = result.issues.map((issue) => ({
     path: [where, ...(issue.path ?? []).map((item) => String(item.key))].join('.'),
     message: issue.message,
   }));
   throw new BadRequest(`Invalid request ${where}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  Object: 'an object',
+  Array: 'an array',
+};
+
+/**
+ * What a field must be, for the issues that carry no message of their own (type mismatches,
+ * missing fields, unknown enum values). Valibot's defaults quote the value received, which a
+ * problem detail has no business repeating (a password sent as a number, for one).
+ */
+function expectation(issue: BaseIssue<unknown>): string {
+  if (issue.type === 'object' && issue.received === 'undefined') return 'is required';
+  if (issue.type === 'picklist') return `must be one of ${issue.expected?.replace(/^\(|\)$/g, '').replaceAll(' | ', ', ')}`;
+  return `must be ${TYPE_NAMES[issue.expected ?? ''] ?? issue.expected}`;
 }

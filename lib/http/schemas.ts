@@ -51,7 +51,12 @@ function characterCount(s: string): number {
 }
 
 type LengthLimit = { minLength?: number; maxLength?: number };
-const documentedLimits = new WeakMap<object, LengthLimit>();
+/** JSON Schema keywords of the actions valibot's converter cannot describe (or not fully). */
+const documentedKeywords = new WeakMap<object, Record<string, unknown>>();
+function documented<A extends object>(action: A, keywords: Record<string, unknown>): A {
+  documentedKeywords.set(action, keywords);
+  return action;
+}
 
 /**
  * A length limit in characters. Valibot's own length actions count UTF-16 units, so an emoji
@@ -69,18 +74,29 @@ function characters(limit: LengthLimit) {
     const count = characterCount(s);
     return count >= minLength && count <= maxLength;
   }, message);
-  documentedLimits.set(action, limit);
-  return action;
+  return documented(action, limit);
 }
 
-/** The JSON Schema keywords of one of this module's custom checks (none for the others). */
-export function documentedCheck(action: object): LengthLimit {
-  return documentedLimits.get(action) ?? {};
+/** The JSON Schema keywords this module attached to an action, if any. */
+export function documentedKeywordsOf(action: object): Record<string, unknown> | undefined {
+  return documentedKeywords.get(action);
 }
+
+/**
+ * The address shape zod accepted and the document published before valibot: apostrophes in the
+ * local part, punycode (`xn--`) and other `--` labels in the domain. Valibot's own email action
+ * refuses those, which would lock such users out of registration and of being added to boards.
+ */
+const EMAIL_SHAPE = /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
 
 const title = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: 256 }), notBlank());
 const description = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: 16_384 }));
-const email = () => v.pipe(v.string(), v.email(), characters({ maxLength: 254 }));
+const email = () =>
+  v.pipe(
+    v.string(),
+    documented(v.regex(EMAIL_SHAPE, 'must be an email address'), { format: 'email' }),
+    characters({ maxLength: 254 }),
+  );
 const role = () => v.picklist(['owner', 'member']);
 
 export const idParams = onFirstUse(() => v.object({ id: uuid() }));

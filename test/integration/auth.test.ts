@@ -140,6 +140,30 @@ describe('POST /auth/register', () => {
     it('with an empty JSON object', async () => {
       expectProblem(await register({}), 400);
     });
+
+    it('says per field what was expected, without repeating the value sent', async () => {
+      const reply = await register({ email: 'not-an-email', password: 12345678, role: 'x' });
+      expectProblem(reply, 400);
+      expect(reply.body.errors).toEqual([
+        { path: 'body.email', message: 'must be an email address' },
+        { path: 'body.password', message: 'must be a string' },
+        { path: 'body.display_name', message: 'is required' },
+      ]);
+      expect(JSON.stringify(reply.body)).not.toContain('12345678');
+    });
+  });
+
+  describe('accepts the email addresses it always accepted', () => {
+    const local = () => randomUUID().slice(0, 8);
+    it.each([
+      ['an apostrophe in the local part', () => `o'brien-${local()}@example.test`],
+      ['a punycode (internationalised) domain', () => `${local()}@xn--bcher-kva.example`],
+      ['a plus tag and dotted local part', () => `first.last+tag-${local()}@mail.example.test`],
+    ])('%s', async (_case, email) => {
+      const body = registration({ email: email() });
+      expectTokenResponse(await register(body), 201);
+      expectTokenResponse(await login({ email: body.email, password: body.password }), 200);
+    });
   });
 
   describe('a registration refused with 400 leaves the email free', () => {
