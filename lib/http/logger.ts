@@ -20,21 +20,44 @@ function thresholdOf(value: string | undefined): number {
 }
 
 /**
- * JSON for a log line that cannot throw on what it is given: an error becomes its name, message,
- * stack, cause and its own fields (an AWS error's $metadata, $fault, CancellationReasons; not the
- * raw $response), a value seen before becomes "[Circular]", a BigInt its digits.
+ * An error as loggable fields: name, message, stack, cause and its own fields (an AWS error's
+ * $metadata, $fault, CancellationReasons), without the raw $response and without the items a
+ * cancelled transaction may return (user content: titles, descriptions).
+ */
+function errorFields(error: Error): Record<string, unknown> {
+  const { name, message, stack, cause } = error;
+  const { $response: _response, CancellationReasons: reasons, ...own } = error as Error & Record<string, unknown>;
+  return {
+    ...own,
+    name,
+    message,
+    stack,
+    ...(Array.isArray(reasons) ? { CancellationReasons: reasons.map(({ Code, Message }) => ({ Code, Message })) } : {}),
+    ...(cause === undefined ? {} : { cause }),
+  };
+}
+
+/**
+ * JSON for a log line that cannot throw on what it is given: errors as errorFields, a BigInt as
+ * its digits, and a value that contains itself (directly or through an error's cause) cut at
+ * the repeat with "[Circular]". The replacer is handed the object holding each value, which
+ * keeps the stack of objects above the current one exact.
  */
 function logJson(line: Record<string, unknown>): string {
-  const seen = new WeakSet<object>();
-  return JSON.stringify(line, (_key, value: unknown) => {
+  const holders: object[] = [];
+  const originals: object[] = [];
+  return JSON.stringify(line, function (this: object, _key: string, value: unknown) {
     if (typeof value === 'bigint') return value.toString();
     if (typeof value !== 'object' || value === null) return value;
-    if (seen.has(value)) return '[Circular]';
-    seen.add(value);
-    if (!(value instanceof Error)) return value;
-    const { name, message, stack, cause } = value;
-    const { $response: _response, ...own } = value as Error & Record<string, unknown>;
-    return { ...own, name, message, stack, ...(cause === undefined ? {} : { cause }) };
+    while (holders.length > 0 && holders.at(-1) !== this) {
+      holders.pop();
+      originals.pop();
+    }
+    if (originals.includes(value)) return '[Circular]';
+    const written = value instanceof Error ? errorFields(value) : value;
+    holders.push(written);
+    originals.push(value);
+    return written;
   });
 }
 
@@ -80,7 +103,11 @@ export class Logger {
       text = logJson(line);
     } catch (error) {
       // A field whose toJSON throws: the line still says what happened, without the fields.
-      text = JSON.stringify({ level, message, timestamp: line.timestamp, service: this.service, logError: String(error) });
+      let reason = 'unserialisable field';
+      try {
+        reason = String(error);
+      } catch {}
+      text = JSON.stringify({ level, message, timestamp: line.timestamp, service: this.service, logError: reason });
     }
     process.stdout.write(`${text}\n`);
   }

@@ -67,15 +67,22 @@ describe('logger', () => {
       name: 'TransactionCanceledException',
       $fault: 'client',
       $metadata: { httpStatusCode: 400, requestId: 'REQ123' },
-      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed', Item: { title: { S: 'a user title' } } }],
     });
+    const shared = { id: 'shared' };
     const loop: Record<string, unknown> = { name: 'loop' };
     loop.self = loop;
     const first = new Error('first');
     const second = new Error('second', { cause: first });
     (first as Error & { cause?: unknown }).cause = second;
     const [line] = captureStdout(() =>
-      new Logger('task-board', 'ERROR').error('request failed', { error: awsError, loop, chain: second, count: 10n }),
+      new Logger('task-board', 'ERROR').error('request failed', {
+        error: awsError,
+        loop,
+        chain: second,
+        count: 10n,
+        both: [shared, shared],
+      }),
     );
     expect(line!.error).toMatchObject({
       name: 'TransactionCanceledException',
@@ -86,6 +93,10 @@ describe('logger', () => {
     expect(line!.loop).toEqual({ name: 'loop', self: '[Circular]' });
     expect(line!.chain).toMatchObject({ message: 'second', cause: { message: 'first', cause: '[Circular]' } });
     expect(line!.count).toBe('10');
+    // Shared is not circular: both places print it whole.
+    expect(line!.both).toEqual([{ id: 'shared' }, { id: 'shared' }]);
+    // A cancelled transaction's returned items are user content and stay out of the log.
+    expect(line!.error.CancellationReasons).toEqual([{ Code: 'ConditionalCheckFailed' }]);
   });
 
   it('writes an error as its name, message, stack and cause', () => {
