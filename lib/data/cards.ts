@@ -176,7 +176,12 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
           Update: {
             Key: keys.card(scope.boardId, card.id),
             UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
-            ConditionExpression: 'attribute_exists(pk) AND title = :title AND description = :description',
+            ConditionExpression: `attribute_exists(pk) AND title = :title AND ${
+              // A card stored without the attribute has no description, like one stored as null.
+              card.description == null
+                ? '(attribute_not_exists(description) OR description = :description)'
+                : 'description = :description'
+            }`,
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             ExpressionAttributeNames: { '#position': 'position' },
             ExpressionAttributeValues: {
@@ -206,6 +211,8 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
       if (codes?.[0] === 'ConditionalCheckFailed') {
         const current = itemAtCancellation<CardRecord>(error, 0);
         if (!current) throw new NotFound('Card');
+        // The same title and description again would fail the same way: not a race to retry.
+        if (current.title === card.title && (current.description ?? null) === (card.description ?? null)) throw error;
         card = current;
         throw new LostRace();
       }

@@ -63,6 +63,7 @@ const TYPE_NAMES: Record<string, string> = {
  */
 function expectation(issue: BaseIssue<unknown>): string {
   if (issue.type === 'object' && issue.received === 'undefined') return 'is required';
+  if (!issue.expected) return 'is invalid';
   if (issue.type === 'picklist') return `must be one of ${issue.expected?.replace(/^\(|\)$/g, '').replaceAll(' | ', ', ')}`;
   return `must be ${TYPE_NAMES[issue.expected ?? ''] ?? issue.expected}`;
 }

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { BoardScope } from '../../lib/data/access';
+import { moveCard } from '../../lib/data/cards';
+import type { CardRecord, ColumnRecord } from '../../lib/data/records';
+import { keys } from '../../lib/data/table';
+import { NotFound } from '../../lib/domain/errors';
+
+/**
+ * The branch of a card move that DynamoDB Local shows only when a race happens to fall just so
+ * (test/integration/concurrency.test.ts provokes it): the move's condition finds the card
+ * edited since it was read, DynamoDB hands back the card as it now is, and the move is written
+ * again on that and answers it.
+ */
+const ddb = mockClient(DynamoDBDocumentClient);
+afterAll(() => ddb.restore());
+beforeEach(() => ddb.reset());
+
+const boardId = randomUUID();
+const from = randomUUID();
+const target: ColumnRecord = { id: randomUUID(), board_id: boardId, title: 'To', position: 2 } as ColumnRecord;
+const asRead: CardRecord = {
+  id: randomUUID(),
+  board_id: boardId,
+  column_id: from,
+  title: 'old title',
+  description: null,
+  position: 1,
+  created_at: '2026-11-23T10:00:00.000Z',
+};
+const scope = {
+  boardId,
+  card: asRead,
+  relatedColumns: new Map([[target.id, { boardId, item: target }]]),
+  relatedCards: new Map(),
+} as unknown as BoardScope;
+
+const cancelled = (first: { Code: string; Item?: object }) =>
+  new TransactionCanceledException({
+    message: 'Transaction cancelled',
+    $metadata: {},
+    CancellationReasons: [
+      { Code: first.Code, ...(first.Item ? { Item: marshall({ ...keys.card(boardId, asRead.id), ...first.Item }) } : {}) },
+      { Code: 'None' },
+      { Code: 'None' },
+    ],
+  } as ConstructorParameters<typeof TransactionCanceledException>[0]);
+
+const cardUpdate = (call: number) => ddb.commandCalls(TransactWriteCommand)[call]!.args[0].input.TransactItems![0]!.Update!;
+
+it('an edit between the read and the write: the move is written again on the edited card and answers it', async () => {
+  const edited = { ...asRead, title: 'new title', description: 'added later' };
+  ddb
+    .on(TransactWriteCommand)
+    .rejectsOnce(cancelled({ Code: 'ConditionalCheckFailed', Item: edited }))
+    .resolves({});
+
+  const answer = await moveCard(scope, { target_column_id: target.id });
+
+  expect(answer).toMatchObject({ id: asRead.id, column_id: target.id, title: 'new title', description: 'added later' });
+  expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(2);
+  expect(cardUpdate(0).ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+  expect(cardUpdate(0).ExpressionAttributeValues).toMatchObject({ ':title': 'old title', ':description': null });
+  expect(cardUpdate(1).ExpressionAttributeValues).toMatchObject({ ':title': 'new title', ':description': 'added later' });
+});
+
+it('the card deleted in between: not found (404), no second write', async () => {
+  ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed' }));
+  await expect(moveCard(scope, { target_column_id: target.id })).rejects.toBeInstanceOf(NotFound);
+  expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
+});
+
+it('the condition failing on an unchanged card is not retried as a race', async () => {
+  ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: asRead }));
+  await expect(moveCard(scope, { target_column_id: target.id })).rejects.toBeInstanceOf(TransactionCanceledException);
+  expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
+});
