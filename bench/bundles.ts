@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type BuildOptions, build, type Plugin } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import { functionIdOf } from '../infra/task-board-stack';
 import { type RouteId, routeIds, routes } from '../lib/routes';
 import { log, median, min, REPO_ROOT, round } from './util';
@@ -132,7 +132,7 @@ export async function measureImports(bundles: Bundle[], runs: number): Promise<M
  * moment of the machine slows both sides of a pair; the ratio of two medians taken over
  * different moments moved by ±0.05 between runs, this by less.
  */
-export function pairedRatio(subject: ImportStats, reference: ImportStats): number {
+function pairedRatio(subject: ImportStats, reference: ImportStats): number {
   const ratios = subject.samplesMs.map((ms, i) => ms / reference.samplesMs[i]!);
   return round(median(ratios));
 }
@@ -195,7 +195,6 @@ async function bundleTo(
   outFile: string,
   entry: { file: string } | { contents: string },
   options: BuildOptions = {},
-  plugins: Plugin[] = [],
 ): Promise<number> {
   await build({
     ...DEPLOYED_OPTIONS,
@@ -204,7 +203,6 @@ async function bundleTo(
       ? { entryPoints: [join(REPO_ROOT, entry.file)] }
       : { stdin: { contents: entry.contents, resolveDir: REPO_ROOT, sourcefile: 'bench-entry.ts', loader: 'ts' } }),
     outfile: outFile,
-    plugins,
   });
   return statSync(outFile).size;
 }
@@ -220,8 +218,9 @@ const COMPONENTS: { id: string; label: string; contents: string }[] = [
   {
     id: 'sdk+schemas',
     label: '+ every request and response schema, built (lib/http/schemas.ts, valibot)',
+    // The schema builders are the module's functions that take no argument.
     contents:
-      "import * as s from './lib/http/schemas'; export const built = Object.values(s).map((schema) => typeof schema === 'function' ? schema() : schema);",
+      "import * as s from './lib/http/schemas'; export const built = Object.values(s).filter((f) => typeof f === 'function' && f.length === 0).map((build) => build());",
   },
   {
     id: 'sdk+logger',
@@ -298,7 +297,6 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
     label: string;
     file: string;
     options?: BuildOptions;
-    plugins?: Plugin[];
     nodeArgs?: string[];
   }[] = [
     { id: 'esm-min', label: 'as deployed: ESM, minified, SDK bundled, no source map', file: 'index.mjs' },
@@ -334,7 +332,7 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
     const dir = out(`variant-${def.id}`);
     if (def.id === 'esm-sdk-external') symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     const file = join(dir, def.file);
-    const bytes = await bundleTo(file, entry, def.options, def.plugins);
+    const bytes = await bundleTo(file, entry, def.options);
     variantBundles.push({ id: `variant:${def.id}`, label: def.label, file, bytes, nodeArgs: def.nodeArgs });
   }
   const componentBundles: Bundle[] = [];

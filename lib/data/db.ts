@@ -15,7 +15,6 @@ import { NotFound } from '../domain/errors';
 import { stopAtDeadline } from '../http/deadline';
 import { sdkLogger } from '../http/logger';
 import { cancellationCodes } from './sdk-errors';
-
 import type { ItemKey } from './table';
 
 let cachedTableName: string | undefined;

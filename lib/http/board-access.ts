@@ -1,5 +1,4 @@
-import { type Preload, type RelatedIds, resolveBoardScope } from '../data/access';
-import type { RouteRow } from '../routes';
+import { type AccessRule, type Preload, type RelatedIds, resolveBoardScope } from '../data/access';
 import type { RouteMiddleware } from './types';
 
 export interface BoardAccessOptions<B, P> {
@@ -9,14 +8,16 @@ export interface BoardAccessOptions<B, P> {
   preload?: Preload<P>;
 }
 
-/** Membership (and owner) checks for every board route, in the spec's order of checks. */
-export function requireBoardMember<B, P>(row: RouteRow, options: BoardAccessOptions<B, P>): RouteMiddleware {
+/** Membership (and owner) checks of a board route, in the spec's order of checks. */
+export function requireBoardMember<B, P>(
+  rule: Extract<AccessRule, { scope: 'board' }>,
+  options: BoardAccessOptions<B, P>,
+): RouteMiddleware {
   return {
     before: async ({ context }) => {
-      if (row.access.scope !== 'board') return;
       const { route } = context;
       const { scope, preloaded } = await resolveBoardScope(
-        row.access,
+        rule,
         route.caller!.id,
         route.params.id as string,
         options.related?.(route.body as B),

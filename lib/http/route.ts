@@ -8,13 +8,16 @@ export type ProtectedRouteId = { [Id in RouteId]: Routes[Id]['access'] extends {
 
 /**
  * The handler of a token-protected row: the chain of lib/http/chain.ts with the access token
- * verified (401) and, on board rows, membership and role checked in the spec's order.
+ * verified (401) and, on board rows, membership and role checked in the spec's order. The related
+ * and preload options matter only on board rows.
  */
 export function route<Id extends ProtectedRouteId, P = undefined>(
   id: Id,
   handler: (input: RouteInput<Id, P>) => Promise<RouteResult>,
   options: BoardAccessOptions<BodyOf<Id>, P> = {},
 ) {
-  const row: RouteRow = routes[id];
-  return buildRoute(id, handler, { authenticate: authenticate(), authorize: requireBoardMember(row, options) });
+  const { access }: RouteRow = routes[id];
+  // Rows of scope 'user' (the caller's own boards) need the token only; board rows also membership.
+  const authorize = access.scope === 'board' ? requireBoardMember(access, options) : undefined;
+  return buildRoute(id, handler, { authenticate: authenticate(), authorize });
 }
