@@ -224,8 +224,8 @@ const COMPONENTS: { id: string; label: string; contents: string }[] = [
   },
   {
     id: 'sdk+logger',
-    label: '+ structured logger and EMF metrics (lib/http/logger.ts, metrics.ts)',
-    contents: "export * from './lib/http/logger'; export * from './lib/http/metrics';",
+    label: '+ structured logger and EMF metrics (lib/runtime/logger.ts, metrics.ts)',
+    contents: "export * from './lib/runtime/logger'; export * from './lib/http/metrics';",
   },
   { id: 'sdk+verifier', label: '+ JWT verifier (lib/auth/verifier.ts)', contents: "export * from './lib/auth/verifier';" },
   { id: 'sdk+middy', label: '+ @middy/core', contents: "import middy from '@middy/core'; export const chain = middy();" },

@@ -8,9 +8,9 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV } from '../lib/config';
 import { COLUMN_POSITION_INDEX } from '../lib/data/table';
 import type { RouteRow } from '../lib/routes';
+import { ENV } from '../lib/runtime/config';
 
 export interface ApiFunctionProps {
   row: RouteRow;

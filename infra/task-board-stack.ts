@@ -14,9 +14,9 @@ import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/a
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { appClient as appClientDefinition, passwordPolicy, tokenValidity } from '../lib/auth/pool';
-import { ENV } from '../lib/config';
 import { tableDefinition } from '../lib/data/table';
 import { type RouteId, type RouteRow, routes } from '../lib/routes';
+import { ENV } from '../lib/runtime/config';
 import { ApiFunction } from './api-function';
 import type { StackConfig } from './config';
 import { Monitoring } from './monitoring';

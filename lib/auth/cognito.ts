@@ -6,10 +6,10 @@ import {
   InitiateAuthCommand,
   SignUpCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { ENV, requireEnv } from '../config';
 import { BadRequest, Conflict, Unauthorized } from '../domain/errors';
-import { outsideDeadline, stopAtDeadline } from '../http/deadline';
-import { logger, sdkLogger } from '../http/logger';
+import { ENV, requireEnv } from '../runtime/config';
+import { outsideDeadline, stopAtDeadline } from '../runtime/deadline';
+import { logger, sdkLogger } from '../runtime/logger';
 
 const userPoolId = requireEnv(ENV.userPoolId);
 const clientId = requireEnv(ENV.userPoolClientId);

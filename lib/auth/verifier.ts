@@ -1,7 +1,7 @@
 import { FetchError } from 'aws-jwt-verify/error';
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
-import { ENV, requireEnv } from '../config';
 import { Unauthorized, Unavailable } from '../domain/errors';
+import { ENV, requireEnv } from '../runtime/config';
 
 /**
  * Verifies Cognito access tokens: signature against the pool's JWKS, issuer, expiry,

@@ -10,10 +10,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { ENV, requireEnv } from '../config';
 import { NotFound } from '../domain/errors';
-import { stopAtDeadline } from '../http/deadline';
-import { sdkLogger } from '../http/logger';
+import { ENV, requireEnv } from '../runtime/config';
+import { stopAtDeadline } from '../runtime/deadline';
+import { sdkLogger } from '../runtime/logger';
 import { cancellationCodes } from './sdk-errors';
 import type { ItemKey } from './table';
 

@@ -1,4 +1,4 @@
-import { logger } from './logger';
+import { logger } from '../runtime/logger';
 import { problemResponse } from './problem';
 import { type RouteMiddleware, requestIdOf } from './types';
 

@@ -1,6 +1,6 @@
-import { Logger, sdkLogger } from '../../lib/http/logger';
 import type { RouteRow } from '../../lib/routes';
 import { routes } from '../../lib/routes';
+import { Logger, sdkLogger } from '../../lib/runtime/logger';
 
 /**
  * What an operator reads in CloudWatch: one JSON object per line, filtered by LOG_LEVEL, errors
