@@ -60,7 +60,7 @@ export class ApiFunction extends Construct {
       environment: props.environment,
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
+        target: 'node24',
         minify: true,
         sourceMap: false,
         mainFields: ['module', 'main'],

@@ -1,6 +1,8 @@
 import type { AccessRule } from './data/access';
+import { changeRecordFilter } from './data/changes';
 import type { Lazy } from './http/schemas';
 import * as s from './http/schemas';
+import type { EnvName } from './runtime/config';
 
 /**
  * THE route table. CDK makes one HTTP API route and one function per row, the local server
@@ -19,27 +21,35 @@ export type TableAction =
   | 'dynamodb:ConditionCheckItem';
 export type CognitoAction = 'cognito-idp:AdminConfirmSignUp' | 'cognito-idp:AdminDeleteUser';
 
-export interface RouteRow {
-  method: HttpMethod | 'ANY';
-  /** Path template as API Gateway writes it, or `$default` for the catch-all. */
-  path: string;
+/** What every function row says, whatever invokes it: CDK makes its function and role from this. */
+export interface FunctionRow {
   /** Handler source, relative to the repository root; exports `handler`. */
   entry: string;
   summary: string;
-  access: AccessRule;
-  params?: Lazy;
-  body?: Lazy;
-  success: { status: number; schema?: Lazy };
   table: TableAction[];
   /** Actions on the table's index (lib/data/table.ts), granted on the index alone. */
   index?: 'dynamodb:Query'[];
   cognito: CognitoAction[];
+  /** `execute-api:ManageConnections` on the WebSocket stage: only functions that send to sockets. */
+  manageConnections?: boolean;
+  /** Configuration the function reads beyond the table and the pool (lib/runtime/config.ts). */
+  env?: EnvName[];
   /** Function timeout; default 10 s. */
   timeoutSeconds?: number;
-  /** Error statuses of the route's own rules, beyond those its access, params and body imply. */
-  errors?: number[];
   /** Business metric counted on each success (CloudWatch namespace TaskBoard). */
   metric?: string;
+}
+
+export interface RouteRow extends FunctionRow {
+  method: HttpMethod | 'ANY';
+  /** Path template as API Gateway writes it, or `$default` for the catch-all. */
+  path: string;
+  access: AccessRule;
+  params?: Lazy;
+  body?: Lazy;
+  success: { status: number; schema?: Lazy };
+  /** Error statuses of the route's own rules, beyond those its access, params and body imply. */
+  errors?: number[];
 }
 
 /** Every read by key goes through BatchGetItem (lib/data/db.ts getItems), single keys included. */
@@ -144,7 +154,7 @@ export const routes = {
     access: { scope: 'board', via: 'board', role: 'owner' },
     params: s.idParams,
     success: { status: 204 },
-    table: [...boardRead, 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+    table: [...boardRead, 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
     metric: 'BoardDeleted',
     cognito: [],
     // A big board's items are deleted in parallel batches; the HTTP API itself gives up at 30 s.
@@ -208,7 +218,7 @@ export const routes = {
     access: { scope: 'board', via: 'card', role: 'member' },
     params: s.idParams,
     success: { status: 204 },
-    table: [...boardRead, 'dynamodb:DeleteItem'],
+    table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
     metric: 'CardDeleted',
     cognito: [],
   },
@@ -257,7 +267,7 @@ export const routes = {
     access: { scope: 'board', via: 'column', role: 'member' },
     params: s.idParams,
     success: { status: 204 },
-    table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+    table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
     index: ['dynamodb:Query'],
     cognito: [],
     timeoutSeconds: 29,
@@ -320,9 +330,20 @@ export const routes = {
     access: { scope: 'board', via: 'board', role: 'member' },
     params: s.memberParams,
     success: { status: 204 },
-    table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
     errors: [409],
     cognito: [],
+  },
+  'realtime.tickets': {
+    method: 'POST',
+    path: '/realtime/tickets',
+    entry: 'functions/realtime/tickets.ts',
+    summary: 'Get a single-use ticket for a live board events socket (docs/asyncapi.yaml)',
+    access: { scope: 'user' },
+    success: { status: 201, schema: s.ticketResponse },
+    table: ['dynamodb:PutItem'],
+    cognito: [],
+    env: ['SOCKET_URL', 'TICKET_SECONDS'],
   },
   fallback: {
     method: 'ANY',
@@ -335,6 +356,114 @@ export const routes = {
     cognito: [],
   },
 } satisfies Record<string, RouteRow>;
+
+/**
+ * The WebSocket API's routes (docs/asyncapi.yaml): one function per row, like the HTTP rows. The
+ * API routes a message by its `action`; `$default` takes anything else. An action's function
+ * answers the socket through the route response (no ManageConnections needed for that).
+ */
+export interface SocketRouteRow extends FunctionRow {
+  /** `$connect`, `$disconnect`, `$default`, or the `action` of the messages it takes. */
+  routeKey: string;
+  /** Message schema (action rows). */
+  body?: Lazy;
+}
+
+export const socketRoutes = {
+  'socket.connect': {
+    routeKey: '$connect',
+    entry: 'functions/socket/connect.ts',
+    summary: 'Opens a socket for the holder of a valid ticket (401 otherwise)',
+    table: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
+    cognito: [],
+  },
+  'socket.disconnect': {
+    routeKey: '$disconnect',
+    entry: 'functions/socket/disconnect.ts',
+    summary: 'Forgets a closed socket and its watches',
+    table: ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+    cognito: [],
+  },
+  'socket.watch': {
+    routeKey: 'watch',
+    entry: 'functions/socket/watch.ts',
+    summary: "Starts sending a board's events to the socket (members only)",
+    body: s.boardAction,
+    table: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    cognito: [],
+  },
+  'socket.unwatch': {
+    routeKey: 'unwatch',
+    entry: 'functions/socket/unwatch.ts',
+    summary: "Stops sending a board's events to the socket",
+    body: s.boardAction,
+    table: ['dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+    cognito: [],
+  },
+  'socket.ping': {
+    routeKey: 'ping',
+    entry: 'functions/socket/ping.ts',
+    summary: 'Answers pong (keeps an idle socket open)',
+    table: [],
+    cognito: [],
+  },
+  'socket.default': {
+    routeKey: '$default',
+    entry: 'functions/socket/default.ts',
+    summary: 'Answers any other message with a bad_request error; the socket stays open',
+    table: [],
+    cognito: [],
+  },
+} satisfies Record<string, SocketRouteRow>;
+
+/**
+ * Functions fed by the table's stream: CDK makes a DynamoDB event source with this filter, and
+ * the local stack's poller (infra/local/stream-poller.ts) applies the same filter and retry rules.
+ */
+export interface StreamConsumerRow extends FunctionRow {
+  filter: object;
+  batchSize: number;
+  retryAttempts: number;
+  maxRecordAgeSeconds: number;
+}
+
+export const streamConsumers = {
+  'events.broadcast': {
+    entry: 'functions/events/broadcast.ts',
+    summary: "Sends each committed board change to the board's watchers",
+    filter: changeRecordFilter,
+    batchSize: 100,
+    retryAttempts: 8,
+    maxRecordAgeSeconds: 3600,
+    table: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+    cognito: [],
+    manageConnections: true,
+    env: ['SOCKET_CALLBACK_URL'],
+    timeoutSeconds: 60,
+  },
+} satisfies Record<string, StreamConsumerRow>;
+
+/** Functions run on a schedule (EventBridge on AWS, a timer in the local stack). */
+export interface ScheduleRow extends FunctionRow {
+  everyMinutes: number;
+}
+
+export const schedules = {
+  'sockets.sweep': {
+    entry: 'functions/events/sweep.ts',
+    summary: 'Closes sockets whose token has expired (token.expired), within a minute of the expiry',
+    everyMinutes: 1,
+    table: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+    cognito: [],
+    manageConnections: true,
+    env: ['SOCKET_CALLBACK_URL'],
+    timeoutSeconds: 50,
+  },
+} satisfies Record<string, ScheduleRow>;
+
+export type SocketRouteId = keyof typeof socketRoutes;
+export type StreamConsumerId = keyof typeof streamConsumers;
+export type ScheduleId = keyof typeof schedules;
 
 export type Routes = typeof routes;
 export type RouteId = keyof Routes;

@@ -38,6 +38,7 @@ const samples: Record<RouteId, { id?: string; userId?: string; body?: unknown; p
   'columns.delete': { id: PLACEHOLDER.column },
   'columns.move': { id: PLACEHOLDER.column, body: { after_id: null } },
   'members.add': { id: PLACEHOLDER.board, body: { email: PLACEHOLDER.teammateEmail, role: 'member' } },
+  'realtime.tickets': {},
   'members.list': { id: PLACEHOLDER.board },
   'members.update': { id: PLACEHOLDER.board, userId: PLACEHOLDER.user, body: { role: 'owner' } },
   'members.remove': { id: PLACEHOLDER.board, userId: PLACEHOLDER.user },

@@ -3,5 +3,5 @@ import { route } from '../../lib/http/route';
 
 export const handler = route('boards.rename', async ({ scope, body }) => ({
   status: 200,
-  body: await renameBoard(scope.boardId, body.title),
+  body: await renameBoard(scope, body.title),
 }));

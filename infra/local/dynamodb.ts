@@ -2,7 +2,13 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTableCommand,
+} from '@aws-sdk/client-dynamodb';
 import { tableDefinition } from '../../lib/data/table';
 import { captureOutput, spawnGuarded, waitFor } from './processes';
 
@@ -44,17 +50,29 @@ export async function startDynamoDbLocal(port: number, dataDir: string): Promise
   return child;
 }
 
-/** Creates the table from the same definition CDK uses, unless it exists already. */
+/**
+ * Creates the table from the same definition CDK uses, unless it exists already; a table made
+ * before it had a stream gets one. (DynamoDB Local keeps no TTL deletion; items with a `ttl`
+ * stay, which nothing reads on a request path.)
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint });
+  const StreamSpecification = { StreamEnabled: true, StreamViewType: tableDefinition.streamView };
   try {
     const existing = await client.send(new ListTablesCommand({}));
-    if (existing.TableNames?.includes(tableName)) return;
+    if (existing.TableNames?.includes(tableName)) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      if (!Table?.StreamSpecification?.StreamEnabled) {
+        await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification }));
+      }
+      return;
+    }
     const { partitionKey, sortKey, localSecondaryIndexes } = tableDefinition;
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
+        StreamSpecification,
         KeySchema: [
           { AttributeName: partitionKey, KeyType: 'HASH' },
           { AttributeName: sortKey, KeyType: 'RANGE' },

@@ -2,15 +2,23 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
+import { schedules, streamConsumers } from '../../lib/routes';
 import { ensurePool, fetchJwks, startCognitoLocal } from './cognito';
 import { ensureTable, startDynamoDbLocal } from './dynamodb';
-import { createLocalHttpServer } from './http-adapter';
+import { createLocalHttpServer, REPO_ROOT } from './http-adapter';
 import { freePort, stopChild } from './processes';
+import { createLocalSocketServer, type LocalSocketServer } from './socket-server';
+import { type StreamPoller, startStreamPoller } from './stream-poller';
 
 export const LOCAL_TABLE_NAME = 'task-board-local';
 
+/** The WebSocket stage's name, locally as in the deployed stack (infra/realtime.ts). */
+export const SOCKET_STAGE = 'live';
+
 export interface LocalStack {
   url: string;
+  /** The WebSocket address tickets name (`ws://…/live`). */
+  socketUrl: string;
   env: Record<string, string | undefined>;
   pids: { dynamodb: number; cognito: number };
   stop(): Promise<void>;
@@ -22,12 +30,26 @@ export interface LocalStack {
  * `port`. The HTTP port opens only once everything behind it is ready, so a 200 from /health
  * means the stack is usable.
  */
-export async function startLocalStack(options: { port: number; dataDir: string; host?: string }): Promise<LocalStack> {
+export async function startLocalStack(options: {
+  port: number;
+  dataDir: string;
+  host?: string;
+  /** WebSocket port; 0 picks a free one. */
+  socketPort?: number;
+  /** How often expired sockets are swept (AWS: every minute). */
+  sweepMs?: number;
+}): Promise<LocalStack> {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const children: ChildProcess[] = [];
   let server: Server | undefined;
+  let sockets: LocalSocketServer | undefined;
+  let poller: StreamPoller | undefined;
+  const sweepers: NodeJS.Timeout[] = [];
   const stop = async () => {
+    for (const timer of sweepers) clearInterval(timer);
+    await poller?.stop();
+    await sockets?.close();
     if (server) await new Promise<void>((done) => server!.close(() => done()));
     server?.closeAllConnections();
     await Promise.all(children.map((child) => stopChild(child)));
@@ -58,7 +80,16 @@ export async function startLocalStack(options: { port: number; dataDir: string; 
     Object.assign(process.env, env);
     await ensureTable(dynamoEndpoint, LOCAL_TABLE_NAME);
     const pool = await ensurePool(cognitoEndpoint, dataDir);
-    Object.assign(env, { USER_POOL_ID: pool.userPoolId, USER_POOL_CLIENT_ID: pool.userPoolClientId, TOKEN_ISSUER: pool.issuer });
+    const host = options.host ?? '127.0.0.1';
+    const socketPort = options.socketPort || (await freePort());
+    const socketUrl = `ws://${host}:${socketPort}/${SOCKET_STAGE}`;
+    Object.assign(env, {
+      USER_POOL_ID: pool.userPoolId,
+      USER_POOL_CLIENT_ID: pool.userPoolClientId,
+      TOKEN_ISSUER: pool.issuer,
+      SOCKET_URL: socketUrl,
+      SOCKET_CALLBACK_URL: `http://127.0.0.1:${socketPort}/${SOCKET_STAGE}`,
+    });
     Object.assign(process.env, env);
 
     // aws-jwt-verify fetches only https JWKS; hand it the emulator's keys once instead.
@@ -70,15 +101,31 @@ export async function startLocalStack(options: { port: number; dataDir: string; 
     // For tools that invoke handlers in their own process against this stack (tests, scripts).
     writeFileSync(join(dataDir, 'local-env.json'), `${JSON.stringify(env, null, 2)}\n`);
 
+    // Live board events: the WebSocket API, the stream's trigger and the expiry sweeper.
+    sockets = await createLocalSocketServer(SOCKET_STAGE);
+    await new Promise<void>((done, fail) => {
+      sockets!.server.once('error', fail);
+      sockets!.server.listen(socketPort, host, () => done());
+    });
+    for (const row of Object.values(streamConsumers)) poller = await startStreamPoller(LOCAL_TABLE_NAME, row);
+    // Scheduled rows run every second here (every minute on AWS), so that tests can use seconds.
+    for (const row of Object.values(schedules)) {
+      const { handler } = (await import(join(REPO_ROOT, row.entry))) as { handler: () => Promise<unknown> };
+      sweepers.push(
+        setInterval(() => {
+          handler().catch((error: unknown) => console.error(`local schedule ${row.entry} failed`, error));
+        }, options.sweepMs ?? 1000),
+      );
+    }
+
     server = await createLocalHttpServer(process.env.CORS_ORIGIN ?? '*', process.env.TASK_BOARD_TRACE === '1');
-    const host = options.host ?? '127.0.0.1';
     await new Promise<void>((done, fail) => {
       server!.once('error', fail);
       server!.listen(options.port, host, () => done());
     });
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
-    return { url: `http://${host}:${port}`, env, pids: { dynamodb: dynamodb.pid!, cognito: cognito.pid! }, stop };
+    return { url: `http://${host}:${port}`, socketUrl, env, pids: { dynamodb: dynamodb.pid!, cognito: cognito.pid! }, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -9,10 +9,18 @@ async function main() {
   const port = Number(process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${process.env.PORT}`);
   const dataDir = process.env.DATA_DIR ?? '.data';
+  // WebSockets on the next port (3001 by default); with PORT=0 both ports are picked free.
+  const socketPort = Number(process.env.SOCKET_PORT ?? (port === 0 ? 0 : port + 1));
+  if (!Number.isInteger(socketPort) || socketPort < 0 || socketPort > 65535) {
+    throw new Error(`SOCKET_PORT must be a port number, got ${process.env.SOCKET_PORT}`);
+  }
   // Locally every request gets its log line (on AWS successes are DEBUG: the access log has them).
   process.env.LOG_LEVEL ??= 'DEBUG';
-  const stack = await startLocalStack({ port, dataDir, host: process.env.HOST });
-  console.log(JSON.stringify({ message: 'task-board is running', url: stack.url, dataDir, pids: stack.pids }));
+  const sweepMs = Number(process.env.LOCAL_SWEEP_MS ?? 1000);
+  const stack = await startLocalStack({ port, dataDir, host: process.env.HOST, socketPort, sweepMs });
+  console.log(
+    JSON.stringify({ message: 'task-board is running', url: stack.url, socketUrl: stack.socketUrl, dataDir, pids: stack.pids }),
+  );
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

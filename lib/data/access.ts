@@ -37,6 +37,9 @@ export interface BoardScope {
   relatedCards: Map<string, Related<CardRecord>>;
 }
 
+/** The user making the request: the member the access check found. */
+export const actorOf = (scope: BoardScope) => scope.member.user_id;
+
 /** Work that depends only on the board id and runs alongside the second round trip. */
 export type Preload<P> = (found: { boardId: string; columnId?: string }) => Promise<P>;
 

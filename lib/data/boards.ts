@@ -1,20 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFound } from '../domain/errors';
 import { byNewestFirst, byPosition } from '../domain/ordering';
-import type { BoardScope } from './access';
-import {
-  deleteItems,
-  documentClient,
-  getItems,
-  type Item,
-  isConditionFailure,
-  queryAll,
-  queryPages,
-  tableName,
-  transactWrite,
-  updateExisting,
-} from './db';
+import { actorOf, type BoardScope } from './access';
+import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
+import { deleteItems, getItems, type Item, queryAll, queryPages, transactWrite, updateExisting } from './db';
 import {
   type Board,
   type BoardRecord,
@@ -27,6 +16,7 @@ import {
   toCard,
   toColumn,
 } from './records';
+import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keys } from './table';
 
 /** One TransactWriteItems: the board, the owner's membership and its mirror under the user. */
@@ -57,8 +47,9 @@ export async function listBoards(userId: string): Promise<Board[]> {
     .sort(byNewestFirst);
 }
 
-export async function renameBoard(boardId: string, title: string): Promise<Board> {
-  return toBoard(await updateExisting<BoardRecord>(keys.board(boardId), { title }, 'Board'));
+export async function renameBoard(scope: BoardScope, title: string): Promise<Board> {
+  const change = stamp('board.updated', actorOf(scope));
+  return toBoard(await updateExisting<BoardRecord>(keys.board(scope.boardId), { title, [STAMP_ATTRIBUTE]: change }, 'Board'));
 }
 
 const KEYSPACE = 0x10000; // card ids by their first four hex digits
@@ -133,18 +124,21 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
 }
 
 /**
- * Deletes the board item first, in one conditional write: from that moment every route answers
- * as if the whole board were gone (lib/data/access.ts checks the board item on every path), and
- * writes into the board fail their condition check. Then everything else of the board goes in
- * parallel BatchWriteItem calls, so a board of any size is removed without a transaction limit.
+ * Deletes the board item first, in one conditional write (with the `board.deleted` event item
+ * beside it): from that moment every route answers as if the whole board were gone
+ * (lib/data/access.ts checks the board item on every path), and writes into the board fail their
+ * condition check. Then everything else of the board goes in parallel BatchWriteItem calls, so a
+ * board of any size is removed without a transaction limit.
  */
-export async function deleteBoard(boardId: string): Promise<void> {
+export async function deleteBoard(scope: BoardScope): Promise<void> {
+  const { boardId } = scope;
   try {
-    await documentClient.send(
-      new DeleteCommand({ TableName: tableName(), Key: keys.board(boardId), ConditionExpression: 'attribute_exists(pk)' }),
-    );
+    await transactWrite([
+      { Delete: { Key: keys.board(boardId), ConditionExpression: 'attribute_exists(pk)' } },
+      eventItemPut(boardId, stamp('board.deleted', actorOf(scope))),
+    ]);
   } catch (error) {
-    if (isConditionFailure(error)) throw new NotFound('Board');
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Board');
     throw error;
   }
   await deleteBoardContents(boardId);
@@ -153,7 +147,8 @@ export async function deleteBoard(boardId: string): Promise<void> {
 /**
  * Every item of the partition, plus the items outside it that point into it. Each page's
  * deletes run while the next page is read; memberships sort first in the partition, so the
- * members lose the board before anything else goes.
+ * members lose the board before anything else goes. Watches stay: the broadcaster still needs
+ * them to tell the watchers `board.deleted`, and drops them itself (their TTL catches the rest).
  */
 export async function deleteBoardContents(boardId: string): Promise<void> {
   // The chain always has a handler, so a failed batch never becomes an unhandled rejection
@@ -169,6 +164,7 @@ export async function deleteBoardContents(boardId: string): Promise<void> {
     (items: Item[]) => {
       const doomed: ItemKey[] = [];
       for (const item of items) {
+        if (item.sk.startsWith(keys.watchPrefix)) continue;
         doomed.push({ pk: item.pk, sk: item.sk });
         if (item.sk.startsWith(keys.memberPrefix)) doomed.push(keys.userBoard(item.user_id as string, boardId));
         else if (item.sk.startsWith(keys.columnPrefix)) doomed.push(keys.columnLookup(item.id as string));

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
-import { type BoardScope, relatedOnBoard } from './access';
+import { actorOf, type BoardScope, relatedOnBoard } from './access';
+import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
 import {
   getItems,
   type Item,
@@ -88,7 +89,13 @@ export async function createCard(
       await transactWrite([
         {
           Put: {
-            Item: { ...keys.card(boardId, card.id), type: 'card', ...card, colpos: columnPositionKey(column.id, card.position) },
+            Item: {
+              ...keys.card(boardId, card.id),
+              type: 'card',
+              ...card,
+              colpos: columnPositionKey(column.id, card.position),
+              [STAMP_ATTRIBUTE]: stamp('card.created', actorOf(scope)),
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -122,7 +129,10 @@ export async function updateCard(
   const card = scope.card!;
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
   if (Object.keys(fields).length === 0) return toCard(card);
-  return toCard(await updateExisting<CardRecord>(keys.card(scope.boardId, card.id), fields, 'Card'));
+  const change = stamp('card.updated', actorOf(scope));
+  return toCard(
+    await updateExisting<CardRecord>(keys.card(scope.boardId, card.id), { ...fields, [STAMP_ATTRIBUTE]: change }, 'Card'),
+  );
 }
 
 /** The card and its id lookup go together; a card already gone is 404. */
@@ -132,6 +142,7 @@ export async function deleteCard(scope: BoardScope): Promise<void> {
     await transactWrite([
       { Delete: { Key: keys.card(scope.boardId, card.id), ConditionExpression: 'attribute_exists(pk)' } },
       { Delete: { Key: keys.cardLookup(card.id) } },
+      eventItemPut(scope.boardId, stamp('card.deleted', actorOf(scope), { card_id: card.id, column_id: card.column_id })),
     ]);
   } catch (error) {
     if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Card');
@@ -170,12 +181,13 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
 
   return retryLostRaces(async () => {
     const moved: CardRecord = { ...card, column_id: targetColumn.id, position };
+    const change = stamp('card.moved', actorOf(scope), { from_column_id: card.column_id, from_position: card.position });
     try {
       await transactWrite([
         {
           Update: {
             Key: keys.card(scope.boardId, card.id),
-            UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
+            UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos, ev = :ev',
             ConditionExpression: `attribute_exists(pk) AND title = :title AND ${
               // A card stored without the attribute has no description, like one stored as null.
               card.description == null
@@ -190,6 +202,7 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
               ':colpos': columnPositionKey(moved.column_id, moved.position),
               ':title': card.title,
               ':description': card.description ?? null,
+              ':ev': change,
             },
           },
         },

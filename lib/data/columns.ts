@@ -3,8 +3,9 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFound } from '../domain/errors';
 import { byPosition } from '../domain/ordering';
 import { appendPosition, positionBetween } from '../domain/positions';
-import { type BoardScope, relatedOnBoard } from './access';
+import { actorOf, type BoardScope, relatedOnBoard } from './access';
 import { queryColumnCards } from './cards';
+import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
 import {
   deleteItems,
   documentClient,
@@ -60,7 +61,12 @@ export async function createColumn(scope: BoardScope, title: string): Promise<Co
       await transactWrite([
         {
           Put: {
-            Item: { ...keys.column(boardId, column.id), type: 'column', ...column },
+            Item: {
+              ...keys.column(boardId, column.id),
+              type: 'column',
+              ...column,
+              [STAMP_ATTRIBUTE]: stamp('column.created', actorOf(scope)),
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -68,7 +74,8 @@ export async function createColumn(scope: BoardScope, title: string): Promise<Co
         {
           Update: {
             Key: keys.board(boardId),
-            UpdateExpression: 'SET column_version = :next',
+            // The column's own item carries this change's event; the board's counter is not one.
+            UpdateExpression: 'SET column_version = :next REMOVE ev',
             ConditionExpression: 'column_version = :seen',
             ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
           },
@@ -97,7 +104,14 @@ export async function readColumnWithCards(scope: BoardScope): Promise<ColumnWith
 }
 
 export async function renameColumn(scope: BoardScope, title: string): Promise<Column> {
-  return toColumn(await updateExisting<ColumnRecord>(keys.column(scope.boardId, scope.column!.id), { title }, 'Column'));
+  const change = stamp('column.updated', actorOf(scope));
+  return toColumn(
+    await updateExisting<ColumnRecord>(
+      keys.column(scope.boardId, scope.column!.id),
+      { title, [STAMP_ATTRIBUTE]: change },
+      'Column',
+    ),
+  );
 }
 
 /**
@@ -117,11 +131,13 @@ export async function deleteColumn(scope: BoardScope): Promise<void> {
       {
         Update: {
           Key: keys.board(boardId),
-          UpdateExpression: 'ADD deleting_columns :column',
+          UpdateExpression: 'ADD deleting_columns :column REMOVE ev',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':column': new Set([column.id]) },
         },
       },
+      // Its cards' deletions need no events of their own (realtime contract).
+      eventItemPut(boardId, stamp('column.deleted', actorOf(scope), { column_id: column.id })),
     ]);
   } catch (error) {
     const codes = cancellationCodes(error);
@@ -137,7 +153,7 @@ export async function deleteColumn(scope: BoardScope): Promise<void> {
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.board(boardId),
-        UpdateExpression: 'DELETE deleting_columns :column',
+        UpdateExpression: 'DELETE deleting_columns :column REMOVE ev',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':column': new Set([column.id]) },
       }),
@@ -155,5 +171,12 @@ export async function moveColumn(
   const before = relatedOnBoard(scope.relatedColumns, scope.boardId, move.before_id, 'The column named in before_id');
   const after = relatedOnBoard(scope.relatedColumns, scope.boardId, move.after_id, 'The column named in after_id');
   const position = positionBetween(before?.position, after?.position);
-  return toColumn(await updateExisting<ColumnRecord>(keys.column(scope.boardId, scope.column!.id), { position }, 'Column'));
+  const change = stamp('column.moved', actorOf(scope));
+  return toColumn(
+    await updateExisting<ColumnRecord>(
+      keys.column(scope.boardId, scope.column!.id),
+      { position, [STAMP_ATTRIBUTE]: change },
+      'Column',
+    ),
+  );
 }

@@ -1,10 +1,11 @@
 import { Conflict, Forbidden, NotFound } from '../domain/errors';
-import type { BoardScope } from './access';
+import { actorOf, type BoardScope } from './access';
+import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
 import { getItems, type Item, queryAll, type TransactItem, transactWrite } from './db';
 import { type Member, type MemberRecord, now, type Role } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys } from './table';
-import { findUserByEmail, getProfiles } from './users';
+import { findUserByEmail, getProfiles, type UserProfile } from './users';
 
 /**
  * Board members. Both sides of a membership (`BOARD#b/#MEMBER#u` and `USER#u/BOARD#b`) change in
@@ -24,11 +25,17 @@ export async function addMember(scope: BoardScope, email: string, role: Role): P
   const user = await findUserByEmail(email);
   if (!user) throw new NotFound('A registered user with this email');
   const member: MemberRecord = { board_id: scope.boardId, user_id: user.user_id, role, joined_at: now() };
+  const added = view(member, user);
   try {
     await transactWrite([
       {
         Put: {
-          Item: { ...keys.member(scope.boardId, user.user_id), type: 'member', ...member },
+          Item: {
+            ...keys.member(scope.boardId, user.user_id),
+            type: 'member',
+            ...member,
+            [STAMP_ATTRIBUTE]: stamp('member.added', actorOf(scope), { member: added }),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -41,7 +48,7 @@ export async function addMember(scope: BoardScope, email: string, role: Role): P
     if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Board');
     throw error;
   }
-  return view(member, user);
+  return added;
 }
 
 /** Members in the order they joined (then by user id), with their email and display name. */
@@ -53,22 +60,34 @@ export async function listMembers(scope: BoardScope): Promise<Member[]> {
   const profiles = await getProfiles(members.map((m) => m.user_id));
   return members
     .sort((a, b) => (a.joined_at < b.joined_at ? -1 : a.joined_at > b.joined_at ? 1 : a.user_id < b.user_id ? -1 : 1))
-    .map((m) => view(m, profiles.get(m.user_id) ?? { email: '', display_name: '' }));
+    .map((m) => view(m, profiles.get(m.user_id) ?? noProfile));
 }
 
+/**
+ * The member and their profile come in one read, so the new view (the `member.updated` event's
+ * payload) is known before the write and the answer needs no read after it.
+ */
 export async function changeRole(scope: BoardScope, userId: string, role: Role): Promise<Member> {
-  const current = await readMember(scope.boardId, userId);
+  const memberKey = keys.member(scope.boardId, userId);
+  const found = await getItems([memberKey, keys.userProfile(userId)]);
+  const current = found.get<MemberRecord>(memberKey);
+  if (!current) throw new NotFound('A member with this user id');
+  const changed = view({ user_id: userId, role }, found.get<UserProfile>(keys.userProfile(userId)) ?? noProfile);
   if (current.role !== role) {
     const delta = role === 'owner' ? 1 : -1;
     try {
       await transactWrite([
         {
           Update: {
-            Key: keys.member(scope.boardId, userId),
-            UpdateExpression: 'SET #role = :role',
+            Key: memberKey,
+            UpdateExpression: 'SET #role = :role, ev = :ev',
             ConditionExpression: '#role = :current',
             ExpressionAttributeNames: { '#role': 'role' },
-            ExpressionAttributeValues: { ':role': role, ':current': current.role },
+            ExpressionAttributeValues: {
+              ':role': role,
+              ':current': current.role,
+              ':ev': stamp('member.updated', actorOf(scope), { member: changed }),
+            },
           },
         },
         {
@@ -88,9 +107,10 @@ export async function changeRole(scope: BoardScope, userId: string, role: Role):
       throw error;
     }
   }
-  const profiles = await getProfiles([userId]);
-  return view({ user_id: userId, role }, profiles.get(userId) ?? { email: '', display_name: '' });
+  return changed;
 }
+
+const noProfile = { email: '', display_name: '' };
 
 /** An owner removes anyone; a member removes only themselves (leaving). */
 export async function removeMember(scope: BoardScope, userId: string): Promise<void> {
@@ -110,6 +130,7 @@ export async function removeMember(scope: BoardScope, userId: string): Promise<v
       },
       { Delete: { Key: keys.userBoard(userId, scope.boardId) } },
       ownerCountChange(scope.boardId, current.role === 'owner' ? -1 : 0),
+      eventItemPut(scope.boardId, stamp('member.removed', actorOf(scope), { user_id: userId })),
     ]);
   } catch (error) {
     const codes = cancellationCodes(error);
@@ -132,7 +153,8 @@ function ownerCountChange(boardId: string, delta: number): TransactItem {
   return {
     Update: {
       Key: keys.board(boardId),
-      UpdateExpression: 'ADD owner_count :delta',
+      // The membership carries the change's event; the board's owner count is not one.
+      UpdateExpression: 'ADD owner_count :delta REMOVE ev',
       ConditionExpression: delta < 0 ? 'owner_count > :one' : 'attribute_exists(pk)',
       ExpressionAttributeValues: delta < 0 ? { ':delta': delta, ':one': 1 } : { ':delta': delta },
     },

@@ -13,6 +13,13 @@
  *   EMAIL#<email>     #EMAIL               email -> user id, makes emails unique
  *   COLUMN#<columnId> #LOOKUP              column id -> board id, and the column's card-create version
  *   CARD#<cardId>     #LOOKUP              card id -> board id (immutable: a card never changes board)
+ *
+ * Live board events (docs/realtime.md); every one of these items carries a `ttl`:
+ *   BOARD#<boardId>   #EVENT#<eventId>     a deletion's event, written in the deleting transaction
+ *   BOARD#<boardId>   #WATCH#<connId>      a socket watching the board (its watchers are one query)
+ *   TICKET#<sha256>   #TICKET              a single-use socket ticket, by the hash of its value
+ *   CONNECTION#<id>   #CONNECTION          a socket: its user, token expiry and watched boards
+ *   EXPIRES#<minute>  CONNECTION#<id>      sockets by the minute their token expires (the sweeper's list)
  */
 
 export const PARTITION_KEY = 'pk';
@@ -22,10 +29,16 @@ export const SORT_KEY = 'sk';
 export const COLUMN_POSITION_INDEX = 'byColumnPosition';
 export const COLUMN_POSITION_ATTRIBUTE = 'colpos';
 
+/** Epoch seconds after which DynamoDB may delete an item (its TTL attribute). */
+export const TTL_ATTRIBUTE = 'ttl';
+
 /** Plain description of the table, shared by CDK and by the local table creation. */
 export const tableDefinition = {
   partitionKey: PARTITION_KEY,
   sortKey: SORT_KEY,
+  /** The stream the broadcaster reads: both images, so a record alone makes the whole event. */
+  streamView: 'NEW_AND_OLD_IMAGES' as const,
+  timeToLiveAttribute: TTL_ATTRIBUTE,
   localSecondaryIndexes: [
     { indexName: COLUMN_POSITION_INDEX, sortKey: COLUMN_POSITION_ATTRIBUTE, projection: 'KEYS_ONLY' as const },
   ],
@@ -35,7 +48,12 @@ export type ItemKey = { pk: string; sk: string };
 
 const BOARD_SK = '#BOARD';
 const MEMBER_PREFIX = '#MEMBER#';
+const EVENT_PREFIX = '#EVENT#';
+const WATCH_PREFIX = '#WATCH#';
 const LOOKUP_SK = '#LOOKUP';
+
+/** The minute (epoch seconds / 60) a connection's token expires in: its sweeper bucket. */
+export const expiryMinute = (epochSeconds: number) => Math.floor(epochSeconds / 60);
 
 export const keys = {
   boardPartition: (boardId: string) => `BOARD#${boardId}`,
@@ -53,7 +71,21 @@ export const keys = {
   email: (email: string): ItemKey => ({ pk: `EMAIL#${email.toLowerCase()}`, sk: '#EMAIL' }),
   columnLookup: (columnId: string): ItemKey => ({ pk: `COLUMN#${columnId}`, sk: LOOKUP_SK }),
   cardLookup: (cardId: string): ItemKey => ({ pk: `CARD#${cardId}`, sk: LOOKUP_SK }),
+  boardEvent: (boardId: string, eventId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `${EVENT_PREFIX}${eventId}` }),
+  eventPrefix: EVENT_PREFIX,
+  watch: (boardId: string, connectionId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `${WATCH_PREFIX}${connectionId}` }),
+  watchPrefix: WATCH_PREFIX,
+  ticket: (ticketHash: string): ItemKey => ({ pk: `TICKET#${ticketHash}`, sk: '#TICKET' }),
+  connection: (connectionId: string): ItemKey => ({ pk: `CONNECTION#${connectionId}`, sk: '#CONNECTION' }),
+  connectionExpiry: (minute: number, connectionId: string): ItemKey => ({
+    pk: `EXPIRES#${minute}`,
+    sk: `CONNECTION#${connectionId}`,
+  }),
+  expiryBucket: (minute: number) => `EXPIRES#${minute}`,
 };
+
+/** The board id of a key in a board's partition. */
+export const boardIdOfPartition = (pk: string) => (pk.startsWith('BOARD#') ? pk.slice('BOARD#'.length) : undefined);
 
 /**
  * Order-preserving string form of a float, so that the LSI sorts cards by numeric position:

@@ -6,7 +6,7 @@ import type { BoardScope } from '../data/access';
 import { Unavailable } from '../domain/errors';
 import { type RouteId, type RouteRow, type Routes, routes } from '../routes';
 import { ENV, requireEnv } from '../runtime/config';
-import { runWithDeadline } from '../runtime/deadline';
+import { raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
 import { routeMetrics } from './metrics';
 import { parseRequest } from './parse';
@@ -82,9 +82,6 @@ export function buildRoute<Id extends RouteId, P>(
   return withDeadline(id, row, chain);
 }
 
-/** Time kept back from the function timeout to answer and log before Lambda kills the invocation. */
-const DEADLINE_MARGIN_MS = 500;
-
 /**
  * Answers 503 (Retry-After) shortly before the function would time out, whatever step the request
  * is in, and aborts the request's signal so that no SDK retry of it starts afterwards.
@@ -94,25 +91,16 @@ function withDeadline(
   row: RouteRow,
   chain: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>,
 ) {
-  return async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+  return (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
     const remaining = context?.getRemainingTimeInMillis?.() ?? (row.timeoutSeconds ?? 10) * 1000;
-    const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<APIGatewayProxyStructuredResultV2>((resolve) => {
-      timer = setTimeout(
-        () => {
-          controller.abort();
-          logger.error('request deadline reached', { route: id, requestId: requestIdOf(event), remainingMs: remaining });
-          resolve(problemResponse(new Unavailable('The request took too long; retry shortly.'), requestIdOf(event)));
-        },
-        Math.max(0, remaining - DEADLINE_MARGIN_MS),
-      );
-    });
-    try {
-      return await Promise.race([runWithDeadline(controller.signal, () => chain(event, context)), timedOut]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return raceDeadline(
+      remaining,
+      () => chain(event, context),
+      () => {
+        logger.error('request deadline reached', { route: id, requestId: requestIdOf(event), remainingMs: remaining });
+        return problemResponse(new Unavailable('The request took too long; retry shortly.'), requestIdOf(event));
+      },
+    );
   };
 }
 

@@ -131,6 +131,9 @@ export const moveCardBody = onFirstUse(() =>
 export const addMemberBody = onFirstUse(() => v.object({ email: email(), role: v.optional(role(), 'member') }));
 export const changeRoleBody = onFirstUse(() => v.object({ role: role() }));
 
+/** A socket message about one board (watch, unwatch); `action` routed it here. */
+export const boardAction = onFirstUse(() => v.object({ action: v.string(), board_id: uuid() }));
+
 export const moveColumnBody = onFirstUse(() => v.object({ before_id: v.nullish(uuid()), after_id: v.nullish(uuid()) }));
 
 // Responses (documentation and contract tests): strict, so an undocumented field fails the contract tests.
@@ -161,6 +164,13 @@ export const tokenResponse = onFirstUse(() =>
     token_type: v.literal('Bearer'),
     expires_in: int(),
     refresh_token: v.optional(v.string()),
+  }),
+);
+export const ticketResponse = onFirstUse(() =>
+  v.strictObject({
+    ticket: v.string(),
+    url: v.pipe(v.string(), v.url()),
+    expires_in: int(),
   }),
 );
 export const health = onFirstUse(() => v.strictObject({ status: v.literal('ok') }));

@@ -8,6 +8,12 @@ export const ENV = {
   userPoolId: 'USER_POOL_ID',
   userPoolClientId: 'USER_POOL_CLIENT_ID',
   tokenIssuer: 'TOKEN_ISSUER',
+  /** The WebSocket address clients connect to (wss://… on AWS, ws://… locally), handed out with tickets. */
+  socketUrl: 'SOCKET_URL',
+  /** The connections management endpoint of that stage (https://…/<stage>), for PostToConnection. */
+  socketCallbackUrl: 'SOCKET_CALLBACK_URL',
+  /** Lifetime of a socket ticket in seconds (default 60). */
+  ticketSeconds: 'TICKET_SECONDS',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];
@@ -16,4 +22,14 @@ export function requireEnv(name: EnvName): string {
   const value = process.env[name];
   if (!value) throw new Error(`Missing required environment variable ${name}`);
   return value;
+}
+
+/** A positive whole number of seconds from the environment, or the default when unset. */
+export function secondsFromEnv(name: EnvName, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds <= 0)
+    throw new Error(`${name} must be a positive whole number of seconds, not ${value}`);
+  return seconds;
 }

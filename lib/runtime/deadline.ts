@@ -31,3 +31,29 @@ export function stopAtDeadline(client: { middlewareStack: unknown }): void {
     { step: 'finalizeRequest', priority: 'low', name: 'taskBoardStopAtDeadline' },
   );
 }
+
+/** Time kept back from the function timeout to answer and log before Lambda kills the invocation. */
+export const DEADLINE_MARGIN_MS = 500;
+
+/**
+ * Runs `work` under a deadline `remainingMs - DEADLINE_MARGIN_MS` from now: past it, the answer
+ * is `onTimeout()`, and the work's signal is aborted so that none of its SDK retries still starts.
+ */
+export async function raceDeadline<T>(remainingMs: number, work: () => Promise<T>, onTimeout: () => T): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<T>((resolve) => {
+    timer = setTimeout(
+      () => {
+        controller.abort();
+        resolve(onTimeout());
+      },
+      Math.max(0, remainingMs - DEADLINE_MARGIN_MS),
+    );
+  });
+  try {
+    return await Promise.race([runWithDeadline(controller.signal, work), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

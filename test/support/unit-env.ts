@@ -9,3 +9,5 @@ process.env.AWS_ACCESS_KEY_ID ??= 'unit';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'unit';
 process.env.LOG_LEVEL ??= 'SILENT';
 process.env.METRICS_DISABLED ??= 'true';
+process.env.SOCKET_URL ??= 'wss://unit-test.execute-api.us-east-1.amazonaws.com/live';
+process.env.SOCKET_CALLBACK_URL ??= 'https://unit-test.execute-api.us-east-1.amazonaws.com/live';

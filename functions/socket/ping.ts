@@ -1,0 +1,3 @@
+import { socketRoute } from '../../lib/socket/chain';
+
+export const handler = socketRoute('socket.ping', async () => ({ type: 'pong' }));

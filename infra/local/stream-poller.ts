@@ -1,0 +1,166 @@
+import { join } from 'node:path';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { StreamConsumerRow } from '../../lib/routes';
+import { REPO_ROOT } from './http-adapter';
+
+type BatchHandler = (event: {
+  Records: DynamoDBRecord[];
+}) => Promise<{ batchItemFailures?: { itemIdentifier: string }[] } | undefined>;
+
+/** Lambda's event filtering, for the pattern forms the service uses: value lists, `exists`, nesting. */
+export function matchesFilter(pattern: object, value: unknown): boolean {
+  for (const [key, rule] of Object.entries(pattern)) {
+    const field = (value as Record<string, unknown> | undefined)?.[key];
+    if (Array.isArray(rule)) {
+      if (!rule.some((allowed) => matchesValue(allowed, field))) return false;
+    } else if (rule && typeof rule === 'object') {
+      if (field === undefined || field === null || !matchesFilter(rule, field)) return false;
+    }
+  }
+  return true;
+}
+
+function matchesValue(allowed: unknown, field: unknown): boolean {
+  if (allowed && typeof allowed === 'object' && 'exists' in allowed)
+    return (allowed as { exists: boolean }).exists === (field !== undefined);
+  return allowed === field;
+}
+
+const IDLE_POLL_MS = 20;
+const SHARD_REFRESH_MS = 2_000;
+
+export interface StreamPoller {
+  stop(): Promise<void>;
+}
+
+/**
+ * The table stream's Lambda trigger, which DynamoDB Local does not have: each shard is read with
+ * GetRecords, the consumer row's filter is applied, and the consumer's own handler is invoked
+ * with a Lambda-shaped batch. A reported `batchItemFailures` entry makes the batch run again from
+ * that record (with backoff, up to the row's retry count, like Lambda's event source mapping);
+ * past it the rest of the batch is logged as dead-lettered. DynamoDB Local keeps a separate stream
+ * per access key and region, so the client uses the handlers' own credentials and region.
+ */
+export async function startStreamPoller(tableName: string, row: StreamConsumerRow): Promise<StreamPoller> {
+  const { handler } = (await import(join(REPO_ROOT, row.entry))) as { handler: BatchHandler };
+  const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+  const table = new DynamoDBClient({ endpoint });
+  const streams = new DynamoDBStreamsClient({ endpoint });
+  const description = await table.send(new DescribeTableCommand({ TableName: tableName }));
+  table.destroy();
+  const streamArn = description.Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`table ${tableName} has no stream`);
+
+  let stopped = false;
+  const iterators = new Map<string, string | undefined>();
+  const finished = new Set<string>();
+
+  const refreshShards = async (initial: boolean) => {
+    let start: string | undefined;
+    do {
+      const out = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: start }));
+      for (const shard of out.StreamDescription?.Shards ?? []) {
+        const id = shard.ShardId!;
+        if (iterators.has(id) || finished.has(id)) continue;
+        // Shards open at start: from now on. Shards that appear later: from their beginning.
+        const type = initial ? 'LATEST' : 'TRIM_HORIZON';
+        if (initial && shard.SequenceNumberRange?.EndingSequenceNumber) {
+          finished.add(id);
+          continue;
+        }
+        const iterator = await streams.send(
+          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: type }),
+        );
+        iterators.set(id, iterator.ShardIterator);
+      }
+      start = out.StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+  };
+
+  const deliver = async (records: DynamoDBRecord[]) => {
+    let pending = records;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      let result: Awaited<ReturnType<BatchHandler>>;
+      try {
+        result = await handler({ Records: pending });
+      } catch (error) {
+        console.error('local stream consumer threw; retrying the whole batch', error);
+        result = { batchItemFailures: [{ itemIdentifier: pending[0]!.dynamodb!.SequenceNumber! }] };
+      }
+      const failed = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+      if (failed.size === 0) return;
+      const from = pending.findIndex((record) => failed.has(record.dynamodb?.SequenceNumber ?? ''));
+      pending = pending.slice(Math.max(0, from));
+      if (attempt >= row.retryAttempts) {
+        console.error(`local stream consumer: ${pending.length} records dead-lettered after ${attempt + 1} attempts`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** attempt)));
+    }
+  };
+
+  const toLambdaRecord = (record: StreamRecord): DynamoDBRecord =>
+    ({
+      eventID: record.eventID,
+      eventName: record.eventName,
+      eventVersion: record.eventVersion,
+      eventSource: 'aws:dynamodb',
+      awsRegion: record.awsRegion,
+      eventSourceARN: streamArn,
+      dynamodb: {
+        ...record.dynamodb,
+        ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime
+          ? Math.floor(record.dynamodb.ApproximateCreationDateTime.getTime() / 1000)
+          : undefined,
+      },
+    }) as DynamoDBRecord;
+
+  const pollShard = async (shardId: string) => {
+    const iterator = iterators.get(shardId);
+    if (!iterator) {
+      iterators.delete(shardId);
+      finished.add(shardId);
+      return 0;
+    }
+    const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: row.batchSize }));
+    iterators.set(shardId, out.NextShardIterator);
+    const records = (out.Records ?? []).map(toLambdaRecord).filter((record) => matchesFilter(row.filter, record));
+    if (records.length > 0) await deliver(records);
+    return out.Records?.length ?? 0;
+  };
+
+  await refreshShards(true);
+  const loop = (async () => {
+    let lastRefresh = Date.now();
+    while (!stopped) {
+      let seen = 0;
+      try {
+        if (Date.now() - lastRefresh > SHARD_REFRESH_MS) {
+          lastRefresh = Date.now();
+          await refreshShards(false);
+        }
+        const counts = await Promise.all([...iterators.keys()].map(pollShard));
+        seen = counts.reduce((sum, n) => sum + n, 0);
+      } catch (error) {
+        if (!stopped) console.error('local stream poller error', error);
+      }
+      if (seen === 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+    }
+  })();
+
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      streams.destroy();
+    },
+  };
+}

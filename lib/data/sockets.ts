@@ -1,0 +1,249 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DomainError, Forbidden, Unauthorized } from '../domain/errors';
+import { MAX_WATCHES_PER_SOCKET } from '../domain/events';
+import { deleteItems, documentClient, getItems, isConditionFailure, queryAll, tableName, transactWrite } from './db';
+import type { BoardRecord, MemberRecord, Role } from './records';
+import { cancellationCodes } from './sdk-errors';
+import { expiryMinute, keys, TTL_ATTRIBUTE } from './table';
+
+/**
+ * Socket tickets, connections and watches (docs/realtime.md). A ticket is stored by the hash of
+ * its value, so the table never holds a usable ticket. A connection never outlives the token its
+ * ticket was issued for: its `expires_at` is the token's expiry, checked when it watches and
+ * before every send, and the sweeper closes it then.
+ */
+export interface ConnectionRecord {
+  connection_id: string;
+  user_id: string;
+  /** Epoch seconds: the access token's expiry. */
+  expires_at: number;
+  connected_at: string;
+  watching?: Set<string>;
+}
+
+export interface WatchRecord {
+  board_id: string;
+  connection_id: string;
+  user_id: string;
+  expires_at: number;
+}
+
+const hashTicket = (ticket: string) => createHash('sha256').update(ticket).digest('base64url');
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+/** Connection and watch items outlive their token by an hour, for the sweeper to find them first. */
+const AFTER_EXPIRY_SECONDS = 60 * 60;
+
+/** A single-use ticket for the caller, bound to their token's expiry: one PutItem. */
+export async function issueTicket(userId: string, tokenExpiresAt: number, lifetimeSeconds: number): Promise<string> {
+  const ticket = randomBytes(32).toString('base64url');
+  const expiresAt = Math.min(nowSeconds() + lifetimeSeconds, tokenExpiresAt);
+  await documentClient.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.ticket(hashTicket(ticket)),
+        type: 'ticket',
+        user_id: userId,
+        token_expires_at: tokenExpiresAt,
+        expires_at: expiresAt,
+        [TTL_ATTRIBUTE]: expiresAt,
+      },
+    }),
+  );
+  return ticket;
+}
+
+/**
+ * Consumes a ticket with one conditional delete (a used, expired or unknown ticket fails it, so a
+ * ticket can never open a second socket), then records the connection and its sweeper entry.
+ */
+export async function openConnection(ticket: string, connectionId: string): Promise<ConnectionRecord> {
+  let consumed: { user_id: string; token_expires_at: number } | undefined;
+  try {
+    const out = await documentClient.send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.ticket(hashTicket(ticket)),
+        ConditionExpression: 'attribute_exists(pk) AND expires_at > :now',
+        ExpressionAttributeValues: { ':now': nowSeconds() },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    consumed = out.Attributes as typeof consumed;
+  } catch (error) {
+    if (isConditionFailure(error)) throw invalidTicket();
+    throw error;
+  }
+  if (!consumed || consumed.token_expires_at <= nowSeconds()) throw invalidTicket();
+  const connection: ConnectionRecord = {
+    connection_id: connectionId,
+    user_id: consumed.user_id,
+    expires_at: consumed.token_expires_at,
+    connected_at: new Date().toISOString(),
+  };
+  const ttl = connection.expires_at + AFTER_EXPIRY_SECONDS;
+  await transactWrite([
+    { Put: { Item: { ...keys.connection(connectionId), type: 'connection', ...connection, [TTL_ATTRIBUTE]: ttl } } },
+    {
+      Put: {
+        Item: {
+          ...keys.connectionExpiry(expiryMinute(connection.expires_at), connectionId),
+          type: 'connection_expiry',
+          connection_id: connectionId,
+          expires_at: connection.expires_at,
+          [TTL_ATTRIBUTE]: ttl,
+        },
+      },
+    },
+  ]);
+  return connection;
+}
+
+const invalidTicket = () => new Unauthorized('The ticket is missing, unknown, used or expired.', true);
+
+/** The socket's connection item, strongly consistent; undefined once it is closed or swept. */
+export async function readConnection(connectionId: string): Promise<ConnectionRecord | undefined> {
+  return (await getItems([keys.connection(connectionId)])).get<ConnectionRecord>(keys.connection(connectionId));
+}
+
+export const isExpired = (connection: { expires_at: number }) => connection.expires_at <= nowSeconds();
+
+/** A 21st watched board: the realtime contract's `limit` error. */
+export class WatchLimit extends DomainError {
+  constructor() {
+    super('conflict', `A socket may watch at most ${MAX_WATCHES_PER_SOCKET} boards; unwatch one first.`);
+  }
+}
+
+/**
+ * Watches a board for a connection whose caller is a member: the membership read (with the
+ * board) and, in one transaction, the watch item beside the board's members plus the board in
+ * the connection's set, whose size is the limit (a board watched already counts once). The
+ * transaction also requires the membership still to exist, so a removal racing it wins.
+ */
+export async function watchBoard(connection: ConnectionRecord, boardId: string): Promise<void> {
+  const memberKey = keys.member(boardId, connection.user_id);
+  const found = await getItems([keys.board(boardId), memberKey]);
+  if (!found.get<BoardRecord>(keys.board(boardId)) || !found.get<MemberRecord>(memberKey)) throw new Forbidden();
+  const watch: WatchRecord = {
+    board_id: boardId,
+    connection_id: connection.connection_id,
+    user_id: connection.user_id,
+    expires_at: connection.expires_at,
+  };
+  try {
+    await transactWrite([
+      {
+        Put: {
+          Item: {
+            ...keys.watch(boardId, connection.connection_id),
+            type: 'watch',
+            ...watch,
+            [TTL_ATTRIBUTE]: connection.expires_at + AFTER_EXPIRY_SECONDS,
+          },
+        },
+      },
+      {
+        Update: {
+          Key: keys.connection(connection.connection_id),
+          UpdateExpression: 'ADD watching :board',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(watching) OR size(watching) < :max OR contains(watching, :id))',
+          ExpressionAttributeValues: { ':board': new Set([boardId]), ':max': MAX_WATCHES_PER_SOCKET, ':id': boardId },
+        },
+      },
+      { ConditionCheck: { Key: memberKey, ConditionExpression: 'attribute_exists(pk)' } },
+    ]);
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (codes?.[2] === 'ConditionalCheckFailed') throw new Forbidden();
+    if (codes?.[1] === 'ConditionalCheckFailed') {
+      if (await readConnection(connection.connection_id)) throw new WatchLimit();
+      throw new Forbidden('This socket is closed; reconnect with a new ticket.');
+    }
+    throw error;
+  }
+}
+
+/** Ends one watch of a connection (also when it was not watching the board). */
+export async function unwatchBoard(connectionId: string, boardId: string): Promise<void> {
+  await dropWatches([{ board_id: boardId, connection_id: connectionId }]);
+}
+
+/**
+ * Drops watches: each watch item with its board taken out of its connection's set, in one
+ * transaction per watch (run in parallel). A connection already gone leaves only its watch item.
+ */
+export async function dropWatches(watches: Pick<WatchRecord, 'board_id' | 'connection_id'>[]): Promise<void> {
+  await Promise.all(
+    watches.map(async ({ board_id, connection_id }) => {
+      try {
+        await transactWrite([
+          { Delete: { Key: keys.watch(board_id, connection_id) } },
+          {
+            Update: {
+              Key: keys.connection(connection_id),
+              UpdateExpression: 'DELETE watching :board',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':board': new Set([board_id]) },
+            },
+          },
+        ]);
+      } catch (error) {
+        if (cancellationCodes(error)?.[1] !== 'ConditionalCheckFailed') throw error;
+        await deleteItems([keys.watch(board_id, connection_id)]);
+      }
+    }),
+  );
+}
+
+/**
+ * Forgets a connection: its item (read back as it is deleted, for the boards it watched), then
+ * its watches and sweeper entry. Safe to repeat: `$disconnect`, a GoneException and the sweeper
+ * may all get here for the same socket.
+ */
+export async function closeConnection(connectionId: string): Promise<void> {
+  const out = await documentClient.send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.connection(connectionId), ReturnValues: 'ALL_OLD' }),
+  );
+  const connection = out.Attributes as ConnectionRecord | undefined;
+  if (!connection) return;
+  await deleteItems([
+    ...[...(connection.watching ?? [])].map((boardId) => keys.watch(boardId, connectionId)),
+    keys.connectionExpiry(expiryMinute(connection.expires_at), connectionId),
+  ]);
+}
+
+/** Who may hear a board's events: its members' roles and its watches, in one strongly consistent query. */
+export async function readAudience(boardId: string): Promise<{ members: Map<string, Role>; watches: WatchRecord[] }> {
+  const items = await queryAll({
+    // Members (#MEMBER#) and watches (#WATCH#) are neighbours in the partition: nothing sorts between.
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': keys.boardPartition(boardId),
+      ':from': keys.memberPrefix,
+      ':to': `${keys.watchPrefix}\uffff`,
+    },
+  });
+  const members = new Map<string, Role>();
+  const watches: WatchRecord[] = [];
+  for (const item of items) {
+    if (item.sk.startsWith(keys.memberPrefix)) members.set(item.user_id as string, item.role as Role);
+    else if (item.sk.startsWith(keys.watchPrefix)) watches.push(item as unknown as WatchRecord);
+  }
+  return { members, watches };
+}
+
+/** Connections whose token expired in the given minutes (the sweeper's buckets), strongly consistent. */
+export async function connectionsExpiringIn(minutes: number[]): Promise<{ connection_id: string; expires_at: number }[]> {
+  const pages = await Promise.all(
+    minutes.map((minute) =>
+      queryAll({
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.expiryBucket(minute) },
+      }),
+    ),
+  );
+  return pages.flat().map((item) => ({ connection_id: item.connection_id as string, expires_at: item.expires_at as number }));
+}

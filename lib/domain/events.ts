@@ -1,0 +1,60 @@
+/**
+ * Live board events (../shared/spec/realtime.md): what a watcher of a board is sent after each
+ * committed change. Every event has the same envelope; the kinds below add their own fields.
+ */
+export const BOARD_EVENT_KINDS = [
+  'card.created',
+  'card.updated',
+  'card.moved',
+  'card.deleted',
+  'column.created',
+  'column.updated',
+  'column.moved',
+  'column.deleted',
+  'board.updated',
+  'board.deleted',
+  'member.added',
+  'member.updated',
+  'member.removed',
+  'label.created',
+  'label.updated',
+  'label.deleted',
+] as const;
+export type BoardEventKind = (typeof BOARD_EVENT_KINDS)[number];
+
+export interface BoardEvent {
+  type: BoardEventKind | 'access.revoked';
+  /** The change's own id: the same on every redelivery, so clients drop duplicates by it. */
+  event_id: string;
+  board_id: string;
+  actor_id: string;
+  /** ISO 8601 UTC, milliseconds, `Z`: the time the change was written. */
+  occurred_at: string;
+  [field: string]: unknown;
+}
+
+/**
+ * What a write leaves on the item it changes (attribute `ev`), or on the event item it writes
+ * beside a deletion: enough for the stream record alone to become the event, with no read.
+ * `data` holds the kind's own fields that the item itself does not (a move's origin, the member
+ * view, a deleted card's id).
+ */
+export interface ChangeStamp {
+  id: string;
+  kind: BoardEventKind;
+  actor: string;
+  at: string;
+  data?: Record<string, unknown>;
+}
+
+/** Frames the server sends a socket besides board events. */
+export type ControlFrame =
+  | { type: 'watch.ack' | 'unwatch.ack'; board_id: string }
+  | { type: 'pong' }
+  | { type: 'token.expired' }
+  | { type: 'error'; code: SocketErrorCode; detail: string; ref?: string; board_id?: string };
+
+export type SocketErrorCode = 'bad_request' | 'forbidden' | 'limit' | 'unavailable' | 'internal';
+
+/** One socket may watch this many boards at once (realtime contract). */
+export const MAX_WATCHES_PER_SOCKET = 20;
