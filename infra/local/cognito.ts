@@ -46,8 +46,13 @@ export interface LocalPool {
   issuer: string;
 }
 
-/** Creates the pool and app client once per data directory and reuses them on every restart. */
-export async function ensurePool(endpoint: string, dataDir: string): Promise<LocalPool> {
+/**
+ * Creates the pool and app client once per data directory and reuses them on every restart.
+ * `accessTokenSeconds` shortens the access tokens' life below Cognito's (one hour, the default),
+ * so that tests of what happens at a token's expiry take seconds; it applies to a new data
+ * directory only.
+ */
+export async function ensurePool(endpoint: string, dataDir: string, accessTokenSeconds?: number): Promise<LocalPool> {
   const stateFile = join(resolve(dataDir), 'pool.json');
   const client = new CognitoIdentityProviderClient({ endpoint });
   try {
@@ -82,9 +87,9 @@ export async function ensurePool(endpoint: string, dataDir: string): Promise<Loc
         GenerateSecret: appClientDefinition.generateSecret,
         ExplicitAuthFlows: explicitAuthFlows,
         PreventUserExistenceErrors: appClientDefinition.preventUserExistenceErrors ? 'ENABLED' : 'LEGACY',
-        AccessTokenValidity: tokenValidity.accessTokenMinutes,
+        AccessTokenValidity: accessTokenSeconds ?? tokenValidity.accessTokenMinutes,
         RefreshTokenValidity: tokenValidity.refreshTokenDays,
-        TokenValidityUnits: { AccessToken: 'minutes', RefreshToken: 'days' },
+        TokenValidityUnits: { AccessToken: accessTokenSeconds ? 'seconds' : 'minutes', RefreshToken: 'days' },
       }),
     );
     const saved: LocalPool = {

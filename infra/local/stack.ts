@@ -38,6 +38,8 @@ export async function startLocalStack(options: {
   socketPort?: number;
   /** How often expired sockets are swept (AWS: every minute). */
   sweepMs?: number;
+  /** Access token lifetime of a new local pool, in seconds (default: Cognito's hour). */
+  accessTokenSeconds?: number;
 }): Promise<LocalStack> {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -79,7 +81,7 @@ export async function startLocalStack(options: {
     };
     Object.assign(process.env, env);
     await ensureTable(dynamoEndpoint, LOCAL_TABLE_NAME);
-    const pool = await ensurePool(cognitoEndpoint, dataDir);
+    const pool = await ensurePool(cognitoEndpoint, dataDir, options.accessTokenSeconds);
     const host = options.host ?? '127.0.0.1';
     const socketPort = options.socketPort || (await freePort());
     const socketUrl = `ws://${host}:${socketPort}/${SOCKET_STAGE}`;

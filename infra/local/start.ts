@@ -17,7 +17,18 @@ async function main() {
   // Locally every request gets its log line (on AWS successes are DEBUG: the access log has them).
   process.env.LOG_LEVEL ??= 'DEBUG';
   const sweepMs = Number(process.env.LOCAL_SWEEP_MS ?? 1000);
-  const stack = await startLocalStack({ port, dataDir, host: process.env.HOST, socketPort, sweepMs });
+  const tokenSeconds = process.env.LOCAL_ACCESS_TOKEN_SECONDS ? Number(process.env.LOCAL_ACCESS_TOKEN_SECONDS) : undefined;
+  if (tokenSeconds !== undefined && !(Number.isInteger(tokenSeconds) && tokenSeconds > 0)) {
+    throw new Error(`LOCAL_ACCESS_TOKEN_SECONDS must be a positive whole number, got ${process.env.LOCAL_ACCESS_TOKEN_SECONDS}`);
+  }
+  const stack = await startLocalStack({
+    port,
+    dataDir,
+    host: process.env.HOST,
+    socketPort,
+    sweepMs,
+    accessTokenSeconds: tokenSeconds,
+  });
   console.log(
     JSON.stringify({ message: 'task-board is running', url: stack.url, socketUrl: stack.socketUrl, dataDir, pids: stack.pids }),
   );
