@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ApiGatewayManagementApiClient,
+  DeleteConnectionCommand,
+  GoneException,
+  PostToConnectionCommand,
+} from '@aws-sdk/client-apigatewaymanagementapi';
+import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { handler } from '../../functions/events/broadcast';
+import { documentClient } from '../../lib/data/db';
+import { keys } from '../../lib/data/table';
+
+/**
+ * The broadcaster on stream records it must ignore and on failures DynamoDB Local cannot produce
+ * on demand (a throttled read, a post that fails mid-board). Its happy paths run for real in
+ * test/integration/realtime.test.ts.
+ */
+const ddb = mockClient(documentClient);
+const sockets = mockClient(ApiGatewayManagementApiClient);
+
+beforeEach(() => {
+  ddb.reset();
+  sockets.reset();
+  ddb.on(TransactWriteCommand).resolves({});
+  ddb.on(DeleteCommand).resolves({});
+  sockets.on(PostToConnectionCommand).resolves({});
+  sockets.on(DeleteConnectionCommand).resolves({});
+});
+
+let sequence = 1000;
+const at = '2026-11-23T10:00:00.000Z';
+const soon = () => Math.floor(Date.now() / 1000) + 3600;
+
+function record(eventName: 'INSERT' | 'MODIFY' | 'REMOVE', image?: Record<string, unknown>, old?: Record<string, unknown>) {
+  return {
+    eventID: randomUUID(),
+    eventName,
+    eventSource: 'aws:dynamodb',
+    dynamodb: {
+      SequenceNumber: String(sequence++),
+      ...(image ? { NewImage: marshall(image, { removeUndefinedValues: true }) } : {}),
+      ...(old ? { OldImage: marshall(old, { removeUndefinedValues: true }) } : {}),
+    },
+  };
+}
+
+function card(boardId: string, overrides: Record<string, unknown> = {}) {
+  const id = randomUUID();
+  const columnId = randomUUID();
+  return {
+    ...keys.card(boardId, id),
+    type: 'card',
+    id,
+    board_id: boardId,
+    column_id: columnId,
+    title: 'A card',
+    description: null,
+    position: 2,
+    created_at: at,
+    colpos: `${columnId}#c000000000000000`,
+    ev: { id: randomUUID(), kind: 'card.updated', actor: randomUUID(), at },
+    ...overrides,
+  };
+}
+
+function watch(boardId: string, userId: string, expiresAt = soon()) {
+  const connectionId = `conn-${randomUUID()}`;
+  return {
+    ...keys.watch(boardId, connectionId),
+    type: 'watch',
+    board_id: boardId,
+    user_id: userId,
+    connection_id: connectionId,
+    expires_at: expiresAt,
+  };
+}
+const member = (boardId: string, userId: string) => ({ ...keys.member(boardId, userId), user_id: userId, role: 'member' });
+
+const invoke = (records: ReturnType<typeof record>[]) => handler({ Records: records } as never);
+const posted = () =>
+  sockets.commandCalls(PostToConnectionCommand).map((call) => ({
+    to: call.args[0].input.ConnectionId,
+    frame: JSON.parse(new TextDecoder().decode(call.args[0].input.Data as Uint8Array)),
+  }));
+
+describe('records that are no change of their own', () => {
+  it('ignores removals, unstamped items, a stamp already seen and items outside a board: no read, no send', async () => {
+    const boardId = randomUUID();
+    const stale = card(boardId);
+    const result = await invoke([
+      record('REMOVE', undefined, card(boardId)),
+      record('INSERT', { ...keys.connection('abc'), type: 'connection', user_id: randomUUID() }),
+      // The board's counter changed, its stamp (an earlier rename's) did not.
+      record('MODIFY', stale, stale),
+      record('INSERT', { pk: 'TICKET#x', sk: '#TICKET', ev: stale.ev }),
+    ]);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(ddb.calls()).toHaveLength(0);
+    expect(sockets.calls()).toHaveLength(0);
+  });
+});
+
+describe('an event to the watchers of its board', () => {
+  it('sends the card as the REST routes show it, with the move origin from the stamp', async () => {
+    const boardId = randomUUID();
+    const userId = randomUUID();
+    const moved = card(boardId, {
+      ev: { id: randomUUID(), kind: 'card.moved', actor: userId, at, data: { from_column_id: 'c-from', from_position: 7.5 } },
+    });
+    const watcher = watch(boardId, userId);
+    ddb.on(QueryCommand).resolves({ Items: [member(boardId, userId), watcher] });
+    expect(await invoke([record('MODIFY', moved)])).toEqual({ batchItemFailures: [] });
+    expect(posted()).toEqual([
+      {
+        to: watcher.connection_id,
+        frame: {
+          type: 'card.moved',
+          event_id: moved.ev.id,
+          board_id: boardId,
+          actor_id: userId,
+          occurred_at: at,
+          card: {
+            id: moved.id,
+            column_id: moved.column_id,
+            title: 'A card',
+            description: null,
+            position: 2,
+            created_at: at,
+          },
+          from_column_id: 'c-from',
+          from_position: 7.5,
+        },
+      },
+    ]);
+  });
+
+  it('tells a watcher who is no longer a member access.revoked and drops the watch; an expired one token.expired', async () => {
+    const boardId = randomUUID();
+    const change = card(boardId);
+    const formerMember = watch(boardId, randomUUID());
+    const expired = watch(boardId, randomUUID(), Math.floor(Date.now() / 1000) - 5);
+    ddb.on(QueryCommand).resolves({ Items: [member(boardId, expired.user_id), formerMember, expired] });
+    await invoke([record('MODIFY', change)]);
+    const frames = posted();
+    expect(frames).toContainEqual({
+      to: formerMember.connection_id,
+      frame: { type: 'access.revoked', event_id: change.ev.id, board_id: boardId, actor_id: change.ev.actor, occurred_at: at },
+    });
+    expect(frames).toContainEqual({ to: expired.connection_id, frame: { type: 'token.expired' } });
+    expect(frames).toHaveLength(2);
+    expect(sockets.commandCalls(DeleteConnectionCommand).map((call) => call.args[0].input.ConnectionId)).toEqual([
+      expired.connection_id,
+    ]);
+    const droppedWatches = ddb
+      .commandCalls(TransactWriteCommand)
+      .flatMap((call) => call.args[0].input.TransactItems ?? [])
+      .map((item) => item.Delete?.Key?.sk)
+      .filter(Boolean);
+    expect(droppedWatches).toEqual(
+      expect.arrayContaining([`#WATCH#${formerMember.connection_id}`, `#WATCH#${expired.connection_id}`]),
+    );
+  });
+
+  it('forgets a socket API Gateway no longer has (GoneException)', async () => {
+    const boardId = randomUUID();
+    const userId = randomUUID();
+    const vanished = watch(boardId, userId);
+    ddb.on(QueryCommand).resolves({ Items: [member(boardId, userId), vanished] });
+    sockets.on(PostToConnectionCommand).rejects(new GoneException({ message: 'gone', $metadata: {} }));
+    expect(await invoke([record('MODIFY', card(boardId))])).toEqual({ batchItemFailures: [] });
+    expect(ddb.commandCalls(DeleteCommand).map((call) => call.args[0].input.Key)).toEqual([
+      keys.connection(vanished.connection_id),
+    ]);
+  });
+});
+
+describe('partial batch failure', () => {
+  it("reports the failed board's first undelivered record and still delivers the other boards", async () => {
+    const [failing, healthy] = [randomUUID(), randomUUID()];
+    const userId = randomUUID();
+    const watcher = watch(healthy, userId);
+    ddb
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': keys.boardPartition(failing) } })
+      .rejects(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }));
+    ddb
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': keys.boardPartition(healthy) } })
+      .resolves({ Items: [member(healthy, userId), watcher] });
+    const records = [record('MODIFY', card(healthy)), record('MODIFY', card(failing)), record('MODIFY', card(healthy))];
+    const result = await invoke(records);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb.SequenceNumber }] });
+    expect(posted().map((p) => p.frame.board_id)).toEqual([healthy, healthy]);
+  });
+
+  it('a send failing on the second event of a board reports that record, not the first', async () => {
+    const boardId = randomUUID();
+    const userId = randomUUID();
+    ddb.on(QueryCommand).resolves({ Items: [member(boardId, userId), watch(boardId, userId)] });
+    sockets
+      .on(PostToConnectionCommand)
+      .resolvesOnce({})
+      .rejects(Object.assign(new Error('limit'), { name: 'LimitExceededException' }));
+    const records = [record('MODIFY', card(boardId)), record('MODIFY', card(boardId)), record('MODIFY', card(boardId))];
+    expect(await invoke(records)).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb.SequenceNumber }] });
+  });
+});
