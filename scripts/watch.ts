@@ -1,0 +1,86 @@
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+
+/**
+ * `npm run watch -- <board_id>`: logs in and prints a board's live events as they arrive, one
+ * JSON line each, the way a client should consume them: it watches after every (re)connect,
+ * pings so that API Gateway's 10-minute idle limit never closes the socket, and on
+ * `token.expired` or any close logs in again and reconnects with a new ticket.
+ *
+ *   TASK_BOARD_EMAIL=ada@example.com TASK_BOARD_PASSWORD='correct horse' npm run watch -- <board_id>
+ *
+ * Options: --url (default TASK_BOARD_URL or http://127.0.0.1:3000), --email, --password.
+ */
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { url: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+});
+const boardId = positionals[0];
+const baseUrl = (values.url ?? process.env.TASK_BOARD_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
+const email = values.email ?? process.env.TASK_BOARD_EMAIL;
+const password = values.password ?? process.env.TASK_BOARD_PASSWORD;
+if (!boardId || !email || !password) {
+  console.error('usage: TASK_BOARD_EMAIL=… TASK_BOARD_PASSWORD=… npm run watch -- <board_id> [--url http://127.0.0.1:3000]');
+  process.exit(2);
+}
+
+const PING_EVERY_MS = 5 * 60 * 1000;
+const note = (message: string, fields: Record<string, unknown> = {}) =>
+  console.error(JSON.stringify({ note: message, at: new Date().toISOString(), ...fields }));
+
+async function postJson(path: string, body: unknown, token?: string) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const parsed = text ? JSON.parse(text) : undefined;
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${parsed?.detail ?? text}`);
+  return parsed;
+}
+
+let stopping = false;
+let socket: WebSocket | undefined;
+
+async function connect(): Promise<void> {
+  const { token } = await postJson('/auth/login', { email, password });
+  const { ticket, url } = await postJson('/realtime/tickets', undefined, token);
+  const ws = new WebSocket(`${url}?ticket=${encodeURIComponent(ticket)}`);
+  socket = ws;
+  const pinger = setInterval(() => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ action: 'ping' })), PING_EVERY_MS);
+  ws.on('open', () => ws.send(JSON.stringify({ action: 'watch', board_id: boardId })));
+  ws.on('message', (data) => {
+    const frame = JSON.parse(data.toString()) as { type: string };
+    if (frame.type === 'pong') return;
+    console.log(JSON.stringify(frame));
+    if (frame.type === 'error' || frame.type === 'access.revoked' || frame.type === 'board.deleted') {
+      stopping = frame.type !== 'error' || (frame as { code?: string }).code === 'forbidden';
+      if (stopping) ws.close();
+    }
+  });
+  ws.on('unexpected-response', (_request, response) => note('handshake refused', { status: response.statusCode }));
+  ws.on('error', (error) => note('socket error', { error: error.message }));
+  ws.on('close', (code) => {
+    clearInterval(pinger);
+    if (stopping) return;
+    note('socket closed; reconnecting', { code });
+    setTimeout(() => void connect().catch(retry), 1000);
+  });
+}
+
+function retry(error: Error) {
+  note('could not connect; retrying in 5 s', { error: error.message });
+  setTimeout(() => void connect().catch(retry), 5000);
+}
+
+process.on('SIGINT', () => {
+  stopping = true;
+  socket?.close();
+  process.exit(0);
+});
+
+connect().catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});
