@@ -76,6 +76,16 @@ export const routes = {
     table: [],
     cognito: [],
   },
+  asyncapi: {
+    method: 'GET',
+    path: '/asyncapi.json',
+    entry: 'functions/asyncapi.ts',
+    summary: 'The live board events protocol (WebSocket) described as AsyncAPI 3',
+    access: { scope: 'public' },
+    success: { status: 200 },
+    table: [],
+    cognito: [],
+  },
   'auth.register': {
     method: 'POST',
     path: '/auth/register',

@@ -48,7 +48,10 @@ async function connect(): Promise<void> {
   const { ticket, url } = await postJson('/realtime/tickets', undefined, token);
   const ws = new WebSocket(`${url}?ticket=${encodeURIComponent(ticket)}`);
   socket = ws;
-  const pinger = setInterval(() => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ action: 'ping' })), PING_EVERY_MS);
+  const pinger = setInterval(
+    () => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ action: 'ping' })),
+    PING_EVERY_MS,
+  );
   ws.on('open', () => ws.send(JSON.stringify({ action: 'watch', board_id: boardId })));
   ws.on('message', (data) => {
     const frame = JSON.parse(data.toString()) as { type: string };

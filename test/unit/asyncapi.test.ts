@@ -5,6 +5,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { BOARD_EVENT_KINDS } from '../../lib/domain/events';
 import { socketRoutes } from '../../lib/routes';
+import { asyncApiText } from '../../scripts/write-asyncapi';
 
 // Copied by hand from ../shared/spec/realtime.md ("Server → client events"): the contract is the
 // source of truth, so the list must not be derived from the document it checks.
@@ -103,6 +104,10 @@ describe('the service against the contract', () => {
 });
 
 describe('AsyncAPI document of the live board events', () => {
+  it('docs/asyncapi.json, which the service serves, is docs/asyncapi.yaml (run `npm run asyncapi` after editing it)', () => {
+    expect(readFileSync(join(__dirname, '../../docs/asyncapi.json'), 'utf8')).toBe(asyncApiText());
+  });
+
   it('parses with no errors and no warnings', () => {
     // Only errors and warnings count: the parser also adds an information that 3.1.0 exists,
     // and the document stays on 3.0.0 on purpose.
