@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { matchPath, type RouteRow, routes } from '../../lib/routes';
+import { asFunction } from './iam';
 import { instrumentClient, type RequestTrace, sequentialRoundTrips, timeInDynamoDb, traceStorage } from './trace';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -79,9 +80,8 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
     } as unknown as Context;
     const trace: RequestTrace | undefined = tracing ? { calls: [] } : undefined;
     const startedAt = performance.now();
-    const result = trace
-      ? await traceStorage.run(trace, () => handlers.get(routeId)!(event, context))
-      : await handlers.get(routeId)!(event, context);
+    const invoke = () => asFunction(row, () => handlers.get(routeId)!(event, context));
+    const result = trace ? await traceStorage.run(trace, invoke) : await invoke();
     const headers = { ...cors, ...(result.headers as Record<string, string> | undefined) };
     if (trace) {
       const total = performance.now() - startedAt;

@@ -8,6 +8,7 @@ import { type SocketRouteRow, socketRoutes } from '../../lib/routes';
 import { socketLimits } from '../../lib/runtime/aws-limits';
 import type { SocketEvent, SocketResult } from '../../lib/socket/chain';
 import { REPO_ROOT } from './http-adapter';
+import { asFunction } from './iam';
 
 type SocketHandler = (event: SocketEvent, context: Context) => Promise<SocketResult>;
 
@@ -39,9 +40,11 @@ export interface LocalSocketServer {
  */
 export async function createLocalSocketServer(stage: string): Promise<LocalSocketServer> {
   const handlers = new Map<string, SocketHandler>();
+  const rows = new Map<string, SocketRouteRow>();
   for (const row of Object.values(socketRoutes) as SocketRouteRow[]) {
     const module = (await import(join(REPO_ROOT, row.entry))) as { handler: SocketHandler };
     handlers.set(row.routeKey, module.handler);
+    rows.set(row.routeKey, row);
   }
   const connections = new Map<string, LocalConnection>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: socketLimits.messageBytes });
@@ -68,7 +71,7 @@ export async function createLocalSocketServer(stage: string): Promise<LocalSocke
     };
     const deadline = now + 29_000;
     const context = { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
-    return handlers.get(routeKey)!(event, context);
+    return asFunction(rows.get(routeKey)!, () => handlers.get(routeKey)!(event, context));
   };
 
   const server = createServer((req, res) => {

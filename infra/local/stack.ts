@@ -6,6 +6,7 @@ import { schedules, streamConsumers } from '../../lib/routes';
 import { ensurePool, fetchJwks, startCognitoLocal } from './cognito';
 import { ensureTable, startDynamoDbLocal } from './dynamodb';
 import { createLocalHttpServer, REPO_ROOT } from './http-adapter';
+import { asFunction, enforceRowActions } from './iam';
 import { freePort, stopChild } from './processes';
 import { createLocalSocketServer, type LocalSocketServer } from './socket-server';
 import { type StreamPoller, startStreamPoller } from './stream-poller';
@@ -103,6 +104,9 @@ export async function startLocalStack(options: {
     // For tools that invoke handlers in their own process against this stack (tests, scripts).
     writeFileSync(join(dataDir, 'local-env.json'), `${JSON.stringify(env, null, 2)}\n`);
 
+    // Each function's DynamoDB commands are held to its row's actions, as its IAM role would.
+    enforceRowActions((await import('../../lib/data/db')).documentClient);
+
     // Live board events: the WebSocket API, the stream's trigger and the expiry sweeper.
     sockets = await createLocalSocketServer(SOCKET_STAGE);
     await new Promise<void>((done, fail) => {
@@ -115,7 +119,7 @@ export async function startLocalStack(options: {
       const { handler } = (await import(join(REPO_ROOT, row.entry))) as { handler: () => Promise<unknown> };
       sweepers.push(
         setInterval(() => {
-          handler().catch((error: unknown) => console.error(`local schedule ${row.entry} failed`, error));
+          asFunction(row, handler).catch((error: unknown) => console.error(`local schedule ${row.entry} failed`, error));
         }, options.sweepMs ?? 1000),
       );
     }

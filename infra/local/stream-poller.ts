@@ -10,6 +10,7 @@ import {
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { StreamConsumerRow } from '../../lib/routes';
 import { REPO_ROOT } from './http-adapter';
+import { asFunction } from './iam';
 
 type BatchHandler = (event: {
   Records: DynamoDBRecord[];
@@ -90,7 +91,7 @@ export async function startStreamPoller(tableName: string, row: StreamConsumerRo
     for (let attempt = 0; pending.length > 0; attempt++) {
       let result: Awaited<ReturnType<BatchHandler>>;
       try {
-        result = await handler({ Records: pending });
+        result = await asFunction(row, () => handler({ Records: pending }));
       } catch (error) {
         console.error('local stream consumer threw; retrying the whole batch', error);
         result = { batchItemFailures: [{ itemIdentifier: pending[0]!.dynamodb!.SequenceNumber! }] };

@@ -1,7 +1,7 @@
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { safeParse } from 'valibot';
-import { BadRequest, type DomainError } from '../domain/errors';
+import { BadRequest, type DomainError, Unavailable } from '../domain/errors';
 import type { ControlFrame, SocketErrorCode } from '../domain/events';
 import { expectation } from '../http/parse';
 import { classify } from '../http/problem';
@@ -53,35 +53,33 @@ const ERROR_CODES: Partial<Record<DomainError['kind'], SocketErrorCode>> = {
 /** `$connect` refuses the handshake with the HTTP status of the error. */
 const CONNECT_STATUS: Partial<Record<DomainError['kind'], number>> = { unauthorized: 401, bad_request: 400, unavailable: 503 };
 
+interface SocketState {
+  startedAt: number;
+  /** The message, once validated (action rows). */
+  message: Record<string, unknown>;
+}
+type SocketContext = Context & { socket: SocketState };
+type SocketMiddleware = MiddlewareObj<SocketEvent, SocketResult, Error, SocketContext>;
+
 /**
- * The one chain every WebSocket route shares, as lib/http/chain.ts is for HTTP: cold-start count,
- * a log line per message, the message parsed and validated against the row's schema, errors
- * turned into the contract's `error` frames (or, on `$connect`, a refused handshake), and the
- * request deadline. A handler only takes validated input and returns the frame to answer with.
+ * The one chain every WebSocket route shares, as lib/http/chain.ts is for HTTP: a log line per
+ * message, the cold-start count, errors turned into the contract's `error` frames (or, on
+ * `$connect`, a refused handshake), the message parsed and validated against the row's schema,
+ * and the request deadline around all of it. A handler takes validated input and returns the
+ * frame to answer with.
  */
 export function socketRoute(id: SocketRouteId, handler: SocketHandler) {
   const row: SocketRouteRow = socketRoutes[id];
   if (row.table.length > 0) requireEnv(ENV.tableName);
-  const chain = middy<SocketEvent, SocketResult, Error, Context>().handler(async (event) => {
-    const startedAt = performance.now();
-    const { connectionId, requestId } = event.requestContext;
-    let message: Record<string, unknown> = {};
-    try {
-      if (row.body) message = parseMessage(row, event);
-      const frame = await handler({ connectionId, body: message, event });
-      logger.debug('socket message', { route: id, connectionId, requestId, durationMs: elapsed(startedAt) });
+  const chain = middy<SocketEvent, SocketResult, Error, SocketContext>({ timeoutEarlyInMillis: 0 })
+    .use(socketLog(id))
+    .use(socketErrors(row))
+    .use(parseSocketMessage(row))
+    .handler(async (event, context) => {
+      const frame = await handler({ connectionId: event.requestContext.connectionId, body: context.socket.message, event });
       return frame ? { statusCode: 200, body: JSON.stringify(frame) } : { statusCode: 200 };
-    } catch (error) {
-      const known = classify(error);
-      const fields = { route: id, connectionId, requestId, durationMs: elapsed(startedAt) };
-      if (known && known.kind !== 'unavailable') logger.info('socket message refused', { ...fields, detail: known.detail });
-      else logger.error('socket message failed', { ...fields, error });
-      if (row.routeKey === '$connect') return { statusCode: (known && CONNECT_STATUS[known.kind]) ?? 500 };
-      return { statusCode: 200, body: JSON.stringify(errorFrame(row, known, message)) };
-    }
-  });
+    }) as unknown as (event: SocketEvent, context: Context) => Promise<SocketResult>;
   return (event: SocketEvent, context: Context): Promise<SocketResult> => {
-    countColdStart(row.entry);
     const remaining = context?.getRemainingTimeInMillis?.() ?? (row.timeoutSeconds ?? 10) * 1000;
     return raceDeadline(
       remaining,
@@ -89,15 +87,60 @@ export function socketRoute(id: SocketRouteId, handler: SocketHandler) {
       () => {
         logger.error('socket deadline reached', { route: id, connectionId: event.requestContext.connectionId });
         if (row.routeKey === '$connect') return { statusCode: 503 };
-        return { statusCode: 200, body: JSON.stringify(errorFrame(row, classify(new Error('deadline')), {})) };
+        return {
+          statusCode: 200,
+          body: JSON.stringify(errorFrame(row, new Unavailable('The request took too long; retry shortly.'), {})),
+        };
       },
     );
   };
 }
 
-const elapsed = (startedAt: number) => Math.round((performance.now() - startedAt) * 100) / 100;
+/** One line per message: successes at DEBUG, refusals at INFO, failures at ERROR with the error. */
+function socketLog(id: SocketRouteId): SocketMiddleware {
+  const fields = (event: SocketEvent, context: SocketContext) => ({
+    route: id,
+    connectionId: event.requestContext.connectionId,
+    requestId: event.requestContext.requestId,
+    durationMs: Math.round((performance.now() - context.socket.startedAt) * 100) / 100,
+  });
+  return {
+    before: ({ context }) => {
+      countColdStart(socketRoutes[id].entry);
+      context.socket = { startedAt: performance.now(), message: {} };
+    },
+    after: ({ event, context }) => logger.debug('socket message', fields(event, context)),
+    onError: ({ event, context, error }) => {
+      const known = classify(error);
+      if (known && known.kind !== 'unavailable')
+        logger.info('socket message refused', { ...fields(event, context), detail: known.detail });
+      else logger.error('socket message failed', { ...fields(event, context), error });
+    },
+  };
+}
 
-/** The message as JSON, checked against the row's schema: a bad_request error otherwise. */
+/** Any error as the contract's `error` frame; on `$connect`, as the status that refuses the handshake. */
+function socketErrors(row: SocketRouteRow): SocketMiddleware {
+  return {
+    onError: (request) => {
+      const known = classify(request.error);
+      request.response =
+        row.routeKey === '$connect'
+          ? { statusCode: (known && CONNECT_STATUS[known.kind]) ?? 500 }
+          : { statusCode: 200, body: JSON.stringify(errorFrame(row, known, request.context.socket?.message ?? {})) };
+    },
+  };
+}
+
+/** The message as JSON, checked against the row's schema (action rows): a bad_request error otherwise. */
+function parseSocketMessage(row: SocketRouteRow): SocketMiddleware {
+  return {
+    before: ({ event, context }) => {
+      if (row.body) context.socket.message = parseMessage(row, event);
+    },
+  };
+}
+
 function parseMessage(row: SocketRouteRow, event: SocketEvent): Record<string, unknown> {
   const text = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
   let parsed: unknown;
