@@ -205,6 +205,8 @@ const PROFILES: Record<string, Profile> = {
     ],
   },
   'members.list': {},
+  // Any signed-in user may open a socket; what it may watch is the socket's own check.
+  'realtime.tickets': {},
   'members.update': {
     // Self-promotion: a no-op for the owner, an escalation attempt for everybody else.
     body: () => ({ role: 'owner' }),

@@ -541,7 +541,20 @@ const extras = (x: World) =>
     user_id: fc.constantFrom(x.other.id, x.member.id),
     joined_at: fc.constant('1999-01-01T00:00:00.000Z'),
     email: fc.constant('mass@example.test'),
+    // The change stamp of live events: always the server's, never the client's.
+    ev: fc.constant({ id: 'chosen-by-client', kind: 'board.deleted', actor: x.other.id, at: '1999-01-01T00:00:00.000Z' }),
   });
+
+/** The item's change stamp is the server's: this kind, by the caller, now, with a fresh id. */
+function expectStamp(item: Item | undefined, kind: string, actor: string) {
+  const stamp = item?.ev as { id: string; kind: string; actor: string; at: string } | undefined;
+  expect(stamp).toMatchObject({ kind, actor, id: expect.stringMatching(UUID) });
+  expect(recent(stamp!.at)).toBe(true);
+}
+const itemOf = async (pk: string, sk: string) => (await partition(pk)).find((i) => i.sk === sk);
+/** A write that must not be heard removes the board's stamp: 'ev' changes only if there was one. */
+const boardStampRemoved = (before: Item[]) =>
+  before.some((i) => i.pk === `BOARD#${w.A.id}` && i.sk === '#BOARD' && i.ev !== undefined) ? ['ev'] : [];
 
 /** The raw partitions a mass-assignment attempt could reach. */
 const watched = (x: World) => [
@@ -583,9 +596,10 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
   it('boards.rename: only the title of the board item changes', async () => {
     await massProperty(
       (x) => ({ method: 'PATCH', path: `/boards/${x.A.id}`, body: { title: unique('Board') } }),
-      (reply, changes, sent) => {
-        expect(changes).toEqual({ added: [], removed: [], changed: { [A(w, '#BOARD')]: ['title'] } });
+      async (reply, changes, sent) => {
+        expect(changes).toEqual({ added: [], removed: [], changed: { [A(w, '#BOARD')]: ['ev', 'title'] } });
         expect(reply.body).toMatchObject({ id: w.A.id, owner_id: w.owner.id, title: sent.title });
+        expectStamp(await itemOf(`BOARD#${w.A.id}`, '#BOARD'), 'board.updated', w.owner.id);
       },
     );
   });
@@ -593,8 +607,9 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
   it('columns.rename: only the title of the column item changes', async () => {
     await massProperty(
       (x) => ({ method: 'PATCH', path: `/columns/${x.A.columns[0]}`, body: { title: unique('Column') } }),
-      (reply, changes) => {
-        expect(changes).toEqual({ added: [], removed: [], changed: { [A(w, `COLUMN#${w.A.columns[0]}`)]: ['title'] } });
+      async (reply, changes) => {
+        expect(changes).toEqual({ added: [], removed: [], changed: { [A(w, `COLUMN#${w.A.columns[0]}`)]: ['ev', 'title'] } });
+        expectStamp(await itemOf(`BOARD#${w.A.id}`, `COLUMN#${w.A.columns[0]}`), 'column.updated', w.owner.id);
         expect(reply.body).toMatchObject({ id: w.A.columns[0], board_id: w.A.id });
       },
     );
@@ -603,12 +618,13 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
   it('cards.update: only the title and description of the card item change', async () => {
     await massProperty(
       (x) => ({ method: 'PATCH', path: `/cards/${x.A.cards[0]}`, body: { title: unique('Card'), description: unique('Text') } }),
-      (reply, changes) => {
+      async (reply, changes) => {
         expect(changes).toEqual({
           added: [],
           removed: [],
-          changed: { [A(w, `CARD#${w.A.cards[0]}`)]: ['description', 'title'] },
+          changed: { [A(w, `CARD#${w.A.cards[0]}`)]: ['description', 'ev', 'title'] },
         });
+        expectStamp(await itemOf(`BOARD#${w.A.id}`, `CARD#${w.A.cards[0]}`), 'card.updated', w.owner.id);
         expect(reply.body).toMatchObject({ id: w.A.cards[0] });
       },
     );
@@ -621,12 +637,13 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
         target = 1 - target;
         return { method: 'PATCH', path: `/cards/${x.A.cards[0]}/move`, body: { target_column_id: x.A.columns[target] } };
       },
-      (reply, changes) => {
+      async (reply, changes) => {
         const card = A(w, `CARD#${w.A.cards[0]}`);
         expect(changes.added).toEqual([]);
         expect(changes.removed).toEqual([]);
         expect(Object.keys(changes.changed)).toEqual([card]);
-        expect(['colpos', 'column_id', 'position']).toEqual(expect.arrayContaining(changes.changed[card]!));
+        expect(['colpos', 'column_id', 'ev', 'position']).toEqual(expect.arrayContaining(changes.changed[card]!));
+        expectStamp(await itemOf(`BOARD#${w.A.id}`, `CARD#${w.A.cards[0]}`), 'card.moved', w.owner.id);
         expect(reply.body).toMatchObject({ id: w.A.cards[0], column_id: w.A.columns[target], position: 1 });
       },
     );
@@ -643,8 +660,9 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
           body: flip ? { before_id: x.A.columns[1] } : { after_id: x.A.columns[1] },
         };
       },
-      (reply, changes) => {
-        expect(changes).toEqual({ added: [], removed: [], changed: { [A(w, `COLUMN#${w.A.columns[0]}`)]: ['position'] } });
+      async (reply, changes) => {
+        expect(changes).toEqual({ added: [], removed: [], changed: { [A(w, `COLUMN#${w.A.columns[0]}`)]: ['ev', 'position'] } });
+        expectStamp(await itemOf(`BOARD#${w.A.id}`, `COLUMN#${w.A.columns[0]}`), 'column.moved', w.owner.id);
         expect(reply.body).toMatchObject({ id: w.A.columns[0], board_id: w.A.id });
       },
     );
@@ -664,10 +682,11 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
         expect(changes).toEqual({
           added: [A(w, `COLUMN#${column.id}`)],
           removed: [],
-          changed: { [A(w, '#BOARD')]: ['column_version'] },
+          changed: { [A(w, '#BOARD')]: ['column_version', ...boardStampRemoved(before)] },
         });
         const item = (await partition(`BOARD#${w.A.id}`)).find((i) => i.sk === `COLUMN#${column.id}`)!;
-        expect(Object.keys(item).sort()).toEqual(['board_id', 'created_at', 'id', 'pk', 'position', 'sk', 'title', 'type']);
+        expect(Object.keys(item).sort()).toEqual(['board_id', 'created_at', 'ev', 'id', 'pk', 'position', 'sk', 'title', 'type']);
+        expectStamp(item, 'column.created', w.owner.id);
         expect(item).toMatchObject({ type: 'column', id: column.id, board_id: w.A.id, title: sent.title });
         expect(recent(item.created_at as string)).toBe(true);
         const lookup = await partition(`COLUMN#${column.id}`);
@@ -698,6 +717,7 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
           'column_id',
           'created_at',
           'description',
+          'ev',
           'id',
           'pk',
           'position',
@@ -707,6 +727,7 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
         ]);
         expect(item).toMatchObject({ type: 'card', board_id: w.A.id, column_id: w.A.columns[1] });
         expect(String(item.colpos).startsWith(`${w.A.columns[1]}#`)).toBe(true);
+        expectStamp(item, 'card.created', w.owner.id);
       },
     );
   });
@@ -741,6 +762,7 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
         expect(reply.status).toBe(201);
         expect(reply.body).toMatchObject({ user_id: newcomer.id, role: 'member' });
         expect(diff(before, await snapshot(w))).toEqual({ added: [A(w, `#MEMBER#${newcomer.id}`)], removed: [], changed: {} });
+        expectStamp(await itemOf(`BOARD#${w.A.id}`, `#MEMBER#${newcomer.id}`), 'member.added', w.owner.id);
         expect(await partition(`USER#${newcomer.id}`)).toEqual(
           expect.arrayContaining([expect.objectContaining({ sk: `BOARD#${w.A.id}`, role: 'member', board_id: w.A.id })]),
         );
@@ -756,14 +778,15 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
         role = role === 'owner' ? 'member' : 'owner';
         return { method: 'PATCH', path: `/boards/${x.A.id}/members/${x.member.id}`, body: { role } };
       },
-      (reply, changes) => {
+      async (reply, changes, _sent, before) => {
         expect(reply.body).toMatchObject({ user_id: w.member.id, role });
+        expectStamp(await itemOf(`BOARD#${w.A.id}`, `#MEMBER#${w.member.id}`), 'member.updated', w.owner.id);
         expect(changes).toEqual({
           added: [],
           removed: [],
           changed: {
-            [A(w, '#BOARD')]: ['owner_count'],
-            [A(w, `#MEMBER#${w.member.id}`)]: ['role'],
+            [A(w, '#BOARD')]: ['owner_count', ...boardStampRemoved(before)],
+            [A(w, `#MEMBER#${w.member.id}`)]: ['ev', 'role'],
             [`USER#${w.member.id}|BOARD#${w.A.id}`]: ['role'],
           },
         });
