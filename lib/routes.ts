@@ -10,7 +10,7 @@ import type { EnvName } from './runtime/config';
  * and schemas. `table` lists the exact IAM actions the function's role gets on the table (a
  * transaction needs the per-item actions it contains); `index` those on the table's index.
  */
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type TableAction =
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:Query'
@@ -342,6 +342,78 @@ export const routes = {
     success: { status: 204 },
     table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
     errors: [409],
+    cognito: [],
+  },
+  'labels.create': {
+    method: 'POST',
+    path: '/boards/{id}/labels',
+    entry: 'functions/labels/create.ts',
+    summary: 'Create a label on a board (any member; names unique case-insensitively, 100 a board)',
+    access: { scope: 'board', via: 'board', role: 'member' },
+    params: s.idParams,
+    body: s.createLabelBody,
+    success: { status: 201, schema: s.label },
+    table: [...boardRead, 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    errors: [409],
+    cognito: [],
+  },
+  'labels.list': {
+    method: 'GET',
+    path: '/boards/{id}/labels',
+    entry: 'functions/labels/list.ts',
+    summary: "List a board's labels by name (case-insensitively), then id",
+    access: { scope: 'board', via: 'board', role: 'member' },
+    params: s.idParams,
+    success: { status: 200, schema: s.labelList },
+    table: [...boardRead, 'dynamodb:Query'],
+    cognito: [],
+  },
+  'labels.update': {
+    method: 'PATCH',
+    path: '/labels/{id}',
+    entry: 'functions/labels/update.ts',
+    summary: 'Rename or recolour a label (null or omitted leaves a field as it is)',
+    access: { scope: 'board', via: 'label', role: 'member' },
+    params: s.idParams,
+    body: s.updateLabelBody,
+    success: { status: 200, schema: s.label },
+    table: [...boardRead, 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+    errors: [409],
+    cognito: [],
+  },
+  'labels.delete': {
+    method: 'DELETE',
+    path: '/labels/{id}',
+    entry: 'functions/labels/delete.ts',
+    summary: 'Delete a label; it is taken off every card that carries it',
+    access: { scope: 'board', via: 'label', role: 'member' },
+    params: s.idParams,
+    success: { status: 204 },
+    table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+    cognito: [],
+    timeoutSeconds: 29,
+  },
+  'cards.labels.attach': {
+    method: 'PUT',
+    path: '/cards/{id}/labels/{label_id}',
+    entry: 'functions/cards/attach-label.ts',
+    summary: "Put one of the board's labels on a card (idempotent; 20 a card)",
+    access: { scope: 'board', via: 'card', role: 'member' },
+    params: s.cardLabelParams,
+    success: { status: 200, schema: s.card },
+    table: [...boardRead, 'dynamodb:UpdateItem'],
+    errors: [409],
+    cognito: [],
+  },
+  'cards.labels.detach': {
+    method: 'DELETE',
+    path: '/cards/{id}/labels/{label_id}',
+    entry: 'functions/cards/detach-label.ts',
+    summary: 'Take a label off a card (idempotent)',
+    access: { scope: 'board', via: 'card', role: 'member' },
+    params: s.cardLabelParams,
+    success: { status: 200, schema: s.card },
+    table: [...boardRead, 'dynamodb:UpdateItem'],
     cognito: [],
   },
   'realtime.tickets': {

@@ -2,4 +2,4 @@ import { toCard } from '../../lib/data/records';
 import { route } from '../../lib/http/route';
 
 /** The access check already read the card (and proved its column and board exist). */
-export const handler = route('cards.get', async ({ scope }) => ({ status: 200, body: toCard(scope.card!) }));
+export const handler = route('cards.get', async ({ scope }) => ({ status: 200, body: toCard(scope.card!, scope.board.labels) }));

@@ -47,7 +47,7 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
     const cors = {
       'access-control-allow-origin': corsOrigin,
       'access-control-allow-headers': 'authorization,content-type',
-      'access-control-allow-methods': 'GET,POST,PATCH,DELETE,OPTIONS',
+      'access-control-allow-methods': 'GET,POST,PUT,PATCH,DELETE,OPTIONS',
       'access-control-max-age': '600',
     };
     if (method === 'OPTIONS' && req.headers['access-control-request-method']) {

@@ -1,6 +1,6 @@
 import { Forbidden, NotFound } from '../domain/errors';
 import { getItems, type ItemSet } from './db';
-import type { BoardRecord, CardLookup, CardRecord, ColumnLookup, ColumnRecord, MemberRecord, Role } from './records';
+import type { BoardRecord, CardLookup, CardRecord, ColumnLookup, ColumnRecord, LabelRecord, MemberRecord, Role } from './records';
 import { type ItemKey, keys } from './table';
 
 /**
@@ -10,12 +10,13 @@ import { type ItemKey, keys } from './table';
 export type AccessRule =
   | { scope: 'public' }
   | { scope: 'user' }
-  | { scope: 'board'; via: 'board' | 'column' | 'card'; role: Role };
+  | { scope: 'board'; via: 'board' | 'column' | 'card' | 'label'; role: Role };
 
 /** Ids named in the request besides the addressed one, fetched in the same round trips. */
 export interface RelatedIds {
   columns?: (string | null | undefined)[];
   cards?: (string | null | undefined)[];
+  labels?: (string | null | undefined)[];
 }
 
 /** A related id as found: `boardId` from its lookup, the item when it is on the addressed board. */
@@ -28,13 +29,15 @@ export interface BoardScope {
   boardId: string;
   board: BoardRecord;
   member: MemberRecord;
-  /** The addressed column (via column) or card (via card). */
+  /** The addressed column (via column), card (via card) or label (via label). */
   column?: ColumnRecord;
   card?: CardRecord;
+  label?: LabelRecord;
   /** Card-create version of the addressed column, read before anything else (lib/data/cards.ts). */
   columnCardVersion?: number;
   relatedColumns: Map<string, Related<ColumnRecord>>;
   relatedCards: Map<string, Related<CardRecord>>;
+  relatedLabels: Map<string, Related<LabelRecord>>;
 }
 
 /** The user making the request: the member the access check found. */
@@ -59,11 +62,14 @@ export async function resolveBoardScope<P>(
 ): Promise<{ scope: BoardScope; preloaded: P | undefined }> {
   const relatedColumnIds = present(related.columns);
   const relatedCardIds = present(related.cards);
+  const relatedLabelIds = present(related.labels);
   const lookupKeys: ItemKey[] = [
     ...(rule.via === 'column' ? [keys.columnLookup(addressedId)] : []),
     ...(rule.via === 'card' ? [keys.cardLookup(addressedId)] : []),
+    ...(rule.via === 'label' ? [keys.labelLookup(addressedId)] : []),
     ...relatedColumnIds.map(keys.columnLookup),
     ...relatedCardIds.map(keys.cardLookup),
+    ...relatedLabelIds.map(keys.labelLookup),
   ];
   const lookups = lookupKeys.length > 0 ? await getItems(lookupKeys) : undefined;
 
@@ -78,19 +84,26 @@ export async function resolveBoardScope<P>(
     const lookup = lookups?.get<CardLookup>(keys.cardLookup(addressedId));
     if (!lookup) throw new NotFound('Card');
     boardId = lookup.board_id;
+  } else if (rule.via === 'label') {
+    const lookup = lookups?.get<{ board_id: string }>(keys.labelLookup(addressedId));
+    if (!lookup) throw new NotFound('Label');
+    boardId = lookup.board_id;
   }
 
   const boardOf = (key: ItemKey) => lookups?.get<{ board_id: string }>(key)?.board_id;
   const sameBoardColumns = relatedColumnIds.filter((id) => boardOf(keys.columnLookup(id)) === boardId);
   const sameBoardCards = relatedCardIds.filter((id) => boardOf(keys.cardLookup(id)) === boardId);
+  const sameBoardLabels = relatedLabelIds.filter((id) => boardOf(keys.labelLookup(id)) === boardId);
 
   const itemKeys: ItemKey[] = [
     keys.board(boardId),
     keys.member(boardId, callerId),
     ...(rule.via === 'column' ? [keys.column(boardId, addressedId)] : []),
     ...(rule.via === 'card' ? [keys.card(boardId, addressedId)] : []),
+    ...(rule.via === 'label' ? [keys.label(boardId, addressedId)] : []),
     ...sameBoardColumns.map((id) => keys.column(boardId, id)),
     ...sameBoardCards.map((id) => keys.card(boardId, id)),
+    ...sameBoardLabels.map((id) => keys.label(boardId, id)),
   ];
   const [items, preloaded] = await Promise.all([
     getItems(itemKeys),
@@ -106,6 +119,7 @@ export async function resolveBoardScope<P>(
     columnCardVersion,
     relatedColumns: relatedMap(relatedColumnIds, keys.columnLookup, (id) => items.get(keys.column(boardId, id)), lookups),
     relatedCards: relatedMap(relatedCardIds, keys.cardLookup, (id) => items.get(keys.card(boardId, id)), lookups),
+    relatedLabels: relatedMap(relatedLabelIds, keys.labelLookup, (id) => items.get(keys.label(boardId, id)), lookups),
   };
 
   if (rule.via === 'board') {
@@ -114,9 +128,13 @@ export async function resolveBoardScope<P>(
     if (!board) throw new NotFound('Board');
   } else {
     // A child of a board whose deletion has begun is already gone for everybody.
-    const what = rule.via === 'column' ? 'Column' : 'Card';
+    const what = rule.via === 'column' ? 'Column' : rule.via === 'label' ? 'Label' : 'Card';
     if (!board) throw new NotFound(what);
-    if (rule.via === 'column') {
+    if (rule.via === 'label') {
+      scope.label = items.get<LabelRecord>(keys.label(boardId, addressedId));
+      // The board's map of live labels decides: a label being deleted is already gone.
+      if (!scope.label || !board.labels || !Object.hasOwn(board.labels, addressedId)) throw new NotFound('Label');
+    } else if (rule.via === 'column') {
       scope.column = items.get<ColumnRecord>(keys.column(boardId, addressedId));
       if (!scope.column) throw new NotFound('Column');
     } else {

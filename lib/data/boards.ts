@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NotFound } from '../domain/errors';
-import { byNewestFirst, byPosition } from '../domain/ordering';
+import { byLabelName, byNewestFirst, byPosition } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
 import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
 import { deleteItems, getItems, type Item, queryAll, queryPages, transactWrite, updateExisting } from './db';
@@ -10,18 +10,28 @@ import {
   type BoardTree,
   type CardRecord,
   type ColumnRecord,
+  type LabelRecord,
   type MemberRecord,
   now,
   toBoard,
   toCard,
   toColumn,
+  toLabel,
 } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keys } from './table';
 
 /** One TransactWriteItems: the board, the owner's membership and its mirror under the user. */
 export async function createBoard(ownerId: string, title: string): Promise<Board> {
-  const board: BoardRecord = { id: randomUUID(), owner_id: ownerId, title, created_at: now(), column_version: 0, owner_count: 1 };
+  const board: BoardRecord = {
+    id: randomUUID(),
+    owner_id: ownerId,
+    title,
+    created_at: now(),
+    column_version: 0,
+    owner_count: 1,
+    labels: {},
+  };
   const member: MemberRecord = { board_id: board.id, user_id: ownerId, role: 'owner', joined_at: board.created_at };
   await transactWrite([
     { Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' } },
@@ -52,6 +62,9 @@ export async function renameBoard(scope: BoardScope, title: string): Promise<Boa
   return toBoard(await updateExisting<BoardRecord>(keys.board(scope.boardId), { title, [STAMP_ATTRIBUTE]: change }, 'Board'));
 }
 
+/** A board's cards, columns and labels are one range of its partition: CARD# < COLUMN# < LABEL#. */
+const TREE_RANGE_END = `${keys.labelPrefix}\uffff`;
+
 const KEYSPACE = 0x10000; // card ids by their first four hex digits
 const hex4 = (n: number) => n.toString(16).padStart(4, '0');
 const MAX_PARALLEL_RANGES = 16;
@@ -64,13 +77,13 @@ const MAX_PARALLEL_RANGES = 16;
  * parallel. The range holding `lastSk` resumes after it; the last one also takes the columns.
  */
 export function treeRangesAfter(lastSk: string): { from: string; to: string; resume: boolean }[] {
-  const columns = { from: keys.columnPrefix, to: `${keys.columnPrefix}\uffff` };
+  const columns = { from: keys.columnPrefix, to: TREE_RANGE_END };
   if (!lastSk.startsWith(keys.cardPrefix)) return [{ ...columns, resume: true }];
   const at = Number.parseInt(lastSk.slice(keys.cardPrefix.length, keys.cardPrefix.length + 4), 16);
   const covered = (at + 1) / KEYSPACE;
   const count = Math.max(1, Math.min(MAX_PARALLEL_RANGES, Math.ceil((1 - covered) / covered), KEYSPACE - at));
   const bounds = Array.from({ length: count + 1 }, (_, i) => Math.round(at + ((KEYSPACE - at) * i) / count));
-  // The last range runs on through the columns (a few small items) rather than costing a page.
+  // The last range runs on through the columns and labels (a few small items) rather than costing a page.
   return bounds.slice(0, -1).map((low, i) => ({
     from: `${keys.cardPrefix}${hex4(low)}`,
     to: i === count - 1 ? columns.to : `${keys.cardPrefix}${hex4(bounds[i + 1]! - 1)}\uffff`,
@@ -88,10 +101,12 @@ export function treeRangesAfter(lastSk: string): { from: string; to: string; res
 export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
   const columns: ColumnRecord[] = [];
   const cards: CardRecord[] = [];
+  const labels: LabelRecord[] = [];
   const collect = (items: Item[]) => {
     for (const item of items) {
       if (item.sk.startsWith(keys.columnPrefix)) columns.push(item as unknown as ColumnRecord);
       else if (item.sk.startsWith(keys.cardPrefix)) cards.push(item as unknown as CardRecord);
+      else if (item.sk.startsWith(keys.labelPrefix)) labels.push(item as unknown as LabelRecord);
     }
     return undefined;
   };
@@ -100,7 +115,7 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':pk': pk, ':from': from, ':to': to },
   });
-  const first = await queryPages(range(keys.cardPrefix, `${keys.columnPrefix}\uffff`), (items) => {
+  const first = await queryPages(range(keys.cardPrefix, TREE_RANGE_END), (items) => {
     collect(items);
     return false;
   });
@@ -114,12 +129,18 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
   }
   const cardsByColumn = new Map<string, CardRecord[]>(columns.map((c) => [c.id, []]));
   for (const card of cards) cardsByColumn.get(card.column_id)?.push(card);
+  const live = scope.board.labels;
   return {
     ...toBoard(scope.board),
     columns: columns.sort(byPosition).map((column) => ({
       ...toColumn(column),
-      cards: (cardsByColumn.get(column.id) ?? []).sort(byPosition).map(toCard),
+      cards: (cardsByColumn.get(column.id) ?? []).sort(byPosition).map((card) => toCard(card, live)),
     })),
+    // A label item outlives its deletion only while the delete's transaction is in flight: the board's map decides.
+    labels: labels
+      .filter((label) => live && Object.hasOwn(live, label.id))
+      .sort(byLabelName)
+      .map(toLabel),
   };
 }
 
@@ -169,6 +190,7 @@ export async function deleteBoardContents(boardId: string): Promise<void> {
         if (item.sk.startsWith(keys.memberPrefix)) doomed.push(keys.userBoard(item.user_id as string, boardId));
         else if (item.sk.startsWith(keys.columnPrefix)) doomed.push(keys.columnLookup(item.id as string));
         else if (item.sk.startsWith(keys.cardPrefix)) doomed.push(keys.cardLookup(item.id as string));
+        else if (item.sk.startsWith(keys.labelPrefix)) doomed.push(keys.labelLookup(item.id as string));
       }
       deleting = deleting
         .then(() => (failure === undefined ? deleteItems(doomed) : undefined))

@@ -111,7 +111,7 @@ export async function createCard(
         { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
         { ConditionCheck: { Key: keys.board(boardId), ConditionExpression: 'attribute_exists(pk)' } },
       ]);
-      return toCard(card);
+      return toCard(card, scope.board.labels);
     } catch (error) {
       const codes = cancellationCodes(error);
       if (codes?.[3] === 'ConditionalCheckFailed' || codes?.[4] === 'ConditionalCheckFailed') throw new NotFound('Column');
@@ -128,10 +128,11 @@ export async function updateCard(
 ): Promise<Card> {
   const card = scope.card!;
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
-  if (Object.keys(fields).length === 0) return toCard(card);
+  if (Object.keys(fields).length === 0) return toCard(card, scope.board.labels);
   const change = stamp('card.updated', actorOf(scope));
   return toCard(
     await updateExisting<CardRecord>(keys.card(scope.boardId, card.id), { ...fields, [STAMP_ATTRIBUTE]: change }, 'Card'),
+    scope.board.labels,
   );
 }
 
@@ -217,7 +218,7 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
           },
         },
       ]);
-      return toCard(moved);
+      return toCard(moved, scope.board.labels);
     } catch (error) {
       const codes = cancellationCodes(error);
       if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFound('Target column');

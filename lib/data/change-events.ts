@@ -2,7 +2,17 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { BoardEvent, ChangeStamp } from '../domain/events';
 import { STAMP_ATTRIBUTE } from './changes';
-import { type BoardRecord, type CardRecord, type ColumnRecord, toBoard, toCard, toColumn } from './records';
+import {
+  type BoardRecord,
+  type CardRecord,
+  type ColumnRecord,
+  type LabelRecord,
+  type LiveLabels,
+  toBoard,
+  toCard,
+  toColumn,
+  toLabel,
+} from './records';
 import { boardIdOfPartition } from './table';
 
 /** The part of a DynamoDB stream record the events are made from (Lambda's and the local poller's shape). */
@@ -15,19 +25,25 @@ export interface ChangeRecord {
   };
 }
 
-/**
- * The event a stream record stands for, from the record alone (no read), or undefined for a
- * record that is no change of its own (the stamp is the one an earlier record already carried).
- */
-export function eventOfRecord(record: ChangeRecord): BoardEvent | undefined {
+/** The board a stamped record is about, or undefined for any record that is no event of its own. */
+export function boardOfRecord(record: ChangeRecord): string | undefined {
   if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;
-  const image = record.dynamodb?.NewImage;
-  if (!image?.[STAMP_ATTRIBUTE]) return undefined;
-  const item = unmarshall(image) as Record<string, unknown> & { pk: string; type?: string; ev: ChangeStamp };
-  const old = record.dynamodb?.OldImage?.[STAMP_ATTRIBUTE]?.M?.id?.S;
-  if (old === item.ev.id) return undefined;
-  const boardId = boardIdOfPartition(item.pk);
+  const stampId = record.dynamodb?.NewImage?.[STAMP_ATTRIBUTE]?.M?.id?.S;
+  if (!stampId || stampId === record.dynamodb?.OldImage?.[STAMP_ATTRIBUTE]?.M?.id?.S) return undefined;
+  const pk = record.dynamodb?.NewImage?.pk?.S;
+  return pk ? boardIdOfPartition(pk) : undefined;
+}
+
+/**
+ * The event a stream record stands for, from the record alone, or undefined for a record that is
+ * no change of its own (the stamp is the one an earlier record already carried). `labels` are the
+ * board's live labels, read with its watchers: a card's label_ids are shown as the REST routes
+ * show them.
+ */
+export function eventOfRecord(record: ChangeRecord, labels?: LiveLabels): BoardEvent | undefined {
+  const boardId = boardOfRecord(record);
   if (!boardId) return undefined;
+  const item = unmarshall(record.dynamodb!.NewImage!) as Record<string, unknown> & { type?: string; ev: ChangeStamp };
   const { id, kind, actor, at, data } = item.ev;
   return {
     type: kind,
@@ -35,16 +51,18 @@ export function eventOfRecord(record: ChangeRecord): BoardEvent | undefined {
     board_id: boardId,
     actor_id: actor,
     occurred_at: at,
-    ...resourceOf(item),
+    ...resourceOf(item, labels),
     ...data,
   };
 }
 
 /** The resource itself, in the view the REST routes return (nothing internal leaks). */
-function resourceOf(item: Record<string, unknown> & { type?: string }): Record<string, unknown> {
+function resourceOf(item: Record<string, unknown> & { type?: string }, labels: LiveLabels): Record<string, unknown> {
   switch (item.type) {
     case 'card':
-      return { card: toCard(item as unknown as CardRecord) };
+      return { card: toCard(item as unknown as CardRecord, labels) };
+    case 'label':
+      return { label: toLabel(item as unknown as LabelRecord) };
     case 'column':
       return { column: toColumn(item as unknown as ColumnRecord) };
     case 'board':

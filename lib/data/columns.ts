@@ -100,7 +100,7 @@ async function readColumnVersion(boardId: string): Promise<number> {
 export async function readColumnWithCards(scope: BoardScope): Promise<ColumnWithCards> {
   const column = scope.column!;
   const cards = (await queryColumnCards(scope.boardId, column.id, { whole: true })) as unknown as CardRecord[];
-  return { ...toColumn(column), cards: cards.sort(byPosition).map(toCard) };
+  return { ...toColumn(column), cards: cards.sort(byPosition).map((card) => toCard(card, scope.board.labels)) };
 }
 
 export async function renameColumn(scope: BoardScope, title: string): Promise<Column> {

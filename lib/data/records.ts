@@ -1,3 +1,5 @@
+import { byLabelName } from '../domain/ordering';
+
 /**
  * Stored records and the public shapes of the spec. Items carry internal attributes (keys, index
  * attributes, versions); the `to*` views pick exactly the spec's fields, so nothing internal leaks.
@@ -15,6 +17,11 @@ export interface BoardRecord {
   owner_count?: number;
   /** Columns whose deletion has begun: their cards are already gone for every route. */
   deleting_columns?: Set<string>;
+  /**
+   * The board's live labels, id -> name: what every route reads (with the board, at no extra
+   * round trip) to show a card's label_ids without the ids of deleted labels, in label order.
+   */
+  labels?: Record<string, string>;
 }
 
 export interface MemberRecord {
@@ -40,6 +47,16 @@ export interface CardRecord {
   description: string | null;
   position: number;
   created_at: string;
+  /** Ids of the labels put on the card; a deleted label's id may linger until the cleanup removes it. */
+  label_ids?: Set<string>;
+}
+
+export interface LabelRecord {
+  id: string;
+  board_id: string;
+  name: string;
+  color: string;
+  created_at: string;
 }
 
 export interface ColumnLookup {
@@ -61,9 +78,15 @@ export interface Member {
 
 export type Board = Pick<BoardRecord, 'id' | 'owner_id' | 'title' | 'created_at'>;
 export type Column = Pick<ColumnRecord, 'id' | 'board_id' | 'title' | 'position'>;
-export type Card = Pick<CardRecord, 'id' | 'column_id' | 'title' | 'description' | 'position' | 'created_at'>;
+export type Card = Pick<CardRecord, 'id' | 'column_id' | 'title' | 'description' | 'position' | 'created_at'> & {
+  label_ids: string[];
+};
+export type Label = Pick<LabelRecord, 'id' | 'board_id' | 'name' | 'color'>;
 export type ColumnWithCards = Column & { cards: Card[] };
-export type BoardTree = Board & { columns: ColumnWithCards[] };
+export type BoardTree = Board & { columns: ColumnWithCards[]; labels: Label[] };
+
+/** A board's live labels (id -> name), as the board item keeps them. */
+export type LiveLabels = Record<string, string> | undefined;
 
 export const toBoard = (r: BoardRecord): Board => ({
   id: r.id,
@@ -79,14 +102,31 @@ export const toColumn = (r: ColumnRecord): Column => ({
   position: r.position,
 });
 
-export const toCard = (r: CardRecord): Card => ({
+/**
+ * A card as the API shows it. `labels` are the board's live labels: ids of labels deleted since
+ * they were put on the card are left out, and the rest come in label order (name, then id), as
+ * GET /boards/{id}/labels lists them at this moment.
+ */
+export const toCard = (r: CardRecord, labels: LiveLabels): Card => ({
   id: r.id,
   column_id: r.column_id,
   title: r.title,
   description: r.description ?? null,
   position: r.position,
   created_at: r.created_at,
+  label_ids: liveLabelIds(r.label_ids, labels),
 });
+
+export function liveLabelIds(ids: Iterable<string> | undefined, labels: LiveLabels): string[] {
+  if (!ids || !labels) return [];
+  return [...ids]
+    .filter((id) => Object.hasOwn(labels, id))
+    .map((id) => ({ id, name: labels[id]! }))
+    .sort(byLabelName)
+    .map((label) => label.id);
+}
+
+export const toLabel = (r: LabelRecord): Label => ({ id: r.id, board_id: r.board_id, name: r.name, color: r.color });
 
 /** Millisecond ISO 8601 UTC with `Z`, as the contract fixes. */
 export const now = () => new Date().toISOString();

@@ -3,7 +3,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError, Forbidden, Unauthorized } from '../domain/errors';
 import { MAX_WATCHES_PER_SOCKET } from '../domain/events';
 import { deleteItems, documentClient, getItems, isConditionFailure, queryAll, tableName, transactWrite } from './db';
-import type { BoardRecord, MemberRecord, Role } from './records';
+import type { BoardRecord, LiveLabels, MemberRecord, Role } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { expiryMinute, keys, TTL_ATTRIBUTE } from './table';
 
@@ -215,24 +215,31 @@ export async function closeConnection(connectionId: string): Promise<void> {
   ]);
 }
 
-/** Who may hear a board's events: its members' roles and its watches, in one strongly consistent query. */
-export async function readAudience(boardId: string): Promise<{ members: Map<string, Role>; watches: WatchRecord[] }> {
+export interface Audience {
+  /** The board's live labels (from the board item), for cards' label_ids. */
+  labels: LiveLabels;
+  members: Map<string, Role>;
+  watches: WatchRecord[];
+}
+
+/**
+ * Who may hear a board's events (its members' roles), who listens (its watches) and its live
+ * labels, in one strongly consistent query: the board item, the label names, the memberships and
+ * the watches are the `#` items at the head of the partition, before its cards and columns.
+ */
+export async function readAudience(boardId: string): Promise<Audience> {
+  const boardKey = keys.board(boardId);
   const items = await queryAll({
-    // Members (#MEMBER#) and watches (#WATCH#) are neighbours in the partition: nothing sorts between.
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: {
-      ':pk': keys.boardPartition(boardId),
-      ':from': keys.memberPrefix,
-      ':to': `${keys.watchPrefix}\uffff`,
-    },
+    ExpressionAttributeValues: { ':pk': boardKey.pk, ':from': boardKey.sk, ':to': `${keys.watchPrefix}\uffff` },
   });
-  const members = new Map<string, Role>();
-  const watches: WatchRecord[] = [];
+  const audience: Audience = { labels: undefined, members: new Map(), watches: [] };
   for (const item of items) {
-    if (item.sk.startsWith(keys.memberPrefix)) members.set(item.user_id as string, item.role as Role);
-    else if (item.sk.startsWith(keys.watchPrefix)) watches.push(item as unknown as WatchRecord);
+    if (item.sk === boardKey.sk) audience.labels = (item as unknown as BoardRecord).labels;
+    else if (item.sk.startsWith(keys.memberPrefix)) audience.members.set(item.user_id as string, item.role as Role);
+    else if (item.sk.startsWith(keys.watchPrefix)) audience.watches.push(item as unknown as WatchRecord);
   }
-  return { members, watches };
+  return audience;
 }
 
 /** Connections whose token expired in the given minutes (the sweeper's buckets), strongly consistent. */

@@ -13,9 +13,12 @@
  *   EMAIL#<email>     #EMAIL               email -> user id, makes emails unique
  *   COLUMN#<columnId> #LOOKUP              column id -> board id, and the column's card-create version
  *   CARD#<cardId>     #LOOKUP              card id -> board id (immutable: a card never changes board)
+ *   BOARD#<boardId>   LABEL#<labelId>      a label of the board (its live ids and names are also on the board item)
+ *   BOARD#<boardId>   #LABELNAME#<name>    a label name in lower case: makes names unique on the board
+ *   LABEL#<labelId>   #LOOKUP              label id -> board id
  *
  * Live board events (docs/realtime.md); every one of these items carries a `ttl`:
- *   BOARD#<boardId>   #EVENT#<eventId>     a deletion's event, written in the deleting transaction
+ *   BOARD#<boardId>   ~EVENT#<eventId>     a deletion's event, written in the deleting transaction
  *   BOARD#<boardId>   #WATCH#<connId>      a socket watching the board (its watchers are one query)
  *   TICKET#<sha256>   #TICKET              a single-use socket ticket, by the hash of its value
  *   CONNECTION#<id>   #CONNECTION          a socket: its user, token expiry and watched boards
@@ -48,9 +51,13 @@ export type ItemKey = { pk: string; sk: string };
 
 const BOARD_SK = '#BOARD';
 const MEMBER_PREFIX = '#MEMBER#';
-const EVENT_PREFIX = '#EVENT#';
+// After every letter: event items sort last, outside every range a request reads.
+const EVENT_PREFIX = '~EVENT#';
 const WATCH_PREFIX = '#WATCH#';
 const LOOKUP_SK = '#LOOKUP';
+
+/** Label names are unique on a board compared case-insensitively. */
+export const labelNameKey = (name: string) => name.toLowerCase();
 
 /** The minute (epoch seconds / 60) a connection's token expires in: its sweeper bucket. */
 export const expiryMinute = (epochSeconds: number) => Math.floor(epochSeconds / 60);
@@ -71,6 +78,10 @@ export const keys = {
   email: (email: string): ItemKey => ({ pk: `EMAIL#${email.toLowerCase()}`, sk: '#EMAIL' }),
   columnLookup: (columnId: string): ItemKey => ({ pk: `COLUMN#${columnId}`, sk: LOOKUP_SK }),
   cardLookup: (cardId: string): ItemKey => ({ pk: `CARD#${cardId}`, sk: LOOKUP_SK }),
+  label: (boardId: string, labelId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `LABEL#${labelId}` }),
+  labelPrefix: 'LABEL#',
+  labelName: (boardId: string, name: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `#LABELNAME#${labelNameKey(name)}` }),
+  labelLookup: (labelId: string): ItemKey => ({ pk: `LABEL#${labelId}`, sk: LOOKUP_SK }),
   boardEvent: (boardId: string, eventId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `${EVENT_PREFIX}${eventId}` }),
   eventPrefix: EVENT_PREFIX,
   watch: (boardId: string, connectionId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `${WATCH_PREFIX}${connectionId}` }),

@@ -15,3 +15,10 @@ export function byPosition(a: Positioned, b: Positioned): number {
 export function byNewestFirst(a: Created, b: Created): number {
   return byText(b.created_at, a.created_at) || byText(a.id, b.id);
 }
+
+type Named = { name: string; id: string };
+
+/** Labels by name, case-insensitively, then by id: the order of GET /boards/{id}/labels and of a card's label_ids. */
+export function byLabelName(a: Named, b: Named): number {
+  return byText(a.name.toLowerCase(), b.name.toLowerCase()) || byText(a.id, b.id);
+}

@@ -2,8 +2,8 @@ import { type AccessRule, type Preload, type RelatedIds, resolveBoardScope } fro
 import type { RouteMiddleware } from './types';
 
 export interface BoardAccessOptions<B, P> {
-  /** Ids in the body to fetch with the addressed one (e.g. a move's target and neighbours). */
-  related?: (body: B) => RelatedIds;
+  /** Ids in the body or path to fetch with the addressed one (e.g. a move's target and neighbours). */
+  related?: (body: B, params: Record<string, unknown>) => RelatedIds;
   /** Work that needs only the board id, run in parallel with the membership read. */
   preload?: Preload<P>;
 }
@@ -20,7 +20,7 @@ export function requireBoardMember<B, P>(
         rule,
         route.caller!.id,
         route.params.id as string,
-        options.related?.(route.body as B),
+        options.related?.(route.body as B, route.params),
         options.preload,
       );
       route.scope = scope;

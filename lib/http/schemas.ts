@@ -101,6 +101,7 @@ const email = () =>
 const role = () => v.picklist(['owner', 'member']);
 
 export const idParams = onFirstUse(() => v.object({ id: uuid() }));
+export const cardLabelParams = onFirstUse(() => v.object({ id: uuid(), label_id: uuid() }));
 export const memberParams = onFirstUse(() => v.object({ id: uuid(), user_id: uuid() }));
 
 export const registerBody = onFirstUse(() =>
@@ -134,6 +135,17 @@ export const changeRoleBody = onFirstUse(() => v.object({ role: role() }));
 /** A socket message about one board (watch, unwatch); `action` routed it here. */
 export const boardAction = onFirstUse(() => v.object({ action: v.string(), board_id: uuid() }));
 
+const labelName = () => v.pipe(v.string(), wellFormed(), characters({ minLength: 1, maxLength: 50 }), notBlank());
+/** `#rrggbb`, stored and returned in lower case. */
+const color = () =>
+  v.pipe(
+    v.string(),
+    v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb hex color'),
+    v.transform((value: string) => value.toLowerCase()),
+  );
+export const createLabelBody = onFirstUse(() => v.object({ name: labelName(), color: color() }));
+export const updateLabelBody = onFirstUse(() => v.object({ name: v.nullish(labelName()), color: v.nullish(color()) }));
+
 export const moveColumnBody = onFirstUse(() => v.object({ before_id: v.nullish(uuid()), after_id: v.nullish(uuid()) }));
 
 // Responses (documentation and contract tests): strict, so an undocumented field fails the contract tests.
@@ -154,10 +166,17 @@ export const card = onFirstUse(() =>
     description: v.nullable(v.string()),
     position: v.number(),
     created_at: timestamp(),
+    label_ids: v.array(id()),
   }),
 );
+export const label = onFirstUse(() =>
+  v.strictObject({ id: id(), board_id: id(), name: v.string(), color: v.pipe(v.string(), v.regex(/^#[0-9a-f]{6}$/)) }),
+);
+export const labelList = onFirstUse(() => v.array(label()));
 export const columnWithCards = onFirstUse(() => v.strictObject({ ...columnEntries(), cards: v.array(card()) }));
-export const boardTree = onFirstUse(() => v.strictObject({ ...boardEntries(), columns: v.array(columnWithCards()) }));
+export const boardTree = onFirstUse(() =>
+  v.strictObject({ ...boardEntries(), columns: v.array(columnWithCards()), labels: v.array(label()) }),
+);
 export const tokenResponse = onFirstUse(() =>
   v.strictObject({
     token: v.string(),

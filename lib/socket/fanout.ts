@@ -1,6 +1,5 @@
-import { type ChangeRecord, eventOfRecord } from '../data/change-events';
-import type { Role } from '../data/records';
-import { closeConnection, dropWatches, isExpired, readAudience, type WatchRecord } from '../data/sockets';
+import { boardOfRecord, type ChangeRecord, eventOfRecord } from '../data/change-events';
+import { type Audience, closeConnection, dropWatches, isExpired, readAudience, type WatchRecord } from '../data/sockets';
 import type { BoardEvent } from '../domain/events';
 import { logger } from '../runtime/logger';
 import { emitMetric, SERVICE } from '../runtime/metrics';
@@ -8,11 +7,6 @@ import { closeSocket, sendFrame } from './management';
 
 export interface BatchResult {
   batchItemFailures: { itemIdentifier: string }[];
-}
-
-interface Audience {
-  members: Map<string, Role>;
-  watches: WatchRecord[];
 }
 
 /**
@@ -23,13 +17,13 @@ interface Audience {
  * poller) retries: delivery is at least once, and clients drop repeats by `event_id`.
  */
 export async function broadcast(records: (ChangeRecord & { dynamodb?: { SequenceNumber?: string } })[]): Promise<BatchResult> {
-  const byBoard = new Map<string, { event: BoardEvent; sequence: string }[]>();
+  const byBoard = new Map<string, { record: ChangeRecord; sequence: string }[]>();
   for (const record of records) {
-    const event = eventOfRecord(record);
-    if (!event) continue;
-    const list = byBoard.get(event.board_id) ?? [];
-    list.push({ event, sequence: record.dynamodb?.SequenceNumber ?? '' });
-    byBoard.set(event.board_id, list);
+    const boardId = boardOfRecord(record);
+    if (!boardId) continue;
+    const list = byBoard.get(boardId) ?? [];
+    list.push({ record, sequence: record.dynamodb?.SequenceNumber ?? '' });
+    byBoard.set(boardId, list);
   }
   const failures: string[] = [];
   let sent = 0;
@@ -38,7 +32,10 @@ export async function broadcast(records: (ChangeRecord & { dynamodb?: { Sequence
       let next = 0;
       try {
         const audience = await readAudience(boardId);
-        for (; next < events.length; next++) sent += await deliver(events[next]!.event, audience);
+        for (; next < events.length; next++) {
+          const event = eventOfRecord(events[next]!.record, audience.labels);
+          if (event) sent += await deliver(event, audience);
+        }
       } catch (error) {
         logger.error('board events not delivered; the batch is retried from here', { boardId, error });
         failures.push(events[next]!.sequence);

@@ -128,12 +128,24 @@ describe('an event to the watchers of its board', () => {
             description: null,
             position: 2,
             created_at: at,
+            label_ids: [],
           },
           from_column_id: 'c-from',
           from_position: 7.5,
         },
       },
     ]);
+  });
+
+  it("shows a card's labels as the REST routes do: deleted ones left out, the rest in label order", async () => {
+    const boardId = randomUUID();
+    const userId = randomUUID();
+    const [zebra, apple, deleted] = [randomUUID(), randomUUID(), randomUUID()];
+    const labelled = card(boardId, { label_ids: new Set([zebra, deleted, apple]) });
+    const board = { ...keys.board(boardId), type: 'board', id: boardId, labels: { [zebra]: 'zebra', [apple]: 'Apple' } };
+    ddb.on(QueryCommand).resolves({ Items: [board, member(boardId, userId), watch(boardId, userId)] });
+    await invoke([record('MODIFY', labelled)]);
+    expect(posted().map((p) => p.frame.card.label_ids)).toEqual([[apple, zebra]]);
   });
 
   it('tells a watcher who is no longer a member access.revoked and drops the watch; an expired one token.expired', async () => {

@@ -34,6 +34,7 @@ const asRead: CardRecord = {
 const scope = {
   boardId,
   member: { board_id: boardId, user_id: randomUUID(), role: 'member', joined_at: asRead.created_at },
+  board: { labels: {} },
   card: asRead,
   relatedColumns: new Map([[target.id, { boardId, item: target }]]),
   relatedCards: new Map(),

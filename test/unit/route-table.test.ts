@@ -26,7 +26,7 @@ const knownAccessRule = v.variant('scope', [
   v.strictObject({ scope: v.literal('user') }),
   v.strictObject({
     scope: v.literal('board'),
-    via: v.picklist(['board', 'column', 'card']),
+    via: v.picklist(['board', 'column', 'card', 'label']),
     role: v.picklist(['owner', 'member']),
   }),
 ]);

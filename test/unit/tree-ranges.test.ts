@@ -20,13 +20,13 @@ describe('the ranges a big board tree is read in, after its first page', () => {
     );
   });
 
-  it('resume only the range the first page stopped in, the last one running on through the columns', () => {
+  it('resume only the range the first page stopped in, the last one running on through the columns and labels', () => {
     const ranges = treeRangesAfter(`CARD#7${randomUUID().slice(1)}`);
     expect(ranges[0]).toMatchObject({ resume: true });
     expect(ranges[0]!.from.startsWith('CARD#7')).toBe(true);
     expect(ranges.slice(1).every((r) => !r.resume)).toBe(true);
-    expect(ranges.at(-1)!.to).toBe('COLUMN#\uffff');
-    expect(treeRangesAfter(`COLUMN#${randomUUID()}`)).toEqual([{ from: 'COLUMN#', to: 'COLUMN#\uffff', resume: true }]);
+    expect(ranges.at(-1)!.to).toBe('LABEL#\uffff');
+    expect(treeRangesAfter(`COLUMN#${randomUUID()}`)).toEqual([{ from: 'COLUMN#', to: 'LABEL#\uffff', resume: true }]);
   });
 
   it('split the rest of the cards into about as many ranges as the first page suggests pages', () => {

@@ -1,0 +1,8 @@
+import { detachLabel } from '../../lib/data/labels';
+import { route } from '../../lib/http/route';
+
+export const handler = route(
+  'cards.labels.detach',
+  async ({ scope, params }) => ({ status: 200, body: await detachLabel(scope, params.label_id) }),
+  { related: (_body, params) => ({ labels: [params.label_id as string] }) },
+);
