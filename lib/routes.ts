@@ -2,6 +2,7 @@ import type { AccessRule } from './data/access';
 import { changeRecordFilter } from './data/changes';
 import type { Lazy } from './http/schemas';
 import * as s from './http/schemas';
+import { LONGEST_ROUTE_SECONDS } from './runtime/aws-limits';
 import type { EnvName } from './runtime/config';
 
 /**
@@ -167,8 +168,8 @@ export const routes = {
     table: [...boardRead, 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
     metric: 'BoardDeleted',
     cognito: [],
-    // A big board's items are deleted in parallel batches; the HTTP API itself gives up at 30 s.
-    timeoutSeconds: 29,
+    // A big board's items are deleted in parallel batches, as long as the HTTP API waits.
+    timeoutSeconds: LONGEST_ROUTE_SECONDS,
   },
   'columns.create': {
     method: 'POST',
@@ -280,7 +281,7 @@ export const routes = {
     table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
     index: ['dynamodb:Query'],
     cognito: [],
-    timeoutSeconds: 29,
+    timeoutSeconds: LONGEST_ROUTE_SECONDS,
   },
   'columns.move': {
     method: 'PATCH',
@@ -391,7 +392,7 @@ export const routes = {
     success: { status: 204 },
     table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:Query'],
     cognito: [],
-    timeoutSeconds: 29,
+    timeoutSeconds: LONGEST_ROUTE_SECONDS,
   },
   'cards.labels.attach': {
     method: 'PUT',

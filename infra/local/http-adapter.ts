@@ -3,14 +3,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { matchPath, type RouteRow, routes } from '../../lib/routes';
+import { httpApiLimits, lambdaLimits } from '../../lib/runtime/aws-limits';
 import { asFunction } from './iam';
 import { instrumentClient, type RequestTrace, sequentialRoundTrips, timeInDynamoDb, traceStorage } from './trace';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** API Gateway's own limit; the functions apply the contract's 64 KiB limit themselves. */
-const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
-const FUNCTION_TIMEOUT_MS = 29_000;
+/** The gateway's request limit; the functions apply the contract's 64 KiB limit themselves. */
+const GATEWAY_MAX_BODY = httpApiLimits.requestBytes;
 const TEXT_TYPES = /^(text\/|application\/(?:[\w.+-]+\+)?(json|xml|javascript)|application\/x-www-form-urlencoded)/i;
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
@@ -72,7 +72,7 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
     }
     const row = routes[routeId as keyof typeof routes] as RouteRow;
     const event = toEvent(req, url, method, row, pathParameters, body);
-    const deadline = Date.now() + FUNCTION_TIMEOUT_MS;
+    const deadline = Date.now() + (row.timeoutSeconds ?? 10) * 1000;
     const context = {
       awsRequestId: randomUUID(),
       functionName: `local-${routeId}`,
@@ -81,7 +81,13 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
     const trace: RequestTrace | undefined = tracing ? { calls: [] } : undefined;
     const startedAt = performance.now();
     const invoke = () => asFunction(row, () => handlers.get(routeId)!(event, context));
-    const result = trace ? await traceStorage.run(trace, invoke) : await invoke();
+    const outcome = await withinGatewayLimits(trace ? traceStorage.run(trace, invoke) : invoke());
+    if ('gateway' in outcome) {
+      // What API Gateway itself answers when the integration fails: its own JSON, not problem+json.
+      res.writeHead(outcome.gateway.status, { 'content-type': 'application/json', ...cors }).end(outcome.gateway.body);
+      return;
+    }
+    const result = outcome.result;
     const headers = { ...cors, ...(result.headers as Record<string, string> | undefined) };
     if (trace) {
       const total = performance.now() - startedAt;
@@ -97,6 +103,33 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
     const payload = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
     res.writeHead(result.statusCode ?? 200, headers);
     res.end(payload);
+  }
+}
+
+type GatewayOutcome = { result: APIGatewayProxyStructuredResultV2 } | { gateway: { status: number; body: string } };
+
+/**
+ * The HTTP API's limits on an integration: it gives up after 30 s (503), and a function answer
+ * over Lambda's 6 MB (counted on the JSON the function returns, a base64 body as its text) fails
+ * the invocation (500). Enforced here so that a test meets them before AWS does.
+ */
+async function withinGatewayLimits(invocation: Promise<APIGatewayProxyStructuredResultV2>): Promise<GatewayOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<GatewayOutcome>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ gateway: { status: 503, body: '{"message":"Service Unavailable"}' } }),
+      httpApiLimits.integrationTimeoutMs,
+    );
+  });
+  try {
+    const outcome = await Promise.race([invocation.then((result): GatewayOutcome => ({ result })), timedOut]);
+    if ('result' in outcome && Buffer.byteLength(JSON.stringify(outcome.result)) > lambdaLimits.responseBytes) {
+      console.error('local gateway: the function answered more than Lambda returns (6 MB); AWS would answer 500');
+      return { gateway: { status: 500, body: '{"message":"Internal Server Error"}' } };
+    }
+    return outcome;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

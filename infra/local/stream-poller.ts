@@ -35,6 +35,26 @@ function matchesValue(allowed: unknown, field: unknown): boolean {
   return allowed === field;
 }
 
+/**
+ * The streams client deserialises an empty map attribute (`{"M": {}}`, e.g. a board's labels
+ * before its first label) to `{}`, which no AttributeValue is; Lambda's event carries the JSON
+ * as DynamoDB wrote it. Put the map back, at any depth, so the handler sees what Lambda gives it.
+ */
+function restoreEmptyMaps<T>(image: T): T {
+  if (!image || typeof image !== 'object') return image;
+  const fix = (value: unknown): unknown => {
+    if (!value || typeof value !== 'object') return value;
+    if (Array.isArray(value)) return value.map(fix);
+    const entries = Object.entries(value);
+    if (entries.length === 0) return { M: {} };
+    const [[type, inner]] = entries as [[string, unknown]];
+    if (type === 'M') return { M: Object.fromEntries(Object.entries(inner as object).map(([k, v]) => [k, fix(v)])) };
+    if (type === 'L') return { L: (inner as unknown[]).map(fix) };
+    return value;
+  };
+  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, fix(value)])) as T;
+}
+
 const IDLE_POLL_MS = 20;
 const SHARD_REFRESH_MS = 2_000;
 
@@ -118,6 +138,8 @@ export async function startStreamPoller(tableName: string, row: StreamConsumerRo
       eventSourceARN: streamArn,
       dynamodb: {
         ...record.dynamodb,
+        NewImage: restoreEmptyMaps(record.dynamodb?.NewImage),
+        OldImage: restoreEmptyMaps(record.dynamodb?.OldImage),
         ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime
           ? Math.floor(record.dynamodb.ApproximateCreationDateTime.getTime() / 1000)
           : undefined,

@@ -59,7 +59,11 @@ export async function listBoards(userId: string): Promise<Board[]> {
 
 export async function renameBoard(scope: BoardScope, title: string): Promise<Board> {
   const change = stamp('board.updated', actorOf(scope));
-  return toBoard(await updateExisting<BoardRecord>(keys.board(scope.boardId), { title, [STAMP_ATTRIBUTE]: change }, 'Board'));
+  return toBoard(
+    await updateExisting<BoardRecord>(keys.board(scope.boardId), { title, [STAMP_ATTRIBUTE]: change }, 'Board', {
+      changes: { title },
+    }),
+  );
 }
 
 /** A board's cards, columns and labels are one range of its partition: CARD# < COLUMN# < LABEL#. */

@@ -131,7 +131,9 @@ export async function updateCard(
   if (Object.keys(fields).length === 0) return toCard(card, scope.board.labels);
   const change = stamp('card.updated', actorOf(scope));
   return toCard(
-    await updateExisting<CardRecord>(keys.card(scope.boardId, card.id), { ...fields, [STAMP_ATTRIBUTE]: change }, 'Card'),
+    await updateExisting<CardRecord>(keys.card(scope.boardId, card.id), { ...fields, [STAMP_ATTRIBUTE]: change }, 'Card', {
+      changes: fields,
+    }),
     scope.board.labels,
   );
 }

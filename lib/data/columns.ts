@@ -110,6 +110,7 @@ export async function renameColumn(scope: BoardScope, title: string): Promise<Co
       keys.column(scope.boardId, scope.column!.id),
       { title, [STAMP_ATTRIBUTE]: change },
       'Column',
+      { changes: { title } },
     ),
   );
 }
@@ -177,6 +178,7 @@ export async function moveColumn(
       keys.column(scope.boardId, scope.column!.id),
       { position, [STAMP_ATTRIBUTE]: change },
       'Column',
+      { changes: { position } },
     ),
   );
 }

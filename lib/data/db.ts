@@ -162,26 +162,40 @@ export class StorageBusy extends Error {
 
 /**
  * UpdateItem of an item that must exist (`attribute_exists`), setting `fields`, returning the
- * item as stored afterwards; a missing item is NotFound(`what`).
+ * item as stored afterwards; a missing item is NotFound(`what`). With `unlessSame`, the write
+ * happens only if one of the `changes` differs from what is stored, decided by DynamoDB in the
+ * same request (so a concurrent edit is never overwritten by a stale "nothing to do"): a request
+ * that changes nothing writes nothing, leaves no stream record and so emits no live event, and
+ * gets the item as it is.
  */
-export async function updateExisting<T>(key: ItemKey, fields: Record<string, unknown>, what: string): Promise<T> {
+export async function updateExisting<T>(
+  key: ItemKey,
+  fields: Record<string, unknown>,
+  what: string,
+  unlessSame?: { changes: Record<string, unknown> },
+): Promise<T> {
   const names = Object.keys(fields);
+  const compared = Object.keys(unlessSame?.changes ?? {});
+  const differs = compared.map((name) => `attribute_not_exists(#${name}) OR #${name} <> :${name}`).join(' OR ');
   try {
     const out = await documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
         UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: differs ? `attribute_exists(pk) AND (${differs})` : 'attribute_exists(pk)',
         ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
         ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
         ReturnValues: 'ALL_NEW',
+        ...(differs ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
       }),
     );
     return out.Attributes as T;
   } catch (error) {
-    if (isConditionFailure(error)) throw new NotFound(what);
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    const current = (error as { Item?: Record<string, AttributeValue> }).Item;
+    if (differs && current) return unmarshall(current) as T;
+    throw new NotFound(what);
   }
 }
 

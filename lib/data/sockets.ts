@@ -216,6 +216,8 @@ export async function closeConnection(connectionId: string): Promise<void> {
 }
 
 export interface Audience {
+  /** False once the board's deletion has begun (its memberships are going too). */
+  boardExists: boolean;
   /** The board's live labels (from the board item), for cards' label_ids. */
   labels: LiveLabels;
   members: Map<string, Role>;
@@ -233,10 +235,12 @@ export async function readAudience(boardId: string): Promise<Audience> {
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':pk': boardKey.pk, ':from': boardKey.sk, ':to': `${keys.watchPrefix}\uffff` },
   });
-  const audience: Audience = { labels: undefined, members: new Map(), watches: [] };
+  const audience: Audience = { boardExists: false, labels: undefined, members: new Map(), watches: [] };
   for (const item of items) {
-    if (item.sk === boardKey.sk) audience.labels = (item as unknown as BoardRecord).labels;
-    else if (item.sk.startsWith(keys.memberPrefix)) audience.members.set(item.user_id as string, item.role as Role);
+    if (item.sk === boardKey.sk) {
+      audience.boardExists = true;
+      audience.labels = (item as unknown as BoardRecord).labels;
+    } else if (item.sk.startsWith(keys.memberPrefix)) audience.members.set(item.user_id as string, item.role as Role);
     else if (item.sk.startsWith(keys.watchPrefix)) audience.watches.push(item as unknown as WatchRecord);
   }
   return audience;

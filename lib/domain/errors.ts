@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'response_too_large'
   | 'unavailable';
 
 export class DomainError extends Error {
@@ -86,5 +87,15 @@ export class Unavailable extends DomainError {
     readonly retryAfterSeconds = 1,
   ) {
     super('unavailable', detail);
+  }
+}
+
+/**
+ * What was asked for exists but is too large to send in one answer (AWS Lambda answers at most
+ * 6 MB); `extra` says how to read it in parts.
+ */
+export class ResponseTooLarge extends DomainError {
+  constructor(detail: string, extra: Record<string, unknown> = {}) {
+    super('response_too_large', detail, extra);
   }
 }

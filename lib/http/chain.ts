@@ -3,11 +3,13 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as v from 'valibot';
 import type { Caller } from '../auth/verifier';
 import type { BoardScope } from '../data/access';
-import { Unavailable } from '../domain/errors';
+import { ResponseTooLarge, Unavailable } from '../domain/errors';
 import { type RouteId, type RouteRow, type Routes, routes } from '../routes';
+import { lambdaLimits } from '../runtime/aws-limits';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
+import { COMPRESS_MIN_BYTES, compress, negotiateEncoding } from './compress';
 import { routeMetrics } from './metrics';
 import { parseRequest } from './parse';
 import { problemResponse } from './problem';
@@ -36,6 +38,8 @@ export interface RouteResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** The problem to answer when the body is over what a Lambda answer may carry (`compressed`: it already was). */
+  oversize?: (compressed: boolean) => Error;
 }
 
 /** How a row's caller is established and what it may touch; public rows have neither step. */
@@ -77,7 +81,7 @@ export function buildRoute<Id extends RouteId, P>(
         preloaded: state.preloaded as P,
         event,
       });
-      return toResponse(result);
+      return toResponse(result, event);
     }) as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
   return withDeadline(id, row, chain);
 }
@@ -104,7 +108,40 @@ function withDeadline(
   };
 }
 
-function toResponse({ status, body, headers = {} }: RouteResult): APIGatewayProxyStructuredResultV2 {
+/**
+ * The handler's result as the HTTP API's answer: JSON, compressed when the client accepts it and
+ * the body is worth it (`Vary: Accept-Encoding` either way, for caches), and never larger than a
+ * Lambda answer may be: past 6 MB the result's own `oversize` problem (or a generic one) is the
+ * answer, a clear 4xx instead of the gateway's 500.
+ */
+function toResponse(
+  { status, body, headers = {}, oversize }: RouteResult,
+  event: APIGatewayProxyEventV2,
+): APIGatewayProxyStructuredResultV2 {
   if (body === undefined) return { statusCode: status, headers };
-  return { statusCode: status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+  const json = Buffer.from(JSON.stringify(body), 'utf8');
+  const encoding = json.length >= COMPRESS_MIN_BYTES ? negotiateEncoding(event.headers?.['accept-encoding']) : undefined;
+  const answer: APIGatewayProxyStructuredResultV2 = encoding
+    ? {
+        statusCode: status,
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding, vary: 'accept-encoding', ...headers },
+        body: compress(json, encoding).toString('base64'),
+        isBase64Encoded: true,
+      }
+    : {
+        statusCode: status,
+        headers: { 'content-type': 'application/json', vary: 'accept-encoding', ...headers },
+        body: json.toString('utf8'),
+      };
+  // The envelope (status and headers) is small; the body dominates what Lambda counts.
+  if (Buffer.byteLength(answer.body!) + ENVELOPE_ALLOWANCE_BYTES > lambdaLimits.responseBytes) {
+    throw (
+      oversize?.(encoding !== undefined) ??
+      new ResponseTooLarge('The answer is larger than the service can send in one response.')
+    );
+  }
+  return answer;
 }
+
+/** Room kept for the status line, headers and JSON envelope of a Lambda answer. */
+const ENVELOPE_ALLOWANCE_BYTES = 16 * 1024;

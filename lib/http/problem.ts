@@ -12,6 +12,7 @@ const KINDS: Record<ErrorKind | 'internal', { status: number; title: string }> =
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Content Too Large' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
+  response_too_large: { status: 422, title: 'Unprocessable Content' },
   unavailable: { status: 503, title: 'Service Unavailable' },
   internal: { status: 500, title: 'Internal Server Error' },
 };

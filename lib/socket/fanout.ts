@@ -32,9 +32,15 @@ export async function broadcast(records: (ChangeRecord & { dynamodb?: { Sequence
       let next = 0;
       try {
         const audience = await readAudience(boardId);
+        const changes = events.map(({ record }) => eventOfRecord(record, audience.labels));
+        // The members read now are those after the whole batch: a member removed by one of its
+        // events still hears what happened before, until that event ends their watch.
+        for (const change of changes) {
+          if (change?.type === 'member.removed') audience.members.set(change.user_id as string, 'member');
+        }
         for (; next < events.length; next++) {
-          const event = eventOfRecord(events[next]!.record, audience.labels);
-          if (event) sent += await deliver(event, audience);
+          const change = changes[next];
+          if (change) sent += await deliver(change, audience);
         }
       } catch (error) {
         logger.error('board events not delivered; the batch is retried from here', { boardId, error });
@@ -48,11 +54,14 @@ export async function broadcast(records: (ChangeRecord & { dynamodb?: { Sequence
 
 /**
  * One event to every watcher still allowed to hear it. Membership and token expiry are checked
- * here, at sending time: a watcher who is no longer a member gets `access.revoked` instead and
- * loses the watch; a socket whose token expired gets `token.expired` and is closed. Returns the
- * number of frames sent.
+ * here, at sending time: the member a `member.removed` is about (and any watcher found no longer
+ * a member) gets `access.revoked` with that event's envelope instead, and loses the watch; a
+ * socket whose token expired gets `token.expired` and is closed. Returns the number of frames sent.
  */
 async function deliver(event: BoardEvent, audience: Audience): Promise<number> {
+  // A board whose deletion has begun is losing its memberships: only board.deleted is told.
+  if (!audience.boardExists && event.type !== 'board.deleted') return 0;
+  if (event.type === 'member.removed') audience.members.delete(event.user_id as string);
   const ended = new Set<WatchRecord>();
   const sends = audience.watches.map(async (watch): Promise<number> => {
     if (isExpired(watch)) {

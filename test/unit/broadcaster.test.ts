@@ -77,6 +77,12 @@ function watch(boardId: string, userId: string, expiresAt = soon()) {
   };
 }
 const member = (boardId: string, userId: string) => ({ ...keys.member(boardId, userId), user_id: userId, role: 'member' });
+const boardItem = (boardId: string, labels: Record<string, string> = {}) => ({
+  ...keys.board(boardId),
+  type: 'board',
+  id: boardId,
+  labels,
+});
 
 const invoke = (records: ReturnType<typeof record>[]) => handler({ Records: records } as never);
 const posted = () =>
@@ -110,7 +116,7 @@ describe('an event to the watchers of its board', () => {
       ev: { id: randomUUID(), kind: 'card.moved', actor: userId, at, data: { from_column_id: 'c-from', from_position: 7.5 } },
     });
     const watcher = watch(boardId, userId);
-    ddb.on(QueryCommand).resolves({ Items: [member(boardId, userId), watcher] });
+    ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId), member(boardId, userId), watcher] });
     expect(await invoke([record('MODIFY', moved)])).toEqual({ batchItemFailures: [] });
     expect(posted()).toEqual([
       {
@@ -142,7 +148,7 @@ describe('an event to the watchers of its board', () => {
     const userId = randomUUID();
     const [zebra, apple, deleted] = [randomUUID(), randomUUID(), randomUUID()];
     const labelled = card(boardId, { label_ids: new Set([zebra, deleted, apple]) });
-    const board = { ...keys.board(boardId), type: 'board', id: boardId, labels: { [zebra]: 'zebra', [apple]: 'Apple' } };
+    const board = boardItem(boardId, { [zebra]: 'zebra', [apple]: 'Apple' });
     ddb.on(QueryCommand).resolves({ Items: [board, member(boardId, userId), watch(boardId, userId)] });
     await invoke([record('MODIFY', labelled)]);
     expect(posted().map((p) => p.frame.card.label_ids)).toEqual([[apple, zebra]]);
@@ -153,7 +159,7 @@ describe('an event to the watchers of its board', () => {
     const change = card(boardId);
     const formerMember = watch(boardId, randomUUID());
     const expired = watch(boardId, randomUUID(), Math.floor(Date.now() / 1000) - 5);
-    ddb.on(QueryCommand).resolves({ Items: [member(boardId, expired.user_id), formerMember, expired] });
+    ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId), member(boardId, expired.user_id), formerMember, expired] });
     await invoke([record('MODIFY', change)]);
     const frames = posted();
     expect(frames).toContainEqual({
@@ -179,12 +185,52 @@ describe('an event to the watchers of its board', () => {
     const boardId = randomUUID();
     const userId = randomUUID();
     const vanished = watch(boardId, userId);
-    ddb.on(QueryCommand).resolves({ Items: [member(boardId, userId), vanished] });
+    ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId), member(boardId, userId), vanished] });
     sockets.on(PostToConnectionCommand).rejects(new GoneException({ message: 'gone', $metadata: {} }));
     expect(await invoke([record('MODIFY', card(boardId))])).toEqual({ batchItemFailures: [] });
     expect(ddb.commandCalls(DeleteCommand).map((call) => call.args[0].input.Key)).toEqual([
       keys.connection(vanished.connection_id),
     ]);
+  });
+});
+
+describe('a batch that removes a member or deletes the board', () => {
+  it('a member removed later in the batch hears what came before, then access.revoked with the removal itself', async () => {
+    const boardId = randomUUID();
+    const [owner, removed] = [randomUUID(), randomUUID()];
+    const watcher = watch(boardId, removed);
+    // Read after the batch was written: the removed member is no longer in the partition.
+    ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId), member(boardId, owner), watcher, watch(boardId, owner)] });
+    const before = card(boardId);
+    const removal = {
+      ...keys.boardEvent(boardId, randomUUID()),
+      type: 'event',
+      ev: { id: randomUUID(), kind: 'member.removed', actor: owner, at, data: { user_id: removed } },
+    };
+    const after = card(boardId);
+    await invoke([record('MODIFY', before), record('INSERT', removal), record('MODIFY', after)]);
+    const toRemoved = posted()
+      .filter((p) => p.to === watcher.connection_id)
+      .map((p) => [p.frame.type, p.frame.event_id, p.frame.actor_id]);
+    expect(toRemoved).toEqual([
+      ['card.updated', before.ev.id, before.ev.actor],
+      ['access.revoked', removal.ev.id, owner],
+    ]);
+  });
+
+  it('a board whose deletion has begun tells its watchers board.deleted only, without revoking anyone first', async () => {
+    const boardId = randomUUID();
+    const userId = randomUUID();
+    const watcher = watch(boardId, userId);
+    // The board item and the memberships are already gone when the batch is read.
+    ddb.on(QueryCommand).resolves({ Items: [watcher] });
+    const deleted = {
+      ...keys.boardEvent(boardId, randomUUID()),
+      type: 'event',
+      ev: { id: randomUUID(), kind: 'board.deleted', actor: userId, at },
+    };
+    await invoke([record('MODIFY', card(boardId)), record('INSERT', deleted)]);
+    expect(posted().map((p) => [p.to, p.frame.type])).toEqual([[watcher.connection_id, 'board.deleted']]);
   });
 });
 
@@ -198,7 +244,7 @@ describe('partial batch failure', () => {
       .rejects(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }));
     ddb
       .on(QueryCommand, { ExpressionAttributeValues: { ':pk': keys.boardPartition(healthy) } })
-      .resolves({ Items: [member(healthy, userId), watcher] });
+      .resolves({ Items: [boardItem(healthy), member(healthy, userId), watcher] });
     const records = [record('MODIFY', card(healthy)), record('MODIFY', card(failing)), record('MODIFY', card(healthy))];
     const result = await invoke(records);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb.SequenceNumber }] });
@@ -208,7 +254,7 @@ describe('partial batch failure', () => {
   it('a send failing on the second event of a board reports that record, not the first', async () => {
     const boardId = randomUUID();
     const userId = randomUUID();
-    ddb.on(QueryCommand).resolves({ Items: [member(boardId, userId), watch(boardId, userId)] });
+    ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId), member(boardId, userId), watch(boardId, userId)] });
     sockets
       .on(PostToConnectionCommand)
       .resolvesOnce({})
