@@ -1,0 +1,339 @@
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+
+/**
+ * `npm run smoke -- <ApiUrl> [--keep] [--timeout <seconds>]`: exercises a running task-board API
+ * end to end, deployed (the stack's `ApiUrl` output) or local (`npm start`): health, two throwaway
+ * users (registered, one logged in again), a board, a column, two cards, a move, the board tree, a
+ * member, a live-events ticket, then deletes the board and checks that it is gone. Without a URL
+ * argument it uses TASK_BOARD_URL. `--timeout` bounds each request (default 15 s).
+ *
+ * Quiet on success: one summary line on stdout, exit code 0. On a wrong answer: one line on
+ * stderr naming the step, the request, what was expected and the HTTP status and body received,
+ * exit code 1 (the board it made is still deleted, unless --keep). When the API does not answer
+ * at all (refused, unknown host, TLS error, timeout): exit code 2. A usage error: exit code 64.
+ *
+ * The users are `smoke+<run>-owner@example.com` and `smoke+<run>-member@example.com` (example.com
+ * never receives mail). The API has no route that deletes a user, so they stay in the user pool;
+ * the summary says so. `--keep` leaves the board too, and prints one JSON line with the board id
+ * and both users' emails and passwords, for a person to log in and look.
+ *
+ * Only the global fetch of Node.js: no dependencies, so it runs wherever the repository does.
+ */
+
+const EXIT = { ok: 0, failed: 1, unreachable: 2, usage: 64 } as const;
+
+interface Answer {
+  status: number;
+  body: unknown;
+  text: string;
+}
+
+/** The API answered, but not as it should. */
+class WrongAnswer extends Error {
+  constructor(
+    readonly expected: string,
+    readonly answer: Answer,
+  ) {
+    super(`expected ${expected}, got ${answer.status}`);
+  }
+}
+
+/** No HTTP answer at all. */
+class NoAnswer extends Error {}
+
+type Step = {
+  name: string;
+  method: string;
+  path: string;
+};
+
+const usage =
+  'usage: npm run smoke -- <ApiUrl> [--keep] [--timeout <seconds>]   (e.g. https://abc123.execute-api.eu-west-1.amazonaws.com)';
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { keep: { type: 'boolean', default: false }, timeout: { type: 'string', default: '15' } },
+  });
+  const raw = positionals[0] ?? process.env.TASK_BOARD_URL;
+  if (!raw || positionals.length > 1) throw new Error(usage);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`not a URL: ${raw}\n${usage}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`not an http(s) URL: ${raw}\n${usage}`);
+  const timeoutSeconds = Number(values.timeout);
+  if (!(timeoutSeconds > 0)) throw new Error(`--timeout must be a positive number of seconds, not ${values.timeout}`);
+  return { baseUrl: url.href.replace(/\/+$/, ''), keep: values.keep ?? false, timeoutMs: timeoutSeconds * 1000 };
+}
+
+/** What a body looks like in a one-line message: JSON compacted, anything cut at 1,000 characters. */
+function shown(text: string): string {
+  let compact = text;
+  try {
+    compact = JSON.stringify(JSON.parse(text));
+  } catch {
+    compact = text.replace(/\s+/g, ' ').trim();
+  }
+  if (compact === '') return '(empty body)';
+  return compact.length > 1000 ? `${compact.slice(0, 1000)}… (${compact.length} characters)` : compact;
+}
+
+/** Why fetch failed, from its `cause` chain (ECONNREFUSED 127.0.0.1:1, ENOTFOUND …, certificate …). */
+function reason(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    const e = current as { name?: string; message?: string; code?: string; cause?: unknown };
+    if (e.name === 'TimeoutError') return 'no answer in time (--timeout)';
+    if (e.message && !parts.includes(e.message)) parts.push(e.message);
+    current = e.cause;
+  }
+  return parts.join(': ') || String(error);
+}
+
+async function runSmoke(argv: string[]): Promise<number> {
+  let options: ReturnType<typeof parse>;
+  try {
+    options = parse(argv);
+  } catch (error) {
+    console.error(`smoke: ${(error as Error).message}`);
+    return EXIT.usage;
+  }
+  const { baseUrl, keep, timeoutMs } = options;
+  const started = performance.now();
+  const run = randomUUID();
+  const owner = { email: `smoke+${run}-owner@example.com`, password: `smoke-${randomUUID()}`, token: '' };
+  const member = { email: `smoke+${run}-member@example.com`, password: `smoke-${randomUUID()}`, token: '' };
+  const plannedSteps = keep ? 13 : 15;
+  let done = 0;
+  let boardId: string | undefined;
+  let current: Step = { name: 'start', method: '', path: '' };
+
+  /** One request of the current step; the answer must have `expected` status. */
+  async function request(step: Step, expected: number, options: { token?: string; body?: unknown } = {}): Promise<Answer> {
+    current = step;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${baseUrl}${step.path}`, {
+        method: step.method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: AbortSignal.timeout(timeoutMs),
+        redirect: 'manual',
+      });
+      text = await response.text();
+    } catch (error) {
+      throw new NoAnswer(reason(error));
+    }
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: kept as text, and shown as such if a check fails
+    }
+    const answer = { status: response.status, body, text };
+    if (response.status !== expected) throw new WrongAnswer(String(expected), answer);
+    return answer;
+  }
+
+  /** Fails the current step unless `ok`: the answer did not have the shape the contract gives it. */
+  function check(ok: boolean, expected: string, answer: Answer) {
+    if (!ok) throw new WrongAnswer(expected, answer);
+  }
+
+  const field = (value: unknown, name: string): unknown =>
+    value && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
+  const isText = (value: unknown) => typeof value === 'string' && value.length > 0;
+
+  async function steps() {
+    const health = await request({ name: 'health', method: 'GET', path: '/health' }, 200);
+    check(field(health.body, 'status') === 'ok', '200 {"status":"ok"}', health);
+    done++;
+
+    for (const [user, role] of [
+      [owner, 'owner'],
+      [member, 'member'],
+    ] as const) {
+      const registered = await request({ name: `register the ${role}`, method: 'POST', path: '/auth/register' }, 201, {
+        body: { email: user.email, password: user.password, display_name: `Smoke test ${role}` },
+      });
+      check(isText(field(registered.body, 'token')), '201 with a token', registered);
+      user.token = field(registered.body, 'token') as string;
+      done++;
+    }
+
+    const login = await request({ name: 'log in', method: 'POST', path: '/auth/login' }, 200, {
+      body: { email: owner.email, password: owner.password },
+    });
+    check(isText(field(login.body, 'token')), '200 with a token', login);
+    owner.token = field(login.body, 'token') as string;
+    done++;
+
+    const board = await request({ name: 'create a board', method: 'POST', path: '/boards' }, 201, {
+      token: owner.token,
+      body: { title: `smoke ${run}` },
+    });
+    check(isText(field(board.body, 'id')), '201 Board with an id', board);
+    boardId = field(board.body, 'id') as string;
+    done++;
+
+    const column = await request({ name: 'create a column', method: 'POST', path: `/boards/${boardId}/columns` }, 201, {
+      token: owner.token,
+      body: { title: 'To do' },
+    });
+    const columnId = field(column.body, 'id') as string;
+    check(isText(columnId) && field(column.body, 'board_id') === boardId, '201 Column of the board', column);
+    done++;
+
+    const cardIds: string[] = [];
+    for (const title of ['first card', 'second card']) {
+      const card = await request({ name: `create the ${title}`, method: 'POST', path: `/columns/${columnId}/cards` }, 201, {
+        token: owner.token,
+        body: { title, description: 'made by npm run smoke' },
+      });
+      check(isText(field(card.body, 'id')) && field(card.body, 'column_id') === columnId, '201 Card in the column', card);
+      cardIds.push(field(card.body, 'id') as string);
+      done++;
+    }
+    const [first, second] = cardIds as [string, string];
+
+    // The second card goes above the first: after the move the first card comes after it.
+    const moved = await request({ name: 'move a card', method: 'PATCH', path: `/cards/${second}/move` }, 200, {
+      token: owner.token,
+      body: { target_column_id: columnId, after_id: first },
+    });
+    check(field(moved.body, 'id') === second, '200 with the moved card', moved);
+    done++;
+
+    const tree = await request({ name: 'read the board tree', method: 'GET', path: `/boards/${boardId}` }, 200, {
+      token: owner.token,
+    });
+    const columns = field(tree.body, 'columns');
+    const cards = Array.isArray(columns) && columns.length === 1 ? field(columns[0], 'cards') : undefined;
+    const order = Array.isArray(cards) ? cards.map((card) => field(card, 'id')) : [];
+    check(
+      field(tree.body, 'id') === boardId && order.length === 2 && order[0] === second && order[1] === first,
+      '200 with one column holding the second card, then the first (the move)',
+      tree,
+    );
+    done++;
+
+    const added = await request({ name: 'add a member', method: 'POST', path: `/boards/${boardId}/members` }, 201, {
+      token: owner.token,
+      body: { email: member.email },
+    });
+    check(field(added.body, 'role') === 'member', '201 member with role "member"', added);
+    done++;
+
+    const seen = await request({ name: "list the member's boards", method: 'GET', path: '/boards' }, 200, {
+      token: member.token,
+    });
+    check(
+      Array.isArray(seen.body) && seen.body.some((b) => field(b, 'id') === boardId),
+      "200 list holding the member's new board",
+      seen,
+    );
+    done++;
+
+    const ticket = await request({ name: 'get a live-events ticket', method: 'POST', path: '/realtime/tickets' }, 201, {
+      token: owner.token,
+    });
+    check(
+      isText(field(ticket.body, 'ticket')) && /^wss?:\/\//.test(String(field(ticket.body, 'url'))),
+      '201 {ticket, url: ws(s)://…}',
+      ticket,
+    );
+    done++;
+
+    if (keep) return;
+    await request({ name: 'delete the board', method: 'DELETE', path: `/boards/${boardId}` }, 204, { token: owner.token });
+    const deleted = boardId;
+    boardId = undefined;
+    done++;
+
+    const after = await request({ name: 'check the board is gone', method: 'GET', path: '/boards' }, 200, {
+      token: owner.token,
+    });
+    check(
+      Array.isArray(after.body) && !after.body.some((b) => field(b, 'id') === deleted),
+      '200 list without the deleted board',
+      after,
+    );
+    done++;
+  }
+
+  /** After a failure: delete the board the run made, unless --keep. Says what happened, in a few words. */
+  async function cleanUp(): Promise<string> {
+    if (!boardId) return 'no board was left';
+    if (keep) return `board ${boardId} kept (--keep)`;
+    try {
+      const response = await fetch(`${baseUrl}/boards/${boardId}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${owner.token}` },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      return response.status === 204 ? `board ${boardId} deleted` : `board ${boardId} NOT deleted (${response.status})`;
+    } catch (error) {
+      return `board ${boardId} NOT deleted (${reason(error)})`;
+    }
+  }
+
+  const where = () => `step ${done + 1}/${plannedSteps} "${current.name}" (${current.method} ${current.path})`;
+  try {
+    await steps();
+  } catch (error) {
+    if (error instanceof WrongAnswer) {
+      const failedAt = where();
+      console.error(
+        `smoke: FAILED at ${failedAt} against ${baseUrl}: expected ${error.expected}, got HTTP ${error.answer.status}: ${shown(error.answer.text)} [clean-up: ${await cleanUp()}]`,
+      );
+      return EXIT.failed;
+    }
+    if (error instanceof NoAnswer) {
+      const failedAt = where();
+      console.error(
+        `smoke: UNREACHABLE: ${baseUrl} did not answer at ${failedAt}: ${error.message} [clean-up: ${await cleanUp()}]`,
+      );
+      return EXIT.unreachable;
+    }
+    throw error;
+  }
+
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const users = `users smoke+${run}-{owner,member}@example.com remain (no API route deletes users)`;
+  if (keep) {
+    console.log(
+      JSON.stringify({
+        kept: {
+          api: baseUrl,
+          board_id: boardId,
+          owner: { email: owner.email, password: owner.password },
+          member: { email: member.email, password: member.password },
+        },
+      }),
+    );
+    console.log(`smoke: ${done} steps passed against ${baseUrl} in ${seconds} s; board ${boardId} kept (--keep); ${users}`);
+  } else {
+    console.log(`smoke: ${done} steps passed against ${baseUrl} in ${seconds} s; board deleted; ${users}`);
+  }
+  return EXIT.ok;
+}
+
+runSmoke(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error('smoke: internal error', error);
+    process.exitCode = EXIT.failed;
+  },
+);

@@ -1,0 +1,138 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { baseUrl, call } from '../support/api';
+import { runNode } from '../support/run-node';
+
+/**
+ * `npm run smoke -- <ApiUrl>` (scripts/smoke.ts), run as a child process the way the deploy
+ * workflow runs it: against the local stack of global setup, against a server that answers 500,
+ * and against a closed port.
+ */
+jest.setTimeout(120_000);
+
+const smoke = (...args: string[]) => runNode(['scripts/smoke.ts', ...args], { timeoutMs: 90_000 });
+
+/** A server on a free port that answers /health like the service, and `status` to everything else. */
+async function misbehavingApi(status: number): Promise<{ url: string; server: Server; seen: string[] }> {
+  const seen: string[] = [];
+  const server = createServer((request, response) => {
+    seen.push(`${request.method} ${request.url}`);
+    request.resume();
+    if (request.url === '/health') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      return;
+    }
+    response
+      .writeHead(status, { 'content-type': 'application/problem+json' })
+      .end(JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status, detail: 'Something broke.' }));
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, seen };
+}
+
+const close = (server: Server) => new Promise<void>((done) => server.close(() => done()));
+
+describe('npm run smoke', () => {
+  it('passes against the local stack: exit 0 and one summary line, nothing else', async () => {
+    const run = await smoke(baseUrl());
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    const url = baseUrl().replace(/[.]/g, '\\.');
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^smoke: 15 steps passed against ${url} in \\d+\\.\\d s; board deleted; ` +
+          'users smoke\\+[0-9a-f-]{36}-\\{owner,member\\}@example\\.com remain \\(no API route deletes users\\)\\n$',
+      ),
+    );
+  });
+
+  it('--keep leaves the board and prints how to log in to inspect it', async () => {
+    const run = await smoke(baseUrl(), '--keep');
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    const { kept } = JSON.parse(lines[0]!) as {
+      kept: {
+        api: string;
+        board_id: string;
+        owner: { email: string; password: string };
+        member: { email: string; password: string };
+      };
+    };
+    expect(kept.api).toBe(baseUrl());
+    expect(kept.owner.email).toMatch(/^smoke\+[0-9a-f-]{36}-owner@example\.com$/);
+    expect(lines[1]).toMatch(new RegExp(`^smoke: 13 steps passed against .* board ${kept.board_id} kept \\(--keep\\)`));
+
+    // A person can log in with what it printed and find everything the run made.
+    const login = await call('POST', '/auth/login', { body: kept.owner });
+    expect(login.status).toBe(200);
+    const token = login.body.token as string;
+    const boards = await call('GET', '/boards', { token });
+    expect(boards.body).toEqual([expect.objectContaining({ id: kept.board_id, title: expect.stringMatching(/^smoke /) })]);
+    const tree = await call('GET', `/boards/${kept.board_id}`, { token });
+    expect(tree.body.columns).toHaveLength(1);
+    expect(tree.body.columns[0].cards.map((card: { title: string }) => card.title)).toEqual(['second card', 'first card']);
+    const members = await call('GET', `/boards/${kept.board_id}/members`, { token });
+    expect(members.body.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([
+      [kept.owner.email, 'owner'],
+      [kept.member.email, 'member'],
+    ]);
+    const memberLogin = await call('POST', '/auth/login', { body: kept.member });
+    expect(memberLogin.status).toBe(200);
+
+    expect((await call('DELETE', `/boards/${kept.board_id}`, { token })).status).toBe(204);
+  });
+
+  it('fails with exit code 1 naming the step, the status and the body when the API answers 500', async () => {
+    const api = await misbehavingApi(500);
+    try {
+      const run = await smoke(api.url);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(run.stderr).toContain(`smoke: FAILED at step 2/15 "register the owner" (POST /auth/register) against ${api.url}`);
+      expect(run.stderr).toContain(
+        'expected 201, got HTTP 500: {"type":"about:blank","title":"Internal Server Error","status":500,"detail":"Something broke."}',
+      );
+      expect(run.stderr).toContain('[clean-up: no board was left]');
+      expect(api.seen).toEqual(['GET /health', 'POST /auth/register']);
+    } finally {
+      await close(api.server);
+    }
+  });
+
+  it('fails with exit code 1 when an answer has the right status but the wrong shape', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' }).end('<html>a proxy page</html>');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const run = await smoke(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('step 1/15 "health" (GET /health)');
+      expect(run.stderr).toContain('expected 200 {"status":"ok"}, got HTTP 200: <html>a proxy page</html>');
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('exits with 2 when nothing answers (a closed port)', async () => {
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await close(server);
+    const run = await smoke(url);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(
+      new RegExp(`^smoke: UNREACHABLE: ${url.replace(/[.]/g, '\\.')} did not answer at step 1/15 "health"`),
+    );
+    expect(run.stderr).toContain('ECONNREFUSED');
+  });
+
+  it('exits with 64 and the usage without a URL', async () => {
+    const { TASK_BOARD_URL: _unset, ...env } = process.env;
+    const run = await runNode(['scripts/smoke.ts'], { env: { ...env, NODE_NO_WARNINGS: '1' } });
+    expect(run.code).toBe(64);
+    expect(run.stderr).toMatch(/^smoke: usage: npm run smoke -- <ApiUrl> \[--keep\]/);
+  });
+});

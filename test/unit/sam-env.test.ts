@@ -1,0 +1,291 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  APP_VARIABLES,
+  envVarsFile,
+  functionsOf,
+  LOCAL_ONLY_VARIABLES,
+  localValues,
+  main,
+  onHost,
+  outputsOf,
+  type SamEnvFile,
+  samLocalTemplatePath,
+  stackValues,
+} from '../../scripts/sam-env';
+
+/**
+ * `npm run sam:env`: the --env-vars files SAM gets, by shape, from fixtures: a local stack's
+ * local-env.json, a deployed stack's outputs (in each shape the AWS and CDK CLIs print them) and a
+ * small synthesized-looking template. test/integration/sam-env.test.ts runs a handler with the
+ * file made from the real local stack.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'task-board-sam-env-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What infra/local/stack.ts writes into the data directory. */
+const localEnv = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+  AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:41001',
+  AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: 'http://127.0.0.1:41002',
+  TABLE_NAME: 'task-board-local',
+  USER_POOL_ID: 'local_abc123',
+  USER_POOL_CLIENT_ID: 'client123',
+  TOKEN_ISSUER: 'http://cognito-local.localhost/local_abc123',
+  SOCKET_URL: 'ws://127.0.0.1:3001/live',
+  SOCKET_CALLBACK_URL: 'http://127.0.0.1:3001/live',
+};
+
+/** The parts of a synthesized template that matter: functions with their declared variables. */
+const issuer = { 'Fn::GetAtt': ['Users0A0EEA89', 'ProviderURL'] };
+const fn = (variables: Record<string, unknown>, asset: string) => ({
+  Type: 'AWS::Lambda::Function',
+  Properties: { Handler: 'index.handler', Environment: { Variables: { TOKEN_ISSUER: issuer, ...variables } } },
+  Metadata: { 'aws:asset:path': asset, 'aws:asset:property': 'Code' },
+});
+const template = {
+  Resources: {
+    HealthFunction64F2C32C: fn(
+      { USER_POOL_ID: { Ref: 'Users0A0EEA89' }, USER_POOL_CLIENT_ID: { Ref: 'UsersApiClient' } },
+      'asset.1',
+    ),
+    BoardsListFunctionA9D47887: fn(
+      { USER_POOL_ID: { Ref: 'Users0A0EEA89' }, USER_POOL_CLIENT_ID: { Ref: 'UsersApiClient' }, TABLE_NAME: { Ref: 'Table' } },
+      'asset.2',
+    ),
+    RealtimeTicketsFunctionD867FF84: fn(
+      {
+        USER_POOL_ID: { Ref: 'Users0A0EEA89' },
+        USER_POOL_CLIENT_ID: { Ref: 'UsersApiClient' },
+        TABLE_NAME: { Ref: 'Table' },
+        SOCKET_URL: 'wss://…',
+      },
+      'asset.3',
+    ),
+    // CDK's own helper functions (custom resources) are not the service's: no TOKEN_ISSUER.
+    LogRetentionHelper: { Type: 'AWS::Lambda::Function', Properties: { Handler: 'index.handler' } },
+    Table: { Type: 'AWS::DynamoDB::Table', Properties: {} },
+  },
+};
+const serviceFunctions = ['BoardsListFunctionA9D47887', 'HealthFunction64F2C32C', 'RealtimeTicketsFunctionD867FF84'];
+
+const outputsList = [
+  {
+    OutputKey: 'ApiUrl',
+    OutputValue: 'https://abc123.execute-api.eu-west-1.amazonaws.com',
+    Description: 'Base URL of the REST API',
+  },
+  { OutputKey: 'WebSocketUrl', OutputValue: 'wss://sock456.execute-api.eu-west-1.amazonaws.com/live' },
+  { OutputKey: 'AlarmTopicArn', OutputValue: 'arn:aws:sns:eu-west-1:123456789012:TaskBoard-prod-Alarms' },
+  { OutputKey: 'UserPoolId', OutputValue: 'eu-west-1_AbCdEf123' },
+  { OutputKey: 'UserPoolClientId', OutputValue: '1example23456789' },
+  { OutputKey: 'TableName', OutputValue: 'TaskBoard-prod-TableCD117FA1-ABC' },
+];
+const deployedValues = {
+  TABLE_NAME: 'TaskBoard-prod-TableCD117FA1-ABC',
+  USER_POOL_ID: 'eu-west-1_AbCdEf123',
+  USER_POOL_CLIENT_ID: '1example23456789',
+  TOKEN_ISSUER: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123',
+  SOCKET_URL: 'wss://sock456.execute-api.eu-west-1.amazonaws.com/live',
+  SOCKET_CALLBACK_URL: 'https://sock456.execute-api.eu-west-1.amazonaws.com/live',
+};
+
+function write(name: string, value: unknown): string {
+  const path = join(dir, name);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, JSON.stringify(value));
+  return path;
+}
+const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
+
+describe('sam:env local', () => {
+  const dataDir = join(dir, 'data');
+  write('data/local-env.json', localEnv);
+  const templatePath = write('cdk.out/TaskBoard-dev.template.json', template);
+
+  it('moves only the addresses the functions call to the Docker host; clients keep theirs, the issuer is a claim', () => {
+    expect(localValues(localEnv, 'host.docker.internal')).toEqual({
+      ...localEnv,
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://host.docker.internal:41001',
+      AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: 'http://host.docker.internal:41002',
+      SOCKET_CALLBACK_URL: 'http://host.docker.internal:3001/live',
+      // unchanged: the address clients are told to connect to, and the tokens' iss claim
+      SOCKET_URL: 'ws://127.0.0.1:3001/live',
+      TOKEN_ISSUER: 'http://cognito-local.localhost/local_abc123',
+    });
+    expect(localValues(localEnv, '127.0.0.1')).toEqual(localEnv);
+    expect(onHost('http://localhost:8000', 'h')).toBe('http://h:8000');
+    expect(onHost('https://dynamodb.us-east-1.amazonaws.com', 'h')).toBe('https://dynamodb.us-east-1.amazonaws.com');
+  });
+
+  it('supplies a region and dummy credentials when the file has none, and refuses a file that is not the local stack’s', () => {
+    const { AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, ...rest } = localEnv;
+    expect(localValues(rest, 'h')).toMatchObject({
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    });
+    expect(() => localValues({ TABLE_NAME: 't' }, 'h')).toThrow(/no AWS_ENDPOINT_URL_DYNAMODB, .*USER_POOL_ID/);
+  });
+
+  it('writes Parameters and one entry per service function, and a template copy that declares the local-only variables', () => {
+    const out = join(dir, 'out', 'env.local.json');
+    const written = main(['local', '--data-dir', dataDir, '--template', templatePath, '--out', out]);
+    expect(written).toEqual({
+      local: true,
+      envFile: out,
+      template: templatePath,
+      samTemplate: join(dir, 'cdk.out', 'TaskBoard-dev.sam-local.template.json'),
+      functions: 3,
+    });
+    const file = readJson(out) as SamEnvFile;
+    expect(Object.keys(file).sort()).toEqual(['Parameters', ...serviceFunctions].sort());
+    expect(file.Parameters).toEqual(localValues(localEnv, 'host.docker.internal'));
+    // Each function gets what it declares plus the local-only variables, nothing else.
+    expect(Object.keys(file.HealthFunction64F2C32C!).sort()).toEqual(
+      [...LOCAL_ONLY_VARIABLES, 'TOKEN_ISSUER', 'USER_POOL_ID', 'USER_POOL_CLIENT_ID'].sort(),
+    );
+    expect(file.BoardsListFunctionA9D47887).toMatchObject({
+      TABLE_NAME: 'task-board-local',
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://host.docker.internal:41001',
+    });
+    expect(file.BoardsListFunctionA9D47887).not.toHaveProperty('SOCKET_URL');
+    expect(file.RealtimeTicketsFunctionD867FF84).toMatchObject({ SOCKET_URL: 'ws://127.0.0.1:3001/live' });
+    for (const id of serviceFunctions) {
+      for (const [name, value] of Object.entries(file[id]!)) expect(file.Parameters![name]).toBe(value);
+    }
+
+    // The copy: the same template, its service functions declaring the local-only variables
+    // empty (so that SAM lets the env-vars file set them), beside the original (asset paths).
+    const copy = readJson(written.samTemplate!);
+    for (const id of serviceFunctions) {
+      const variables = copy.Resources[id].Properties.Environment.Variables;
+      for (const name of LOCAL_ONLY_VARIABLES) expect(variables[name]).toBe('');
+      for (const name of LOCAL_ONLY_VARIABLES) delete variables[name];
+    }
+    expect(copy).toEqual(template);
+    expect(readJson(templatePath)).toEqual(template);
+  });
+
+  it('writes only the Parameters form without a template', () => {
+    const out = join(dir, 'out', 'env.no-template.json');
+    const written = main([
+      'local',
+      '--data-dir',
+      dataDir,
+      '--template',
+      join(dir, 'nowhere.json'),
+      '--out',
+      out,
+      '--host',
+      '10.0.2.2',
+    ]);
+    expect(written).toEqual({ local: true, envFile: out, functions: 0 });
+    const file = readJson(out);
+    expect(Object.keys(file)).toEqual(['Parameters']);
+    expect(file.Parameters.AWS_ENDPOINT_URL_DYNAMODB).toBe('http://10.0.2.2:41001');
+  });
+
+  it('says to start the local stack when its data directory has no local-env.json', () => {
+    expect(() => main(['local', '--data-dir', join(dir, 'empty')])).toThrow(/local-env\.json: start the local stack first/);
+  });
+});
+
+describe('sam:env <stack-name>', () => {
+  const templatePath = write('cdk.out/TaskBoard-prod.template.json', template);
+
+  it.each([
+    ['aws cloudformation describe-stacks --query Stacks[0].Outputs', outputsList],
+    ['the whole describe-stacks answer', { Stacks: [{ StackName: 'TaskBoard-prod', Outputs: outputsList }] }],
+    [
+      'cdk deploy --outputs-file',
+      { 'TaskBoard-prod': Object.fromEntries(outputsList.map(({ OutputKey, OutputValue }) => [OutputKey, OutputValue])) },
+    ],
+  ])('reads the outputs as %s', (_shape, json) => {
+    expect(stackValues(outputsOf(json, 'TaskBoard-prod'))).toEqual(deployedValues);
+  });
+
+  it('writes the deployed values per declared variable, with no endpoints or credentials (SAM passes your own)', () => {
+    const out = join(dir, 'out', 'env.prod.json');
+    const written = main([
+      'TaskBoard-prod',
+      '--outputs',
+      write('outputs.json', outputsList),
+      '--template',
+      templatePath,
+      '--out',
+      out,
+    ]);
+    expect(written).toEqual({ local: false, envFile: out, template: templatePath, functions: 3 });
+    const file = readJson(out) as SamEnvFile;
+    expect(file.Parameters).toEqual(deployedValues);
+    expect(file.HealthFunction64F2C32C).toEqual({
+      TOKEN_ISSUER: deployedValues.TOKEN_ISSUER,
+      USER_POOL_ID: deployedValues.USER_POOL_ID,
+      USER_POOL_CLIENT_ID: deployedValues.USER_POOL_CLIENT_ID,
+    });
+    expect(file.RealtimeTicketsFunctionD867FF84).toEqual({
+      TOKEN_ISSUER: deployedValues.TOKEN_ISSUER,
+      USER_POOL_ID: deployedValues.USER_POOL_ID,
+      USER_POOL_CLIENT_ID: deployedValues.USER_POOL_CLIENT_ID,
+      TABLE_NAME: deployedValues.TABLE_NAME,
+      SOCKET_URL: deployedValues.SOCKET_URL,
+    });
+    expect(JSON.stringify(file)).not.toMatch(/AWS_|127\.0\.0\.1|host\.docker/);
+    expect(Object.keys(file.Parameters!).every((name) => (APP_VARIABLES as readonly string[]).includes(name))).toBe(true);
+    expect(existsSync(join(dir, 'cdk.out', 'TaskBoard-prod.sam-local.template.json'))).toBe(false);
+  });
+
+  it('without --outputs asks the AWS CLI: aws cloudformation describe-stacks', () => {
+    // A stand-in `aws` first on PATH, which records its arguments and prints the outputs.
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      join(bin, 'aws'),
+      `#!/bin/sh\necho "$@" > "${join(bin, 'args.txt')}"\ncat "${write('cli-outputs.json', outputsList)}"\n`,
+    );
+    chmodSync(join(bin, 'aws'), 0o755);
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const out = join(dir, 'out', 'env.cli.json');
+      main(['TaskBoard-prod', '--region', 'eu-west-1', '--template', join(dir, 'nowhere.json'), '--out', out]);
+      expect(readJson(out)).toEqual({ Parameters: deployedValues });
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(readFileSync(join(bin, 'args.txt'), 'utf8').trim()).toBe(
+      'cloudformation describe-stacks --stack-name TaskBoard-prod --query Stacks[0].Outputs --output json --region eu-west-1',
+    );
+  });
+
+  it('leaves the socket variables out for a stack without WebSocketUrl, and names missing outputs', () => {
+    const withoutSockets = outputsOf(
+      outputsList.filter((o) => o.OutputKey !== 'WebSocketUrl'),
+      'TaskBoard-prod',
+    );
+    expect(Object.keys(stackValues(withoutSockets)).sort()).toEqual([
+      'TABLE_NAME',
+      'TOKEN_ISSUER',
+      'USER_POOL_CLIENT_ID',
+      'USER_POOL_ID',
+    ]);
+    expect(() => stackValues({ ApiUrl: 'https://x' })).toThrow(
+      "the stack's outputs have no UserPoolId, UserPoolClientId, TableName",
+    );
+    expect(() => outputsOf({ Other: {} }, 'TaskBoard-prod')).toThrow(/no outputs of TaskBoard-prod/);
+  });
+});
+
+describe('template helpers', () => {
+  it('finds the service functions by their TOKEN_ISSUER, and names the copy beside the template', () => {
+    expect(functionsOf(template).map((f) => f.logicalId)).toEqual(serviceFunctions);
+    expect(samLocalTemplatePath('cdk.out/TaskBoard-dev.template.json')).toBe(
+      join('cdk.out', 'TaskBoard-dev.sam-local.template.json'),
+    );
+    expect(envVarsFile({ A: '1' }, [])).toEqual({ Parameters: { A: '1' } });
+  });
+});
