@@ -54,9 +54,9 @@ export async function broadcast(records: (ChangeRecord & { dynamodb?: { Sequence
 
 /**
  * One event to every watcher still allowed to hear it. Membership and token expiry are checked
- * here, at sending time: the member a `member.removed` is about (and any watcher found no longer
- * a member) gets `access.revoked` with that event's envelope instead, and loses the watch; a
- * socket whose token expired gets `token.expired` and is closed. Returns the number of frames sent.
+ * here, at sending time: a watcher who is no longer a member hears nothing, and the member a
+ * `member.removed` is about gets `access.revoked` with that event's envelope and loses the watch;
+ * a socket whose token expired gets `token.expired` and is closed. Returns the number of frames sent.
  */
 async function deliver(event: BoardEvent, audience: Audience): Promise<number> {
   // A board whose deletion has begun is losing its memberships: only board.deleted is told.
@@ -73,11 +73,14 @@ async function deliver(event: BoardEvent, audience: Audience): Promise<number> {
       ended.add(watch);
       return (await send(watch, event)) ? 1 : 0;
     }
-    if (!audience.members.has(watch.user_id)) {
+    if (event.type === 'member.removed' && event.user_id === watch.user_id) {
       ended.add(watch);
       const revoked: BoardEvent = { ...envelopeOf(event), type: 'access.revoked' };
       return (await send(watch, revoked)) ? 1 : 0;
     }
+    // Removed by a change this batch does not hold yet: that change's member.removed ends the
+    // watch with the remover's envelope; until then the watcher hears nothing more.
+    if (!audience.members.has(watch.user_id)) return 0;
     return (await send(watch, event)) ? 1 : 0;
   });
   const counts = await Promise.all(sends);
