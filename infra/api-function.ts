@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { IWebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -9,11 +10,39 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { COLUMN_POSITION_INDEX } from '../lib/data/table';
-import type { RouteRow } from '../lib/routes';
-import { ENV } from '../lib/runtime/config';
+import type { FunctionRow, RouteRow, ScheduleRow, SocketRouteRow, StreamConsumerRow } from '../lib/routes';
+import { ENV, type EnvName } from '../lib/runtime/config';
+
+/** Any row of lib/routes.ts: HTTP route, WebSocket route, stream consumer or schedule. */
+export type AnyRow = RouteRow | SocketRouteRow | StreamConsumerRow | ScheduleRow;
+
+/** What invokes a row's function, in words: `GET /boards`, `WebSocket watch`, `DynamoDB stream`, `every 1 minute`. */
+export function triggerOf(row: FunctionRow): string {
+  if ('method' in row) return `${(row as RouteRow).method} ${(row as RouteRow).path}`;
+  if ('routeKey' in row) return `WebSocket ${(row as SocketRouteRow).routeKey}`;
+  if ('filter' in row) return 'DynamoDB stream';
+  if ('everyMinutes' in row) {
+    const minutes = (row as ScheduleRow).everyMinutes;
+    return `every ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  }
+  throw new Error(`row ${row.entry} has no trigger`);
+}
+
+/** Construct id of a row's function: `boards.get` -> `BoardsGet`. */
+export const functionIdOf = (rowId: string) =>
+  rowId
+    .split(/[.-]/)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+
+/** Configuration a row may name in `env` and leave unset: the code has a default (lib/runtime/config.ts). */
+const OPTIONAL_ENV: EnvName[] = [ENV.ticketSeconds];
+
+/** Only these connection management calls are made (PostToConnection, DeleteConnection). */
+const CONNECTION_METHODS = ['POST', 'DELETE'] as const;
 
 export interface ApiFunctionProps {
-  row: RouteRow;
+  row: FunctionRow;
   /** Values every function reads at cold start: the token issuer, the pool and its app client. */
   environment: Record<string, string>;
   logRetention: RetentionDays;
@@ -23,11 +52,13 @@ export interface ApiFunctionProps {
 /**
  * Function defaults, fixed once: Node.js 24 on arm64, ESM bundle with the AWS SDK inside
  * (minified, no source maps: see docs/performance.md), active tracing, its own log group with
- * retention, and a role that holds nothing until a grant below adds exactly what the route uses.
+ * retention, and a role that holds nothing until a grant below adds exactly what the row uses.
+ * Every row of every table in lib/routes.ts gets one; what invokes it is wired by the stack.
  */
 export class ApiFunction extends Construct {
   readonly fn: NodejsFunction;
   readonly role: Role;
+  readonly row: FunctionRow;
 
   constructor(
     scope: Construct,
@@ -35,10 +66,11 @@ export class ApiFunction extends Construct {
     private readonly props: ApiFunctionProps,
   ) {
     super(scope, id);
+    this.row = props.row;
     const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `${props.row.method} ${props.row.path}`,
+      description: triggerOf(props.row),
     });
     this.role.addToPolicy(
       new PolicyStatement({
@@ -56,7 +88,7 @@ export class ApiFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup,
       role: this.role,
-      description: `${props.row.method} ${props.row.path}: ${props.row.summary}`,
+      description: `${triggerOf(props.row)}: ${props.row.summary}`,
       environment: props.environment,
       bundling: {
         format: OutputFormat.ESM,
@@ -73,7 +105,7 @@ export class ApiFunction extends Construct {
     });
   }
 
-  /** The route's table actions on the table and its index actions on the index, exactly; plus TABLE_NAME. */
+  /** The row's table actions on the table and its index actions on the index, exactly; plus TABLE_NAME. */
   grantTable(table: ITable): void {
     const { table: actions, index = [] } = this.props.row;
     if (actions.length === 0 && index.length === 0) return;
@@ -92,10 +124,43 @@ export class ApiFunction extends Construct {
     this.fn.addEnvironment(ENV.tableName, table.tableName);
   }
 
-  /** The route's Cognito admin actions on the pool (the pool's id is in every function's environment). */
+  /** The row's Cognito admin actions on the pool (the pool's id is in every function's environment). */
   grantUserPool(pool: IUserPool): void {
     const actions = this.props.row.cognito;
     if (actions.length === 0) return;
     this.role.addToPolicy(new PolicyStatement({ actions: [...actions], resources: [pool.userPoolArn] }));
+  }
+
+  /**
+   * The WebSocket stage, for rows that use it: its addresses for the `env` names the row lists
+   * (SOCKET_URL, SOCKET_CALLBACK_URL; TICKET_SECONDS stays unset, so the code's default holds),
+   * and, for `manageConnections` rows, `execute-api:ManageConnections` on the stage's
+   * `@connections` for exactly the two calls the code makes (PostToConnection, DeleteConnection).
+   */
+  useSockets(stage: IWebSocketStage): void {
+    const { env = [], manageConnections } = this.props.row;
+    const values: Partial<Record<EnvName, string>> = {
+      [ENV.socketUrl]: stage.url,
+      [ENV.socketCallbackUrl]: stage.callbackUrl,
+    };
+    for (const name of env) {
+      const value = values[name];
+      if (value !== undefined) this.fn.addEnvironment(name, value);
+      else if (!OPTIONAL_ENV.includes(name)) throw new Error(`${this.props.row.entry}: no value for ${name}`);
+    }
+    if (!manageConnections) return;
+    const stack = Stack.of(this);
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['execute-api:ManageConnections'],
+        resources: CONNECTION_METHODS.map((method) =>
+          stack.formatArn({
+            service: 'execute-api',
+            resource: stage.api.apiId,
+            resourceName: `${stage.stageName}/${method}/@connections/*`,
+          }),
+        ),
+      }),
+    );
   }
 }

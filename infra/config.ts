@@ -17,6 +17,13 @@ export interface StackConfig {
   /** Default route throttling of the API stage, and the stricter one of /auth/*. */
   throttle: { rateLimit: number; burstLimit: number };
   authThrottle: { rateLimit: number; burstLimit: number };
+  /** Default route throttling of the WebSocket stage: messages (and connects) per second, per route. */
+  socketThrottle: { rateLimit: number; burstLimit: number };
+  /**
+   * Set the region's API Gateway CloudWatch Logs role (account settings), which WebSocket access
+   * logs need; false where the account already has one that another stack or team manages.
+   */
+  accountLogRole: boolean;
   /** Optional: email subscribed to the alarm topic. */
   alarmEmail?: string;
   /** Optional custom domain: both or neither. */
@@ -60,6 +67,11 @@ export function readStackConfig(node: Node): StackConfig {
       rateLimit: number(node, 'authThrottleRate', prod ? 20 : 5),
       burstLimit: number(node, 'authThrottleBurst', prod ? 40 : 10),
     },
+    socketThrottle: {
+      rateLimit: number(node, 'socketThrottleRate', prod ? 200 : 20),
+      burstLimit: number(node, 'socketThrottleBurst', prod ? 400 : 40),
+    },
+    accountLogRole: flag(node, 'accountLogRole', true),
     alarmEmail,
     domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
   };

@@ -7,11 +7,14 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 export interface MonitoringProps {
   api: HttpApi;
   functions: Map<string, IFunction>;
+  /** Table stream consumers: their iterator age and dead-letter depth are watched too. */
+  consumers: { id: string; fn: IFunction; deadLetters: IQueue }[];
   table: Table;
   userPool: UserPool;
   appClient: UserPoolClient;
@@ -20,7 +23,9 @@ export interface MonitoringProps {
 
 /**
  * Alarms on what a user would feel: the API's 5xx rate, function errors and throttles, DynamoDB
- * and Cognito throttling. All notify one SNS topic (a stack output) that operators subscribe to.
+ * and Cognito throttling, and live events falling behind (a stream consumer's iterator age) or
+ * given up on (its dead-letter queue). All notify one SNS topic (a stack output) that operators
+ * subscribe to.
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
@@ -68,6 +73,23 @@ export class Monitoring extends Construct {
       const name = routeId.replace(/[^A-Za-z0-9]/g, '');
       alarm(`${name}Errors`, `Function errors on ${routeId}`, fn.metricErrors({ period, statistic: 'Sum' }), 1);
       alarm(`${name}Throttles`, `Function throttles on ${routeId}`, fn.metricThrottles({ period, statistic: 'Sum' }), 1);
+    }
+    for (const { id, fn, deadLetters } of props.consumers) {
+      const name = id.replace(/[^A-Za-z0-9]/g, '');
+      // Watchers see events late once the oldest record waits a minute (normally well under a second).
+      alarm(
+        `${name}IteratorAge`,
+        `Stream records wait 60 s or more for ${id}`,
+        fn.metric('IteratorAge', { period, statistic: 'Maximum' }),
+        60_000,
+      );
+      // Any batch given up on is events some watchers never got.
+      alarm(
+        `${name}DeadLetters`,
+        `Stream batches dead-lettered by ${id}`,
+        deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        1,
+      );
     }
     alarm(
       'DynamoDbThrottles',

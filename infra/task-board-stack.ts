@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { type CfnElement, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   type CfnStage,
   CorsHttpMethod,
@@ -6,40 +6,61 @@ import {
   HttpApi,
   HttpMethod,
   type HttpRouteIntegration,
+  WebSocketRoute,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { AccountRecovery, UserPool } from 'aws-cdk-lib/aws-cognito';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { appClient as appClientDefinition, passwordPolicy, tokenValidity } from '../lib/auth/pool';
 import { tableDefinition } from '../lib/data/table';
-import { type RouteId, type RouteRow, routes } from '../lib/routes';
+import {
+  type FunctionRow,
+  type RouteId,
+  type RouteRow,
+  routes,
+  type ScheduleRow,
+  type SocketRouteRow,
+  type StreamConsumerRow,
+  schedules,
+  socketRoutes,
+  streamConsumers,
+} from '../lib/routes';
 import { ENV } from '../lib/runtime/config';
-import { ApiFunction } from './api-function';
+import { ApiFunction, functionIdOf } from './api-function';
 import type { StackConfig } from './config';
 import { Monitoring } from './monitoring';
+import { LiveEvents } from './realtime';
 
 export interface TaskBoardStackProps extends StackProps {
   config: StackConfig;
 }
 
+/** Why a function has no dead-letter queue of its own, by what invokes it (cdk-nag Serverless-LambdaDLQ). */
+function functionDlqReason(row: FunctionRow): string {
+  if ('filter' in row)
+    return 'Invoked by a table stream event source mapping, whose failed batches go to its own on-failure destination (an SQS queue); a function DLQ applies to asynchronous invocations only.';
+  if ('everyMinutes' in row)
+    return 'Invoked by a schedule whose events carry nothing but the time: a failed run is redone by the next one, which looks back ten minutes, so a dead-lettered event would hold nothing to replay.';
+  return 'Invoked synchronously by API Gateway only (HTTP or WebSocket route): a failure is answered to the client, and Lambda never retries or dead-letters synchronous invocations.';
+}
+
 const RETENTION: Record<number, RetentionDays> = { 30: RetentionDays.ONE_MONTH, 365: RetentionDays.ONE_YEAR };
 
-/** Construct id of a route's function: `boards.get` -> `BoardsGet`. */
-export const functionIdOf = (routeId: string) =>
-  routeId
-    .split(/[.-]/)
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
-    .join('');
+export { functionIdOf };
 
 /**
- * The service: one DynamoDB table keyed by board, a Cognito user pool, and an HTTP API with one
- * function per row of the route table (lib/routes.ts), the `$default` row included.
+ * The service: one DynamoDB table keyed by board, a Cognito user pool, an HTTP API with one
+ * function per row of the route table (lib/routes.ts), the `$default` row included, and the live
+ * board events (infra/realtime.ts): one function per WebSocket route, stream consumer and schedule
+ * row. Function construct ids come from row ids, which are unique across the tables.
  */
 export class TaskBoardStack extends Stack {
-  readonly functions = new Map<RouteId, ApiFunction>();
+  /** Every function, by its row id (`boards.get`, `socket.watch`, `events.broadcast`, ...). */
+  readonly functions = new Map<string, ApiFunction>();
+  readonly live: LiveEvents;
 
   constructor(scope: Construct, id: string, props: TaskBoardStackProps) {
     super(scope, id, props);
@@ -53,6 +74,9 @@ export class TaskBoardStack extends Stack {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: config.deletionProtection,
       removalPolicy: dataRemoval,
+      // Both images: a stream record alone makes a board event (lib/data/change-events.ts).
+      stream: StreamViewType[tableDefinition.streamView],
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
     });
     for (const index of tableDefinition.localSecondaryIndexes) {
       table.addLocalSecondaryIndex({
@@ -91,9 +115,9 @@ export class TaskBoardStack extends Stack {
       [ENV.userPoolClientId]: appClient.userPoolClientId,
     };
 
-    const integrations = new Map<RouteId, HttpRouteIntegration>();
-    for (const [routeId, row] of Object.entries(routes) as [RouteId, RouteRow][]) {
-      const fn = new ApiFunction(this, functionIdOf(routeId), {
+    // One function per row of every table, each with exactly its row's table and pool grants.
+    const functionOf = (rowId: string, row: FunctionRow) => {
+      const fn = new ApiFunction(this, functionIdOf(rowId), {
         row,
         environment,
         logRetention: RETENTION[config.logRetentionDays]!,
@@ -101,9 +125,30 @@ export class TaskBoardStack extends Stack {
       });
       fn.grantTable(table);
       fn.grantUserPool(userPool);
-      this.functions.set(routeId, fn);
-      integrations.set(routeId, new HttpLambdaIntegration(`${functionIdOf(routeId)}Integration`, fn.fn));
+      if (this.functions.has(rowId)) throw new Error(`row id ${rowId} is in two tables`);
+      this.functions.set(rowId, fn);
+      return fn;
+    };
+    const withFunctions = <Row extends FunctionRow>(rows: Record<string, Row>) =>
+      Object.entries(rows).map(([rowId, row]): [string, Row, ApiFunction] => [rowId, row, functionOf(rowId, row)]);
+
+    const integrations = new Map<RouteId, HttpRouteIntegration>();
+    for (const [routeId, , fn] of withFunctions<RouteRow>(routes)) {
+      integrations.set(routeId as RouteId, new HttpLambdaIntegration(`${functionIdOf(routeId)}Integration`, fn.fn));
     }
+
+    this.live = new LiveEvents(this, 'Live', {
+      table,
+      sockets: withFunctions<SocketRouteRow>(socketRoutes),
+      consumers: withFunctions<StreamConsumerRow>(streamConsumers),
+      schedules: withFunctions<ScheduleRow>(schedules),
+      throttle: config.socketThrottle,
+      accountLogRole: config.accountLogRole,
+      logRetention: RETENTION[config.logRetentionDays]!,
+      logRemovalPolicy: dataRemoval,
+    });
+    // Socket addresses for the rows that name them, ManageConnections for the rows that send.
+    for (const fn of this.functions.values()) fn.useSockets(this.live.stage);
 
     const fallback = (Object.entries(routes) as [RouteId, RouteRow][]).find(([, row]) => row.path === '$default')![0];
     const domain = config.domain
@@ -119,13 +164,13 @@ export class TaskBoardStack extends Stack {
       corsPreflight: {
         allowOrigins: config.corsOrigins,
         allowHeaders: ['authorization', 'content-type'],
+        // Every method a route row has, and the preflight's own.
         allowMethods: [
-          CorsHttpMethod.GET,
-          CorsHttpMethod.POST,
-          CorsHttpMethod.PATCH,
-          CorsHttpMethod.DELETE,
-          CorsHttpMethod.OPTIONS,
-        ],
+          ...new Set(
+            Object.values(routes as Record<string, RouteRow>).flatMap((row) => (row.method === 'ANY' ? [] : [row.method])),
+          ),
+          'OPTIONS' as const,
+        ].map((method) => CorsHttpMethod[method]),
         maxAge: Duration.minutes(10),
       },
     });
@@ -173,7 +218,8 @@ export class TaskBoardStack extends Stack {
 
     const monitoring = new Monitoring(this, 'Monitoring', {
       api,
-      functions: new Map([...this.functions].map(([routeId, fn]) => [routeId, fn.fn])),
+      functions: new Map([...this.functions].map(([rowId, fn]) => [rowId, fn.fn])),
+      consumers: this.live.consumers.map(({ id, fn, deadLetters }) => ({ id, fn: fn.fn, deadLetters })),
       table,
       userPool,
       appClient,
@@ -192,6 +238,10 @@ export class TaskBoardStack extends Stack {
         description: 'Point a CNAME/alias record of the custom domain here',
       });
     }
+    new CfnOutput(this, 'WebSocketUrl', {
+      value: this.live.stage.url,
+      description: 'Live board events socket address (clients get it with a ticket from POST /realtime/tickets)',
+    });
     new CfnOutput(this, 'AlarmTopicArn', { value: monitoring.topic.topicArn, description: 'Subscribe to receive alarms' });
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: appClient.userPoolClientId });
@@ -226,12 +276,63 @@ export class TaskBoardStack extends Stack {
     for (const fn of this.functions.values()) {
       Validations.of(fn.role).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support only Resource "*".',
-      });
-      Validations.of(fn.fn).acknowledge({
-        id: 'Serverless-LambdaDLQ',
         reason:
-          'Invoked synchronously by API Gateway only: a failure is answered to the client, and Lambda never retries or dead-letters synchronous invocations.',
+          'filter' in fn.row
+            ? 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and dynamodb:ListStreams (which the stream event source needs; its other stream actions name the stream) support only Resource "*".'
+            : 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support only Resource "*".',
+      });
+      Validations.of(fn.fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: functionDlqReason(fn.row) });
+    }
+    this.acknowledgeLiveFindings();
+  }
+
+  /** The live events' findings (infra/realtime.ts): README "cdk-nag acknowledgements". */
+  private acknowledgeLiveFindings() {
+    const { live } = this;
+    for (const route of live.api.node.children.filter((child) => child instanceof WebSocketRoute)) {
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'API Gateway authorizes a WebSocket API on $connect only, and there the function checks the single-use ticket from POST /realtime/tickets (itself issued against a verified Cognito token) so that a bad ticket is refused with 401 and no token travels in a URL; later messages ride on that connection, and watch checks board membership itself.',
+      });
+    }
+    // The connection id is known only at run time: the resource names the stage and the two calls.
+    const apiLogicalId = this.resolve(this.getLogicalId(live.api.node.defaultChild as CfnElement));
+    for (const fn of this.functions.values()) {
+      if (!fn.row.manageConnections) continue;
+      for (const method of ['POST', 'DELETE']) {
+        Validations.of(fn.role).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiLogicalId}>/${live.stage.stageName}/${method}/@connections/*]`,
+          reason: `execute-api:ManageConnections for ${method === 'POST' ? 'PostToConnection' : 'DeleteConnection'} on this stage's @connections only: the connection id in the resource is known only when a socket opens.`,
+        });
+      }
+    }
+    for (const { deadLetters } of live.consumers) {
+      Validations.of(deadLetters).acknowledge(
+        {
+          id: 'AwsSolutions-SQS3',
+          reason:
+            "This queue is the dead-letter destination (OnFailure) of the table stream's event source mapping, which cdk-nag does not see as a DLQ; a dead-letter queue of its own would have nothing further to hold.",
+        },
+        {
+          id: 'Serverless-SQSRedrivePolicy',
+          reason:
+            'Nothing consumes this dead-letter queue, so nothing fails to process its messages: a redrive policy would never act. An alarm watches its depth instead (infra/monitoring.ts).',
+        },
+      );
+    }
+    for (const rule of live.rules) {
+      Validations.of(rule).acknowledge({
+        id: 'Serverless-EventBusDLQ',
+        reason:
+          'A schedule event carries nothing but its time: a sweep that is not delivered is made by the next one a minute later, which looks back ten minutes, so there is nothing to replay.',
+      });
+    }
+    if (live.accountLogRole) {
+      Validations.of(live.accountLogRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          "The region's API Gateway account role (required for WebSocket access logs) writes the logs of every REST and WebSocket API of the account in the region; AWS's managed policy is the one documented for it, and narrowing it to this stack's log groups would cut off the other APIs' logs.",
       });
     }
   }

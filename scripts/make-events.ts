@@ -1,25 +1,60 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type RouteId, type RouteRow, routes } from '../lib/routes';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { SOCKET_STAGE } from '../infra/realtime';
+import { STAMP_ATTRIBUTE } from '../lib/data/changes';
+import { columnPositionKey, keys } from '../lib/data/table';
+import type { ChangeStamp } from '../lib/domain/events';
+import {
+  type RouteId,
+  type RouteRow,
+  routes,
+  type ScheduleId,
+  type SocketRouteId,
+  type SocketRouteRow,
+  type StreamConsumerId,
+  schedules,
+  socketRoutes,
+  streamConsumers,
+} from '../lib/routes';
 
 /**
- * Writes one sample HTTP API (payload v2) event per route row to events/, for
- * `sam local invoke -e events/<route>.json`. Placeholders: replace ACCESS_TOKEN with a token
- * from /auth/register or /auth/login, and the placeholder ids with real ones.
+ * Writes one sample event per function row to events/, for `sam local invoke -e events/<row>.json`:
+ * an HTTP API (payload v2) event per route row, an API Gateway WebSocket event per socket row, a
+ * DynamoDB stream batch per stream consumer and an EventBridge scheduled event per schedule row.
+ * Placeholders: replace ACCESS_TOKEN with a token from /auth/register or /auth/login, TICKET with
+ * a ticket from POST /realtime/tickets, CONNECTION_ID with the id of a connection that ticket
+ * opened, and the placeholder ids with real ones.
  * Run: node --import tsx scripts/make-events.ts
  */
 export const PLACEHOLDER = {
   token: 'ACCESS_TOKEN',
+  ticket: 'TICKET',
+  connection: 'CONNECTION_ID',
   board: '11111111-1111-4111-8111-111111111111',
   column: '22222222-2222-4222-8222-222222222222',
   card: '33333333-3333-4333-8333-333333333333',
   user: '44444444-4444-4444-8444-444444444444',
+  label: '55555555-5555-4555-8555-555555555555',
+  /** The column a moved card came from. */
+  fromColumn: '77777777-7777-4777-8777-777777777777',
+  /** The id of a change (its event_id). */
+  change: '66666666-6666-4666-8666-666666666666',
   teammateEmail: 'teammate@example.com',
 } as const;
 
-const samples: Record<RouteId, { id?: string; userId?: string; body?: unknown; path?: string }> = {
+/** Sample time: 2026-11-23T10:00:00Z. */
+const TIME = { epochMs: 1795428000000, clf: '23/Nov/2026:10:00:00 +0000', iso: '2026-11-23T10:00:00.000Z' };
+const ACCOUNT = '123456789012';
+const REGION = 'us-east-1';
+/** A deployed WebSocket API's id and domain, as API Gateway writes them into events. */
+const SOCKET_API = 'a1b2c3d4e5';
+const SOCKET_DOMAIN = `${SOCKET_API}.execute-api.${REGION}.amazonaws.com`;
+
+const samples: Record<RouteId, { id?: string; userId?: string; labelId?: string; body?: unknown; path?: string }> = {
   health: {},
   openapi: {},
+  asyncapi: {},
   'auth.register': { body: { email: 'new-user@example.com', password: 'correct horse battery', display_name: 'New User' } },
   'auth.login': { body: { email: 'new-user@example.com', password: 'correct horse battery' } },
   'boards.list': {},
@@ -39,6 +74,12 @@ const samples: Record<RouteId, { id?: string; userId?: string; body?: unknown; p
   'columns.move': { id: PLACEHOLDER.column, body: { after_id: null } },
   'members.add': { id: PLACEHOLDER.board, body: { email: PLACEHOLDER.teammateEmail, role: 'member' } },
   'realtime.tickets': {},
+  'labels.create': { id: PLACEHOLDER.board, body: { name: 'Bug', color: '#d73a4a' } },
+  'labels.list': { id: PLACEHOLDER.board },
+  'labels.update': { id: PLACEHOLDER.label, body: { color: '#0e8a16' } },
+  'labels.delete': { id: PLACEHOLDER.label },
+  'cards.labels.attach': { id: PLACEHOLDER.card, labelId: PLACEHOLDER.label },
+  'cards.labels.detach': { id: PLACEHOLDER.card, labelId: PLACEHOLDER.label },
   'members.list': { id: PLACEHOLDER.board },
   'members.update': { id: PLACEHOLDER.board, userId: PLACEHOLDER.user, body: { role: 'owner' } },
   'members.remove': { id: PLACEHOLDER.board, userId: PLACEHOLDER.user },
@@ -49,7 +90,12 @@ export function sampleEvent(routeId: RouteId) {
   const row: RouteRow = routes[routeId];
   const sample = samples[routeId];
   const method = row.method === 'ANY' ? 'GET' : row.method;
-  const path = sample.path ?? row.path.replace('{id}', sample.id ?? '').replace('{user_id}', sample.userId ?? '');
+  const path =
+    sample.path ??
+    row.path
+      .replace('{id}', sample.id ?? '')
+      .replace('{user_id}', sample.userId ?? '')
+      .replace('{label_id}', sample.labelId ?? '');
   const routeKey = row.path === '$default' ? '$default' : `${row.method} ${row.path}`;
   const headers: Record<string, string> = { accept: 'application/json', host: 'localhost:3000' };
   if (row.access.scope !== 'public') headers.authorization = `Bearer ${PLACEHOLDER.token}`;
@@ -60,7 +106,15 @@ export function sampleEvent(routeId: RouteId) {
     rawPath: path,
     rawQueryString: '',
     headers,
-    ...(sample.id ? { pathParameters: { id: sample.id, ...(sample.userId ? { user_id: sample.userId } : {}) } } : {}),
+    ...(sample.id
+      ? {
+          pathParameters: {
+            id: sample.id,
+            ...(sample.userId ? { user_id: sample.userId } : {}),
+            ...(sample.labelId ? { label_id: sample.labelId } : {}),
+          },
+        }
+      : {}),
     requestContext: {
       accountId: '123456789012',
       apiId: 'local',
@@ -78,10 +132,164 @@ export function sampleEvent(routeId: RouteId) {
   };
 }
 
-export const eventFileOf = (routeId: string) => `${routeId.replace('.', '-')}.json`;
+/** The message a client sends on each action route (`$default`: one no route takes). */
+const socketMessages: Record<SocketRouteId, unknown> = {
+  'socket.connect': undefined,
+  'socket.disconnect': undefined,
+  'socket.watch': { action: 'watch', board_id: PLACEHOLDER.board },
+  'socket.unwatch': { action: 'unwatch', board_id: PLACEHOLDER.board },
+  'socket.ping': { action: 'ping' },
+  'socket.default': { action: 'dance' },
+};
+
+/** An API Gateway WebSocket event (Lambda proxy integration) as the `live` stage hands it over. */
+export function socketEvent(rowId: SocketRouteId) {
+  const row: SocketRouteRow = socketRoutes[rowId];
+  const eventType = row.routeKey === '$connect' ? 'CONNECT' : row.routeKey === '$disconnect' ? 'DISCONNECT' : 'MESSAGE';
+  const message = socketMessages[rowId];
+  const requestContext = {
+    routeKey: row.routeKey,
+    eventType,
+    ...(eventType === 'MESSAGE' ? { messageId: 'c2FtcGxlLW1lc3NhZ2U=' } : {}),
+    extendedRequestId: `sample-${rowId}`,
+    requestTime: TIME.clf,
+    messageDirection: 'IN',
+    ...(eventType === 'DISCONNECT' ? { disconnectStatusCode: 1001, disconnectReason: 'Going away' } : {}),
+    stage: SOCKET_STAGE,
+    connectedAt: TIME.epochMs,
+    requestTimeEpoch: TIME.epochMs,
+    identity: { sourceIp: '127.0.0.1', userAgent: 'sample-event' },
+    requestId: `sample-${rowId}`,
+    domainName: SOCKET_DOMAIN,
+    connectionId: PLACEHOLDER.connection,
+    apiId: SOCKET_API,
+  };
+  if (eventType === 'CONNECT') {
+    const headers = {
+      Host: SOCKET_DOMAIN,
+      'Sec-WebSocket-Key': 'c2FtcGxlLWV2ZW50LWtleQ==',
+      'Sec-WebSocket-Version': '13',
+      'User-Agent': 'sample-event',
+      'X-Forwarded-For': '127.0.0.1',
+      'X-Forwarded-Port': '443',
+      'X-Forwarded-Proto': 'https',
+    };
+    return {
+      headers,
+      multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+      queryStringParameters: { ticket: PLACEHOLDER.ticket },
+      multiValueQueryStringParameters: { ticket: [PLACEHOLDER.ticket] },
+      requestContext,
+      isBase64Encoded: false,
+    };
+  }
+  if (eventType === 'DISCONNECT') {
+    const headers = { Host: SOCKET_DOMAIN, 'x-api-key': '', 'x-restapi': '' };
+    return {
+      headers,
+      multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+      requestContext,
+      isBase64Encoded: false,
+    };
+  }
+  return { requestContext, body: JSON.stringify(message), isBase64Encoded: false };
+}
+
+/**
+ * A table stream batch of one record, as the event source hands it to a consumer: a card moved to
+ * another column, its new image stamped `card.moved` (lib/data/changes.ts), its old image still
+ * carrying the stamp of the card's creation, so that the record is a change of its own.
+ */
+export function streamEvent(_rowId: StreamConsumerId) {
+  const card = {
+    id: PLACEHOLDER.card,
+    board_id: PLACEHOLDER.board,
+    title: 'Write the README',
+    description: 'Quick start first',
+    created_at: '2026-11-23T09:00:00.000Z',
+  };
+  const created: ChangeStamp = {
+    id: '99999999-9999-4999-8999-999999999999',
+    kind: 'card.created',
+    actor: PLACEHOLDER.user,
+    at: card.created_at,
+  };
+  const moved: ChangeStamp = {
+    id: PLACEHOLDER.change,
+    kind: 'card.moved',
+    actor: PLACEHOLDER.user,
+    at: TIME.iso,
+    data: { from_column_id: PLACEHOLDER.fromColumn, from_position: 1 },
+  };
+  const item = (columnId: string, position: number, stamp: ChangeStamp) =>
+    marshall({
+      ...keys.card(PLACEHOLDER.board, PLACEHOLDER.card),
+      type: 'card',
+      ...card,
+      column_id: columnId,
+      position,
+      colpos: columnPositionKey(columnId, position),
+      [STAMP_ATTRIBUTE]: stamp,
+    });
+  return {
+    Records: [
+      {
+        eventID: 'c4ca4238a0b923820dcc509a6f75849b',
+        eventName: 'MODIFY',
+        eventVersion: '1.1',
+        eventSource: 'aws:dynamodb',
+        awsRegion: REGION,
+        dynamodb: {
+          ApproximateCreationDateTime: TIME.epochMs / 1000,
+          Keys: marshall(keys.card(PLACEHOLDER.board, PLACEHOLDER.card)),
+          NewImage: item(PLACEHOLDER.column, 1, moved),
+          OldImage: item(PLACEHOLDER.fromColumn, 1, created),
+          SequenceNumber: '4421584500000000017450439091',
+          SizeBytes: 812,
+          StreamViewType: 'NEW_AND_OLD_IMAGES',
+        },
+        eventSourceARN: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/TaskBoard-dev-Table/stream/2026-11-23T09:00:00.000`,
+      },
+    ],
+  };
+}
+
+/** An EventBridge scheduled event, as the schedule rule invokes the function. */
+export function scheduledEvent(rowId: ScheduleId) {
+  return {
+    version: '0',
+    id: '88888888-8888-4888-8888-888888888888',
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: ACCOUNT,
+    time: TIME.iso.replace('.000Z', 'Z'),
+    region: REGION,
+    resources: [`arn:aws:events:${REGION}:${ACCOUNT}:rule/TaskBoard-dev-${rowId.replaceAll('.', '-')}`],
+    detail: {},
+  };
+}
+
+export const eventFileOf = (rowId: string) => `${rowId.replaceAll('.', '-')}.json`;
+
+/** Every sample event, by row id: one per row of every table in lib/routes.ts. */
+export function sampleEvents(): [string, unknown][] {
+  return [
+    ...(Object.keys(routes) as RouteId[]).map((id): [string, unknown] => [id, sampleEvent(id)]),
+    ...(Object.keys(socketRoutes) as SocketRouteId[]).map((id): [string, unknown] => [id, socketEvent(id)]),
+    ...(Object.keys(streamConsumers) as StreamConsumerId[]).map((id): [string, unknown] => [id, streamEvent(id)]),
+    ...(Object.keys(schedules) as ScheduleId[]).map((id): [string, unknown] => [id, scheduledEvent(id)]),
+  ];
+}
+
+/** JSON as the repository's formatter (Biome) writes it: two spaces, arrays of scalars on one line. */
+const formatJson = (value: unknown) =>
+  JSON.stringify(value, null, 2).replace(
+    /\[\n\s*([^[\]{}]*?)\n\s*\]/g,
+    (_, items: string) => `[${items.split(/,\n\s*/).join(', ')}]`,
+  );
 
 if (process.argv[1]?.endsWith('make-events.ts')) {
-  for (const routeId of Object.keys(routes) as RouteId[]) {
-    writeFileSync(join('events', eventFileOf(routeId)), `${JSON.stringify(sampleEvent(routeId), null, 2)}\n`);
+  for (const [rowId, event] of sampleEvents()) {
+    writeFileSync(join('events', eventFileOf(rowId)), `${formatJson(event)}\n`);
   }
 }

@@ -3,13 +3,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { AnyRow } from '../../infra/api-function';
 import { buildApp } from '../../infra/build-app';
+import { SOCKET_STAGE } from '../../infra/realtime';
 import { functionIdOf } from '../../infra/task-board-stack';
-import { tableDefinition } from '../../lib/data/table';
-import { type RouteRow, routes } from '../../lib/routes';
+import { COLUMN_POSITION_INDEX, tableDefinition } from '../../lib/data/table';
+import { type FunctionRow, type RouteRow, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import { eventFileOf } from '../../scripts/make-events';
 
+/** HTTP route rows; and every function row of every table (HTTP, WebSocket, stream, schedule). */
 const rows = Object.entries(routes) as [string, RouteRow][];
-type Resource = { Type: string; Properties: any; Metadata?: Record<string, string> };
+const functionRows = [routes, socketRoutes, streamConsumers, schedules].flatMap(
+  (table) => Object.entries(table) as [string, AnyRow][],
+);
+type Resource = { Type: string; Properties: any; Metadata?: Record<string, string>; DependsOn?: string[] };
 
 // One synth with real bundling (local esbuild) and cdk-nag, shared by the file.
 // The CDK CLI turns asset metadata on by default; an in-process App must ask for it.
@@ -27,28 +34,47 @@ const functionOf = (routeId: string) => {
 
 const refName = (value: any): string | undefined => value?.['Fn::GetAtt']?.[0] ?? value?.Ref;
 
-describe('route table -> API and functions', () => {
-  it('makes exactly one function per route row, and nothing else is a function', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(rows.length);
-    for (const [routeId] of rows) functionOf(routeId);
+// The HTTP API and the WebSocket API (infra/realtime.ts) are the two APIs of the stack.
+const apiOf = (protocol: 'HTTP' | 'WEBSOCKET') => {
+  const found = ofType('AWS::ApiGatewayV2::Api').filter(([, r]) => r.Properties.ProtocolType === protocol);
+  expect(found).toHaveLength(1);
+  return found[0]![0];
+};
+const httpRoutes = () => ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => r.Properties.ApiId.Ref === apiOf('HTTP'));
+const tableId = ofType('AWS::DynamoDB::Table')[0]![0];
+
+describe('route tables -> APIs and functions', () => {
+  it('makes exactly one function per row of every table (HTTP, WebSocket, stream, schedule), and nothing else is a function', () => {
+    expect(functionRows.length).toBe(
+      [routes, socketRoutes, streamConsumers, schedules].reduce((sum, table) => sum + Object.keys(table).length, 0),
+    );
+    expect(new Set(functionRows.map(([id]) => functionIdOf(id))).size).toBe(functionRows.length);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(functionRows.length);
+    for (const [rowId] of functionRows) functionOf(rowId);
   });
 
-  it.each(rows)('%s has exactly one API route, integrated with its own function', (routeId, row) => {
+  it.each(rows)('%s has exactly one HTTP API route, integrated with its own function', (routeId, row) => {
     const routeKey = row.path === '$default' ? '$default' : `${row.method} ${row.path}`;
-    const matching = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => r.Properties.RouteKey === routeKey);
+    const matching = httpRoutes().filter(([, r]) => r.Properties.RouteKey === routeKey);
     expect(matching).toHaveLength(1);
     const integrationId = JSON.stringify(matching[0]![1].Properties.Target).match(/"Ref":"([^"]+)"/)![1]!;
     const uri = resources[integrationId]!.Properties.IntegrationUri;
     expect(refName(uri)).toBe(functionOf(routeId)[0]);
   });
 
-  it('has no API route that is not a row', () => {
-    expect(ofType('AWS::ApiGatewayV2::Route')).toHaveLength(rows.length);
+  it('has no HTTP API route that is not a row', () => {
+    expect(httpRoutes()).toHaveLength(rows.length);
+  });
+
+  it("allows every row's method in CORS preflights, and OPTIONS", () => {
+    const methods = new Set(rows.map(([, row]) => row.method).filter((method) => method !== 'ANY'));
+    const { AllowMethods } = resources[apiOf('HTTP')]!.Properties.CorsConfiguration;
+    expect([...AllowMethods].sort()).toEqual([...methods, 'OPTIONS'].sort());
   });
 });
 
 describe('functions', () => {
-  it.each(rows)('%s runs Node.js 24 on arm64 with tracing, its own log group with retention', (routeId, row) => {
+  it.each(functionRows)('%s runs Node.js 24 on arm64 with tracing, its own log group with retention', (routeId, row) => {
     const [, fn] = functionOf(routeId);
     expect(fn.Properties).toMatchObject({
       Runtime: 'nodejs24.x',
@@ -62,35 +88,89 @@ describe('functions', () => {
     expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
   });
 
-  it.each(rows)("%s role allows exactly its row's table, index and Cognito actions, each on its own resource", (routeId, row) => {
+  /**
+   * Every statement of a role, as [sorted actions, what each resource is]: the function's own log
+   * group, `*`, the table, its index, its stream, the pool, a dead-letter queue, the WebSocket
+   * stage's @connections for one method.
+   */
+  const statementsOf = (routeId: string) => {
     const [, fn] = functionOf(routeId);
     const roleId = refName(fn.Properties.Role)!;
-    const statements = ofType('AWS::IAM::Policy')
+    const ownLogs = refName(fn.Properties.LoggingConfig.LogGroup);
+    const resourceOf = (resource: any): string => {
+      if (resource === '*') return '*';
+      const json = JSON.stringify(resource);
+      const connections = json.match(/"\/([^/"]+)\/([A-Z]+)\/@connections\/\*"/);
+      if (connections && json.includes(`{"Ref":"${apiOf('WEBSOCKET')}"}`))
+        return `connections ${connections[1]} ${connections[2]}`;
+      if (json.includes(`/index/${COLUMN_POSITION_INDEX}`) && refName(resource['Fn::Join'][1][0]) === tableId) return 'index';
+      const [id, attribute] = resource['Fn::GetAtt'] ?? [];
+      if (id === tableId) return attribute === 'StreamArn' ? 'stream' : 'table';
+      if (id === ownLogs) return 'own logs';
+      const type = resources[id]?.Type;
+      if (type === 'AWS::Cognito::UserPool') return 'pool';
+      if (type === 'AWS::SQS::Queue') return `queue ${id}`;
+      return json;
+    };
+    return ofType('AWS::IAM::Policy')
       .filter(([, p]) => p.Properties.Roles.some((r: any) => r.Ref === roleId))
-      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as any[]);
-    const actions = (prefix: string) =>
-      statements
-        .flatMap((s) => [s.Action].flat())
-        .filter((a: string) => a.startsWith(prefix))
-        .sort();
-    const index = row.index ?? [];
-    expect(actions('dynamodb:')).toEqual([...row.table, ...index].sort());
-    expect(actions('cognito-idp:')).toEqual([...row.cognito].sort());
-    expect(actions('logs:')).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
-    expect(actions('xray:')).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
-    expect(statements.flatMap((s) => [s.Action].flat())).toHaveLength(row.table.length + index.length + row.cognito.length + 4);
-    // Table actions name only the table; index actions only the index.
-    for (const statement of statements.filter((s) => [s.Action].flat().some((a: string) => a.startsWith('dynamodb:')))) {
-      const onIndex = JSON.stringify(statement.Resource).includes('/index/');
-      expect([[statement.Action].flat().sort(), onIndex]).toEqual(
-        onIndex ? [[...index].sort(), true] : [[...row.table].sort(), false],
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as any[])
+      .map((statement) => {
+        expect(statement.Effect).toBe('Allow');
+        expect(statement.Condition).toBeUndefined();
+        return [[statement.Action].flat().sort(), [statement.Resource].flat().map(resourceOf).sort()];
+      });
+  };
+
+  /** The dead-letter queue of a stream consumer's event source mapping. */
+  const deadLettersOf = (rowId: string) => {
+    const mapping = ofType('AWS::Lambda::EventSourceMapping').find(
+      ([, m]) => m.Properties.FunctionName.Ref === functionOf(rowId)[0],
+    )!;
+    return refName(mapping[1].Properties.DestinationConfig.OnFailure.Destination)!;
+  };
+
+  it.each(functionRows)("%s role allows exactly its row's actions, each on its own resource, and nothing else", (rowId, row) => {
+    const r: FunctionRow = row;
+    const index = r.index ?? [];
+    const expected: [string[], string[]][] = [
+      [['logs:CreateLogStream', 'logs:PutLogEvents'], ['own logs']],
+      [['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], ['*']],
+    ];
+    // Table actions name only the table; index actions only the index; Cognito only the pool.
+    if (r.table.length > 0) expected.push([[...r.table].sort(), ['table']]);
+    if (index.length > 0) expected.push([[...index].sort(), ['index']]);
+    if (r.cognito.length > 0) expected.push([[...r.cognito].sort(), ['pool']]);
+    // Sending and closing sockets (PostToConnection, DeleteConnection) on this stage only.
+    if (r.manageConnections) {
+      expected.push([
+        ['execute-api:ManageConnections'],
+        [`connections ${SOCKET_STAGE} DELETE`, `connections ${SOCKET_STAGE} POST`],
+      ]);
+    }
+    // A stream consumer: what its event source mapping needs, the stream reads on the stream alone
+    // (ListStreams takes no resource) and sending to its own dead-letter queue.
+    if ('filter' in r) {
+      expected.push(
+        [['dynamodb:ListStreams'], ['*']],
+        [['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], ['stream']],
+        [['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], [`queue ${deadLettersOf(rowId)}`]],
       );
     }
-    // The function is told the table name exactly when it may use the table.
-    expect('TABLE_NAME' in (fn.Properties.Environment?.Variables ?? {})).toBe(row.table.length + index.length > 0);
+    const order = (list: [string[], string[]][]) => [...list].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    expect(order(statementsOf(rowId) as [string[], string[]][])).toEqual(order(expected));
   });
 
-  it.each(rows)('%s is bundled as one ESM file carrying the asset metadata SAM reads', (routeId) => {
+  it.each(functionRows)('%s is told exactly the configuration its row uses', (rowId, row) => {
+    const r: FunctionRow = row;
+    const variables = functionOf(rowId)[1].Properties.Environment?.Variables ?? {};
+    // The table name exactly when it may use the table; the socket addresses its row names.
+    expect('TABLE_NAME' in variables).toBe(r.table.length + (r.index ?? []).length > 0);
+    const sockets = Object.keys(variables).filter((name) => name.startsWith('SOCKET_') || name === 'TICKET_SECONDS');
+    expect(sockets.sort()).toEqual((r.env ?? []).filter((name) => name !== 'TICKET_SECONDS').sort());
+  });
+
+  it.each(functionRows)('%s is bundled as one ESM file carrying the asset metadata SAM reads', (routeId) => {
     const [, fn] = functionOf(routeId);
     expect(fn.Metadata?.['aws:asset:property']).toBe('Code');
     const assetDir = join(assembly.directory, fn.Metadata!['aws:asset:path']!);
@@ -182,7 +262,15 @@ describe('cdk-nag', () => {
       (r) => ((r.Metadata as any)?.cdk_nag?.rules_to_suppress ?? []) as { id: string; reason: string }[],
     );
     expect(acknowledgements.map((a) => a.id)).toEqual(
-      expect.arrayContaining(['AwsSolutions-COG1', 'AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]']),
+      expect.arrayContaining([
+        'AwsSolutions-COG1',
+        'AwsSolutions-APIG4',
+        'AwsSolutions-IAM5[Resource::*]',
+        'AwsSolutions-SQS3',
+        'Serverless-SQSRedrivePolicy',
+        'Serverless-EventBusDLQ',
+        'Serverless-LambdaDLQ',
+      ]),
     );
     for (const { reason } of acknowledgements) expect(reason.length).toBeGreaterThan(40);
   });
@@ -201,8 +289,15 @@ describe('production hardening', () => {
   const prodTemplate = Template.fromStack(prod.stack);
   const prodResources = prodTemplate.toJSON().Resources as Record<string, any>;
 
+  const httpStage = () => {
+    const httpApi = Object.entries(prodResources).find(
+      ([, r]) => r.Type === 'AWS::ApiGatewayV2::Api' && r.Properties.ProtocolType === 'HTTP',
+    )![0];
+    return Object.values(prodResources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage' && r.Properties.ApiId.Ref === httpApi)!;
+  };
+
   it('throttles every route by default and /auth/* harder', () => {
-    const stage = Object.values(prodResources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage')!;
+    const stage = httpStage();
     const { DefaultRouteSettings, RouteSettings } = stage.Properties;
     expect(DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(0);
     expect(Object.keys(RouteSettings).sort()).toEqual(['POST /auth/login', 'POST /auth/register']);
@@ -212,7 +307,7 @@ describe('production hardening', () => {
   });
 
   it('writes structured JSON access logs to a log group with retention', () => {
-    const stage = Object.values(prodResources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage')!;
+    const stage = httpStage();
     const format = JSON.parse(stage.Properties.AccessLogSettings.Format);
     expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
     for (const group of Object.values(prodResources).filter((r) => r.Type === 'AWS::Logs::LogGroup')) {
@@ -221,15 +316,27 @@ describe('production hardening', () => {
     }
   });
 
-  it("alarms on 5xx rate, every function's errors and throttles, DynamoDB and Cognito throttles, into the output topic", () => {
+  it("alarms on 5xx rate, every function's errors and throttles, DynamoDB and Cognito throttles, live events falling behind or dead-lettered, into the output topic", () => {
     const alarms = Object.values(prodResources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(3 + 2 * rows.length);
+    const consumers = Object.keys(streamConsumers).length;
+    expect(alarms).toHaveLength(3 + 2 * functionRows.length + 2 * consumers);
     const metricNames = alarms.flatMap((a) =>
       a.Properties.MetricName
         ? [a.Properties.MetricName]
         : a.Properties.Metrics.flatMap((m: any) => m.MetricStat?.Metric.MetricName ?? []),
     );
-    expect(new Set(metricNames)).toEqual(new Set(['5xx', 'Count', 'Errors', 'Throttles', 'ThrottledRequests', 'ThrottleCount']));
+    expect(new Set(metricNames)).toEqual(
+      new Set([
+        '5xx',
+        'Count',
+        'Errors',
+        'Throttles',
+        'ThrottledRequests',
+        'ThrottleCount',
+        'IteratorAge',
+        'ApproximateNumberOfMessagesVisible',
+      ]),
+    );
     const topicId = Object.entries(prodResources).find(([, r]) => r.Type === 'AWS::SNS::Topic')![0];
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
     expect(prodTemplate.toJSON().Outputs.AlarmTopicArn.Value).toEqual({ Ref: topicId });
@@ -259,11 +366,18 @@ describe('bundles start with exactly the environment CDK gives them', () => {
       ? 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_example'
       : `deploy-time-${name.toLowerCase()}`;
   const eventsDir = join(__dirname, '../../events');
-  const eventFile = (routeId: string) => join(eventsDir, `${routeId.replace('.', '-')}.json`);
-  // What each bundle answers to its sample event without reaching any AWS service.
-  const offline: Record<string, number> = { health: 200, openapi: 200, fallback: 404 };
+  const eventFile = (routeId: string) => join(eventsDir, eventFileOf(routeId));
+  // What each bundle answers to its sample event without reaching any AWS service (a socket
+  // row: the status and the type of the frame it answers with).
+  const offline: Record<string, string> = {
+    health: '200',
+    openapi: '200',
+    fallback: '404',
+    'socket.ping': '200 pong',
+    'socket.default': '200 error',
+  };
 
-  it.each(rows)('%s loads, and answers its sample event without AWS where it can', (routeId, row) => {
+  it.each(functionRows)('%s loads, and answers its sample event without AWS where it can', (routeId, row) => {
     const [, fn] = functionOf(routeId);
     const variables = Object.fromEntries(
       Object.entries((fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>).map(([name, value]) => [
@@ -272,15 +386,17 @@ describe('bundles start with exactly the environment CDK gives them', () => {
       ]),
     );
     const bundle = join(assembly.directory, fn.Metadata!['aws:asset:path']!, 'index.mjs');
-    // Protected routes answer the placeholder token with 401 before any storage call.
-    const expected = offline[routeId] ?? (row.access.scope === 'public' ? undefined : 401);
+    // Protected routes answer the placeholder token with 401 before any storage call; the other
+    // rows (sockets on storage, the stream consumer, the schedule) only load.
+    const expected = offline[routeId] ?? ('access' in row && row.access.scope !== 'public' ? '401' : undefined);
+    const frameType = routeId in socketRoutes ? `' ' + JSON.parse(reply.body).type` : `''`;
     const script = [
       `const { handler } = await import(${JSON.stringify(bundle)});`,
       expected === undefined
         ? `process.stdout.write(typeof handler);`
         : `const event = JSON.parse(require('node:fs').readFileSync(${JSON.stringify(eventFile(routeId))}, 'utf8'));
            const reply = await handler(event, { getRemainingTimeInMillis: () => 10000 });
-           process.stdout.write(String(reply.statusCode));`,
+           process.stdout.write(String(reply.statusCode) + ${frameType});`,
     ].join('\n');
     const out = execFileSync(
       process.execPath,
@@ -300,6 +416,6 @@ describe('bundles start with exactly the environment CDK gives them', () => {
         encoding: 'utf8',
       },
     );
-    expect(out).toBe(expected === undefined ? 'function' : String(expected));
+    expect(out).toBe(expected ?? 'function');
   });
 });

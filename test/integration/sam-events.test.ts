@@ -1,18 +1,33 @@
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { type RouteId, type RouteRow, routes } from '../../lib/routes';
+import {
+  type RouteId,
+  type RouteRow,
+  routes,
+  type SocketRouteId,
+  type SocketRouteRow,
+  schedules,
+  socketRoutes,
+  streamConsumers,
+} from '../../lib/routes';
 import { eventFileOf, PLACEHOLDER } from '../../scripts/make-events';
-import { call, newBoard, newCard, newColumn, newUser, uniqueEmail } from '../support/api';
+import { call, newBoard, newCard, newColumn, newUser, type TestUser, uniqueEmail } from '../support/api';
+import { closeAllSockets, connect, getTicket } from '../support/sockets';
 
 /**
- * SAM cannot run here (no Docker), so this checks what `sam local invoke -e events/<route>.json`
- * would do: each sample event, with its placeholders filled in, runs through the route's real
- * handler module in this process, against the local stack's DynamoDB and Cognito.
+ * SAM cannot run here (no Docker), so this checks what `sam local invoke -e events/<row>.json`
+ * would do: each sample event, with its placeholders filled in, runs through the row's real
+ * handler module in this process, against the local stack's DynamoDB, Cognito and WebSocket
+ * connections endpoint.
  */
 const root = join(__dirname, '..', '..');
 const rows = Object.entries(routes) as [RouteId, RouteRow][];
+const socketRows = Object.entries(socketRoutes) as [SocketRouteId, SocketRouteRow][];
+const everyRowId = [routes, socketRoutes, streamConsumers, schedules].flatMap((table) => Object.keys(table));
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+type AnyHandler = (event: unknown, context: Context) => Promise<unknown>;
 
 beforeAll(async () => {
   const env = JSON.parse(readFileSync(join(process.env.TASK_BOARD_DATA_DIR!, 'local-env.json'), 'utf8'));
@@ -22,9 +37,27 @@ beforeAll(async () => {
   accessTokenVerifier.cacheJwks((await jwks.json()) as Parameters<typeof accessTokenVerifier.cacheJwks>[0]);
 });
 
+afterEach(closeAllSockets);
+
+/** The sample event of a row with its placeholders replaced. */
+function sample(rowId: string, values: Partial<Record<keyof typeof PLACEHOLDER, string>>): unknown {
+  let text = readFileSync(join(root, 'events', eventFileOf(rowId)), 'utf8');
+  for (const [name, value] of Object.entries(values)) {
+    text = text.replaceAll(PLACEHOLDER[name as keyof typeof PLACEHOLDER], value);
+  }
+  return JSON.parse(text);
+}
+
+/** The row's own handler module, as its bundle would load it. */
+async function handlerOf(entry: string): Promise<AnyHandler> {
+  return ((await import(join(root, entry))) as { handler: AnyHandler }).handler;
+}
+
+const context = { awsRequestId: 'sample' } as Context;
+
 describe('sample events (events/)', () => {
-  it('has exactly one sample event per route row', () => {
-    expect(readdirSync(join(root, 'events')).sort()).toEqual(rows.map(([id]) => eventFileOf(id)).sort());
+  it('has exactly one sample event per row of every table (HTTP, WebSocket, stream, schedule)', () => {
+    expect(readdirSync(join(root, 'events')).sort()).toEqual(everyRowId.map(eventFileOf).sort());
   });
 
   it.each(rows)("events/%s runs through its real handler and gets the route's success status", async (routeId, row) => {
@@ -38,6 +71,19 @@ describe('sample events (events/)', () => {
     if (routeId === 'members.update' || routeId === 'members.remove') {
       await call('POST', `/boards/${board.id}/members`, { token: user.token, body: { email: teammate.email } });
     }
+    // The label routes act on a label of the board (on the card already, for detach).
+    const label =
+      routeId.startsWith('labels.') || routeId.startsWith('cards.labels.')
+        ? (
+            await call<{ id: string }>('POST', `/boards/${board.id}/labels`, {
+              token: user.token,
+              body: { name: `L-${randomUUID().slice(0, 8)}`, color: '#d73a4a' },
+            })
+          ).body
+        : undefined;
+    if (routeId === 'cards.labels.detach') {
+      await call('PUT', `/cards/${card.id}/labels/${label!.id}`, { token: user.token });
+    }
     const text = readFileSync(join(root, 'events', eventFileOf(routeId)), 'utf8')
       .replaceAll(PLACEHOLDER.token, user.token)
       .replaceAll(PLACEHOLDER.board, board.id)
@@ -45,6 +91,7 @@ describe('sample events (events/)', () => {
       .replaceAll(PLACEHOLDER.card, card.id)
       .replaceAll(PLACEHOLDER.user, teammate.id)
       .replaceAll(PLACEHOLDER.teammateEmail, teammate.email)
+      .replaceAll(PLACEHOLDER.label, label?.id ?? PLACEHOLDER.label)
       .replaceAll('new-user@example.com', routeId === 'auth.login' ? user.email : email)
       .replaceAll('correct horse battery', routeId === 'auth.login' ? user.password : 'correct horse battery');
     const event = JSON.parse(text) as APIGatewayProxyEventV2;
@@ -53,5 +100,110 @@ describe('sample events (events/)', () => {
     expect({ status: reply.statusCode, body: reply.body && JSON.parse(reply.body) }).toMatchObject({
       status: row.success.status,
     });
+  });
+});
+
+describe('live events sample events (events/socket-*, events-broadcast, sockets-sweep)', () => {
+  type Reply = { statusCode: number; body?: string };
+  const answer = (reply: Reply) => ({
+    status: reply.statusCode,
+    frame: reply.body === undefined ? undefined : JSON.parse(reply.body),
+  });
+
+  /** Runs a socket row's sample event for `connection` (a connection id as API Gateway would give it). */
+  const runSocket = async (rowId: SocketRouteId, values: Partial<Record<keyof typeof PLACEHOLDER, string>>) =>
+    (await (
+      await handlerOf(socketRoutes[rowId].entry)
+    )(sample(rowId, values), context)) as Reply;
+
+  /** A connection opened by the $connect sample with a real ticket of `user`. */
+  async function openedConnection(user: TestUser): Promise<string> {
+    const connection = `sample-${randomUUID()}`;
+    const { ticket } = await getTicket(user);
+    expect(answer(await runSocket('socket.connect', { ticket, connection }))).toEqual({ status: 200, frame: undefined });
+    return connection;
+  }
+
+  it('events/socket-connect.json with its placeholder ticket is refused with 401', async () => {
+    const reply = await runSocket('socket.connect', { connection: `sample-${randomUUID()}` });
+    expect(reply.statusCode).toBe(401);
+  });
+
+  const expected: Record<SocketRouteId, (boardId: string) => unknown> = {
+    'socket.connect': () => ({ status: 200, frame: undefined }),
+    'socket.disconnect': () => ({ status: 200, frame: undefined }),
+    'socket.watch': (boardId) => ({ status: 200, frame: { type: 'watch.ack', board_id: boardId } }),
+    'socket.unwatch': (boardId) => ({ status: 200, frame: { type: 'unwatch.ack', board_id: boardId } }),
+    'socket.ping': () => ({ status: 200, frame: { type: 'pong' } }),
+    'socket.default': () => ({ status: 200, frame: { type: 'error', code: 'bad_request', detail: expect.any(String) } }),
+  };
+
+  it.each(socketRows)('events/%s runs through its real handler on a connection a real ticket opened', async (rowId) => {
+    const user = await newUser();
+    const board = await newBoard(user);
+    if (rowId === 'socket.connect') {
+      // A real ticket opens the connection, once: used again, it is refused.
+      const { ticket } = await getTicket(user);
+      const connection = `sample-${randomUUID()}`;
+      expect(answer(await runSocket(rowId, { ticket, connection }))).toEqual(expected[rowId](board.id));
+      expect((await runSocket(rowId, { ticket, connection: `sample-${randomUUID()}` })).statusCode).toBe(401);
+      return;
+    }
+    const connection = await openedConnection(user);
+    if (rowId === 'socket.unwatch') {
+      expect(answer(await runSocket('socket.watch', { connection, board: board.id }))).toEqual(
+        expected['socket.watch'](board.id),
+      );
+    }
+    expect(answer(await runSocket(rowId, { connection, board: board.id }))).toEqual(expected[rowId](board.id));
+    if (rowId === 'socket.disconnect') {
+      // The connection is forgotten: a watch on it is refused.
+      const after = answer(await runSocket('socket.watch', { connection, board: board.id }));
+      expect(after.frame).toMatchObject({ type: 'error', code: 'forbidden', ref: 'watch', board_id: board.id });
+    }
+  });
+
+  it('events/events-broadcast.json runs through the broadcaster: no batch failures, and a watcher gets the card.moved event', async () => {
+    const user = await newUser();
+    const board = await newBoard(user);
+    const from = await newColumn(user, board.id);
+    const column = await newColumn(user, board.id);
+    const card = await newCard(user, from.id);
+    const socket = await connect(user, 'watcher');
+    await socket.watch(board.id);
+    const change = randomUUID();
+    const event = sample('events.broadcast', {
+      board: board.id,
+      column: column.id,
+      fromColumn: from.id,
+      card: card.id,
+      user: user.id,
+      change,
+    });
+    const handler = await handlerOf(streamConsumers['events.broadcast'].entry);
+    expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
+    // The card as the REST routes show it (fields the sample's item lacks come with their defaults).
+    expect(await socket.nextOfType('card.moved')).toMatchObject({
+      type: 'card.moved',
+      event_id: change,
+      board_id: board.id,
+      actor_id: user.id,
+      occurred_at: '2026-11-23T10:00:00.000Z',
+      card: {
+        id: card.id,
+        column_id: column.id,
+        title: 'Write the README',
+        description: 'Quick start first',
+        position: 1,
+        created_at: '2026-11-23T09:00:00.000Z',
+      },
+      from_column_id: from.id,
+      from_position: 1,
+    });
+  });
+
+  it('events/sockets-sweep.json runs through the sweeper', async () => {
+    const handler = await handlerOf(schedules['sockets.sweep'].entry);
+    expect(await handler(sample('sockets.sweep', {}), context)).toEqual({ closed: expect.any(Number) });
   });
 });

@@ -1,0 +1,149 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AccessLogFormat, CfnAccount } from 'aws-cdk-lib/aws-apigateway';
+import { LogGroupLogDestination, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { ScheduleRow, SocketRouteRow, StreamConsumerRow } from '../lib/routes';
+import { type ApiFunction, functionIdOf } from './api-function';
+
+/** The WebSocket stage's name; the local stack serves the same one (infra/local/stack.ts). */
+export const SOCKET_STAGE = 'live';
+
+/** Messages an action route answers on the socket itself (a route response); lifecycle routes answer nothing. */
+export const answersClient = (routeKey: string) => routeKey === '$default' || !routeKey.startsWith('$');
+
+export interface LiveEventsProps {
+  table: ITable;
+  /** One function per row of each table (lib/routes.ts), made by the stack like the HTTP ones. */
+  sockets: [string, SocketRouteRow, ApiFunction][];
+  consumers: [string, StreamConsumerRow, ApiFunction][];
+  schedules: [string, ScheduleRow, ApiFunction][];
+  throttle: { rateLimit: number; burstLimit: number };
+  /** Set the region's API Gateway CloudWatch Logs role (WebSocket access logs need one). */
+  accountLogRole: boolean;
+  logRetention: RetentionDays;
+  logRemovalPolicy: RemovalPolicy;
+}
+
+/** A stream consumer's dead-letter queue: where the batches it gave up on are described. */
+export interface ConsumerWiring {
+  id: string;
+  fn: ApiFunction;
+  deadLetters: Queue;
+}
+
+/**
+ * Live board events (docs/asyncapi.yaml): a WebSocket API with one route per `socketRoutes` row,
+ * its `live` stage (throttled, JSON access logs), the table stream feeding each `streamConsumers`
+ * row through a filtered event source with a dead-letter queue, and an EventBridge schedule per
+ * `schedules` row. The functions' table, pool and socket grants are the stack's (ApiFunction).
+ */
+export class LiveEvents extends Construct {
+  readonly api: WebSocketApi;
+  readonly stage: WebSocketStage;
+  readonly consumers: ConsumerWiring[] = [];
+  readonly rules: Rule[] = [];
+  /** The account-settings role, when this stack sets it. */
+  readonly accountLogRole?: Role;
+
+  constructor(scope: Construct, id: string, props: LiveEventsProps) {
+    super(scope, id);
+
+    this.api = new WebSocketApi(this, 'Api', {
+      apiName: `${Stack.of(this).stackName}-live`,
+      description: 'Task-board live board events',
+      routeSelectionExpression: '$request.body.action',
+    });
+    for (const [rowId, row, fn] of props.sockets) {
+      this.api.addRoute(row.routeKey, {
+        integration: new WebSocketLambdaIntegration(`${functionIdOf(rowId)}Integration`, fn.fn),
+        returnResponse: answersClient(row.routeKey),
+      });
+    }
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.stage = new WebSocketStage(this, 'Stage', {
+      webSocketApi: this.api,
+      stageName: SOCKET_STAGE,
+      autoDeploy: true,
+      throttle: props.throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+            eventType: '$context.eventType',
+            routeKey: '$context.routeKey',
+            connectionId: '$context.connectionId',
+            messageId: '$context.messageId',
+            status: '$context.status',
+            integrationStatus: '$context.integrationStatus',
+            integrationLatencyMs: '$context.integrationLatency',
+            integrationError: '$context.integration.error',
+            error: '$context.error.message',
+          }),
+        ),
+      },
+    });
+
+    // Unlike HTTP APIs, a WebSocket stage logs through the region's API Gateway account role. It
+    // serves every REST and WebSocket API of the account in the region, hence AWS's own policy for
+    // it; it is kept when the stack goes, since other APIs may log through it by then.
+    if (props.accountLogRole) {
+      this.accountLogRole = new Role(this, 'ApiGatewayLogRole', {
+        assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
+        description: 'API Gateway account setting: writes REST and WebSocket API logs to CloudWatch Logs',
+        managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonAPIGatewayPushToCloudWatchLogs')],
+      });
+      this.accountLogRole.applyRemovalPolicy(RemovalPolicy.RETAIN);
+      const account = new CfnAccount(this, 'ApiGatewayAccount', { cloudWatchRoleArn: this.accountLogRole.roleArn });
+      account.applyRemovalPolicy(RemovalPolicy.RETAIN);
+      this.stage.node.addDependency(account);
+    }
+
+    for (const [rowId, row, fn] of props.consumers) {
+      // What Lambda gave up on (retries spent or records too old): a description of the batch
+      // (shard, sequence range), from which the records can still be read while the stream has them.
+      const deadLetters = new Queue(this, `${functionIdOf(rowId)}DeadLetters`, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
+      fn.fn.addEventSource(
+        new DynamoEventSource(props.table, {
+          startingPosition: StartingPosition.LATEST,
+          batchSize: row.batchSize,
+          bisectBatchOnError: true,
+          retryAttempts: row.retryAttempts,
+          maxRecordAge: Duration.seconds(row.maxRecordAgeSeconds),
+          reportBatchItemFailures: true,
+          filters: [FilterCriteria.filter(row.filter as Record<string, unknown>)],
+          onFailure: new SqsDlq(deadLetters),
+        }),
+      );
+      this.consumers.push({ id: rowId, fn, deadLetters });
+    }
+
+    for (const [rowId, row, fn] of props.schedules) {
+      const rule = new Rule(this, `${functionIdOf(rowId)}Schedule`, {
+        description: `${rowId}: ${row.summary}`,
+        schedule: Schedule.rate(Duration.minutes(row.everyMinutes)),
+      });
+      rule.addTarget(new LambdaFunction(fn.fn));
+      this.rules.push(rule);
+    }
+  }
+}
