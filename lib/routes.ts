@@ -1,5 +1,5 @@
 import type { AccessRule } from './data/access';
-import { changeRecordFilter } from './data/changes';
+import { changeRecordFilter, deletionRecordFilter } from './data/changes';
 import type { Lazy } from './http/schemas';
 import * as s from './http/schemas';
 import { LONGEST_ROUTE_SECONDS } from './runtime/aws-limits';
@@ -168,8 +168,6 @@ export const routes = {
     table: [...boardRead, 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
     metric: 'BoardDeleted',
     cognito: [],
-    // A big board's items are deleted in parallel batches, as long as the HTTP API waits.
-    timeoutSeconds: LONGEST_ROUTE_SECONDS,
   },
   'columns.create': {
     method: 'POST',
@@ -278,10 +276,8 @@ export const routes = {
     access: { scope: 'board', via: 'column', role: 'member' },
     params: s.idParams,
     success: { status: 204 },
-    table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
-    index: ['dynamodb:Query'],
+    table: [...boardRead, 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     cognito: [],
-    timeoutSeconds: LONGEST_ROUTE_SECONDS,
   },
   'columns.move': {
     method: 'PATCH',
@@ -523,6 +519,19 @@ export const streamConsumers = {
     manageConnections: true,
     env: ['SOCKET_CALLBACK_URL'],
     timeoutSeconds: 60,
+  },
+  'children.collect': {
+    entry: 'functions/events/collect.ts',
+    summary: "Removes a deleted board's items, or a deleted column's cards, after the request answered",
+    filter: deletionRecordFilter,
+    batchSize: 10,
+    // Every attempt makes progress and is safe to repeat; a day of retries before the DLQ.
+    retryAttempts: 100,
+    maxRecordAgeSeconds: 24 * 3600,
+    table: ['dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem'],
+    index: ['dynamodb:Query'],
+    cognito: [],
+    timeoutSeconds: 900,
   },
 } satisfies Record<string, StreamConsumerRow>;
 

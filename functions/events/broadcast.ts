@@ -1,9 +1,8 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { countColdStart } from '../../lib/runtime/metrics';
 import { broadcast } from '../../lib/socket/fanout';
+import { streamConsumer } from '../../lib/stream/consumer';
 
-/** The table stream's consumer (filtered to stamped changes; see lib/data/changes.ts). */
-export const handler = async (event: DynamoDBStreamEvent) => {
-  countColdStart('functions/events/broadcast.ts');
-  return broadcast(event.Records as Parameters<typeof broadcast>[0]);
-};
+/** The table stream's consumer for live events (filtered to stamped changes; see lib/data/changes.ts). */
+export const handler = streamConsumer('events.broadcast', (event: DynamoDBStreamEvent) =>
+  broadcast(event.Records as Parameters<typeof broadcast>[0]),
+);

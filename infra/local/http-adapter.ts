@@ -113,7 +113,7 @@ type GatewayOutcome = { result: APIGatewayProxyStructuredResultV2 } | { gateway:
  * over Lambda's 6 MB (counted on the JSON the function returns, a base64 body as its text) fails
  * the invocation (500). Enforced here so that a test meets them before AWS does.
  */
-async function withinGatewayLimits(invocation: Promise<APIGatewayProxyStructuredResultV2>): Promise<GatewayOutcome> {
+export async function withinGatewayLimits(invocation: Promise<APIGatewayProxyStructuredResultV2>): Promise<GatewayOutcome> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<GatewayOutcome>((resolve) => {
     timer = setTimeout(

@@ -47,11 +47,11 @@ export async function startLocalStack(options: {
   const children: ChildProcess[] = [];
   let server: Server | undefined;
   let sockets: LocalSocketServer | undefined;
-  let poller: StreamPoller | undefined;
+  const pollers: StreamPoller[] = [];
   const sweepers: NodeJS.Timeout[] = [];
   const stop = async () => {
     for (const timer of sweepers) clearInterval(timer);
-    await poller?.stop();
+    await Promise.all(pollers.map((poller) => poller.stop()));
     await sockets?.close();
     if (server) await new Promise<void>((done) => server!.close(() => done()));
     server?.closeAllConnections();
@@ -113,7 +113,9 @@ export async function startLocalStack(options: {
       sockets!.server.once('error', fail);
       sockets!.server.listen(socketPort, host, () => done());
     });
-    for (const row of Object.values(streamConsumers)) poller = await startStreamPoller(LOCAL_TABLE_NAME, row);
+    for (const [id, row] of Object.entries(streamConsumers)) {
+      pollers.push(await startStreamPoller(LOCAL_TABLE_NAME, row, join(dataDir, `stream-${id}.json`)));
+    }
     // Scheduled rows run every second here (every minute on AWS), so that tests can use seconds.
     for (const row of Object.values(schedules)) {
       const { handler } = (await import(join(REPO_ROOT, row.entry))) as { handler: () => Promise<unknown> };

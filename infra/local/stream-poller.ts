@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -67,10 +68,17 @@ export interface StreamPoller {
  * GetRecords, the consumer row's filter is applied, and the consumer's own handler is invoked
  * with a Lambda-shaped batch. A reported `batchItemFailures` entry makes the batch run again from
  * that record (with backoff, up to the row's retry count, like Lambda's event source mapping);
- * past it the rest of the batch is logged as dead-lettered. DynamoDB Local keeps a separate stream
- * per access key and region, so the client uses the handlers' own credentials and region.
+ * past it the rest of the batch is logged as dead-lettered. Like an event source mapping, it keeps
+ * its place in each shard across restarts (`checkpointFile`), so a stack stopped mid-way goes on
+ * from the first record it had not finished: a deletion interrupted by a crash still completes.
+ * DynamoDB Local keeps a separate stream per access key and region, so the client uses the
+ * handlers' own credentials and region.
  */
-export async function startStreamPoller(tableName: string, row: StreamConsumerRow): Promise<StreamPoller> {
+export async function startStreamPoller(
+  tableName: string,
+  row: StreamConsumerRow,
+  checkpointFile: string,
+): Promise<StreamPoller> {
   const { handler } = (await import(join(REPO_ROOT, row.entry))) as { handler: BatchHandler };
   const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
   const table = new DynamoDBClient({ endpoint });
@@ -83,6 +91,34 @@ export async function startStreamPoller(tableName: string, row: StreamConsumerRo
   let stopped = false;
   const iterators = new Map<string, string | undefined>();
   const finished = new Set<string>();
+  const checkpoints: Record<string, string> = existsSync(checkpointFile) ? JSON.parse(readFileSync(checkpointFile, 'utf8')) : {};
+  const checkpoint = (shardId: string, sequence: string) => {
+    checkpoints[shardId] = sequence;
+    writeFileSync(checkpointFile, JSON.stringify(checkpoints));
+  };
+  const iteratorAt = async (shardId: string, type: 'LATEST' | 'TRIM_HORIZON') => {
+    const after = checkpoints[shardId];
+    if (after) {
+      try {
+        const out = await streams.send(
+          new GetShardIteratorCommand({
+            StreamArn: streamArn,
+            ShardId: shardId,
+            ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
+            SequenceNumber: after,
+          }),
+        );
+        return out.ShardIterator;
+      } catch (error) {
+        console.error(`local stream poller: no record after ${after} in ${shardId}; reading the shard from its start`, error);
+        type = 'TRIM_HORIZON';
+      }
+    }
+    const out = await streams.send(
+      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type }),
+    );
+    return out.ShardIterator;
+  };
 
   const refreshShards = async (initial: boolean) => {
     let start: string | undefined;
@@ -91,16 +127,13 @@ export async function startStreamPoller(tableName: string, row: StreamConsumerRo
       for (const shard of out.StreamDescription?.Shards ?? []) {
         const id = shard.ShardId!;
         if (iterators.has(id) || finished.has(id)) continue;
-        // Shards open at start: from now on. Shards that appear later: from their beginning.
-        const type = initial ? 'LATEST' : 'TRIM_HORIZON';
-        if (initial && shard.SequenceNumberRange?.EndingSequenceNumber) {
+        // Where it stopped before, else shards open at the first start: from now on; shards that
+        // appear later: from their beginning.
+        if (initial && !checkpoints[id] && shard.SequenceNumberRange?.EndingSequenceNumber) {
           finished.add(id);
           continue;
         }
-        const iterator = await streams.send(
-          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: type }),
-        );
-        iterators.set(id, iterator.ShardIterator);
+        iterators.set(id, await iteratorAt(id, initial ? 'LATEST' : 'TRIM_HORIZON'));
       }
       start = out.StreamDescription?.LastEvaluatedShardId;
     } while (start);
@@ -157,6 +190,8 @@ export async function startStreamPoller(tableName: string, row: StreamConsumerRo
     iterators.set(shardId, out.NextShardIterator);
     const records = (out.Records ?? []).map(toLambdaRecord).filter((record) => matchesFilter(row.filter, record));
     if (records.length > 0) await deliver(records);
+    const last = out.Records?.at(-1)?.dynamodb?.SequenceNumber;
+    if (last) checkpoint(shardId, last);
     return out.Records?.length ?? 0;
   };
 

@@ -149,11 +149,13 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
 }
 
 /**
- * Deletes the board item first, in one conditional write (with the `board.deleted` event item
- * beside it): from that moment every route answers as if the whole board were gone
- * (lib/data/access.ts checks the board item on every path), and writes into the board fail their
- * condition check. Then everything else of the board goes in parallel BatchWriteItem calls, so a
- * board of any size is removed without a transaction limit.
+ * Deletes the board item, in one conditional write with the `board.deleted` event item: from that
+ * moment every route answers as if the whole board were gone (lib/data/access.ts checks the board
+ * item on every path), and writes into the board fail their condition check. The memberships go
+ * next, still in the request, so that the former members are non-members at once (403, the
+ * contract's answer after a deletion). Everything else is removed after the answer by the
+ * collector (functions/events/collect.ts), fed by the event item through the table's stream, so
+ * a board of any size is deleted without the request's 30 seconds being the limit.
  */
 export async function deleteBoard(scope: BoardScope): Promise<void> {
   const { boardId } = scope;
@@ -166,14 +168,19 @@ export async function deleteBoard(scope: BoardScope): Promise<void> {
     if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Board');
     throw error;
   }
-  await deleteBoardContents(boardId);
+  const members = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': keys.memberPrefix },
+    ProjectionExpression: 'pk, sk, user_id',
+  });
+  await deleteItems(members.flatMap((m) => [{ pk: m.pk, sk: m.sk }, keys.userBoard(m.user_id as string, boardId)]));
 }
 
 /**
- * Every item of the partition, plus the items outside it that point into it. Each page's
- * deletes run while the next page is read; memberships sort first in the partition, so the
- * members lose the board before anything else goes. Watches stay: the broadcaster still needs
- * them to tell the watchers `board.deleted`, and drops them itself (their TTL catches the rest).
+ * The collector's work after a board's deletion: every item of the partition, plus the items
+ * outside it that point into it. Each page's deletes run while the next page is read. Safe to
+ * run again after an interruption: it deletes whatever is still there. Watches stay: the
+ * broadcaster still needs them to tell the watchers `board.deleted`, and drops them itself.
  */
 export async function deleteBoardContents(boardId: string): Promise<void> {
   // The chain always has a handler, so a failed batch never becomes an unhandled rejection

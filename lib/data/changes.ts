@@ -22,6 +22,18 @@ export const changeRecordFilter = {
   dynamodb: { NewImage: { [STAMP_ATTRIBUTE]: { M: { kind: { S: [{ exists: true }] } } } } },
 } as const;
 
+/**
+ * The filter of the collector's event source: the event items of board and column deletions.
+ * The request answers once the board or column is unreachable; the collector then removes what
+ * was in it, with the event source's retries, so that a deletion of any size finishes.
+ */
+export const deletionRecordFilter = {
+  eventName: ['INSERT'],
+  dynamodb: {
+    NewImage: { type: { S: ['event'] }, [STAMP_ATTRIBUTE]: { M: { kind: { S: ['board.deleted', 'column.deleted'] } } } },
+  },
+} as const;
+
 export function stamp(kind: BoardEventKind, actor: string, data?: Record<string, unknown>): ChangeStamp {
   return { id: randomUUID(), kind, actor, at: now(), ...(data ? { data } : {}) };
 }

@@ -116,11 +116,11 @@ export async function renameColumn(scope: BoardScope, title: string): Promise<Co
 }
 
 /**
- * Deletes a column and its cards with no reachable half-state, whatever their number: one
- * transaction removes the column and its lookup and names the column in the board's
- * `deleting_columns` (from then on its cards answer 404 everywhere, and creates and moves into it
- * fail their condition checks); then its cards and their lookups go in batches; then the name is
- * taken off the board.
+ * Deletes a column with no reachable half-state, whatever its number of cards: one transaction
+ * removes the column and its lookup, names the column in the board's `deleting_columns` (from
+ * then on its cards answer 404 everywhere, and creates and moves into it fail their condition
+ * checks) and writes `column.deleted`. Its cards are removed after the answer by the collector
+ * (deleteColumnCards), fed by that event item through the table's stream.
  */
 export async function deleteColumn(scope: BoardScope): Promise<void> {
   const column = scope.column!;
@@ -145,7 +145,14 @@ export async function deleteColumn(scope: BoardScope): Promise<void> {
     if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Column');
     throw error;
   }
-  const cards = await queryColumnCards(boardId, column.id);
+}
+
+/**
+ * The collector's work after a column's deletion: its cards and their lookups, then the column's
+ * name off the board's `deleting_columns`. Safe to run again after an interruption.
+ */
+export async function deleteColumnCards(boardId: string, columnId: string): Promise<void> {
+  const cards = await queryColumnCards(boardId, columnId);
   await deleteItems(
     cards.flatMap((card) => [{ pk: card.pk, sk: card.sk }, keys.cardLookup(card.sk.slice(keys.cardPrefix.length))]),
   );
@@ -156,7 +163,7 @@ export async function deleteColumn(scope: BoardScope): Promise<void> {
         Key: keys.board(boardId),
         UpdateExpression: 'DELETE deleting_columns :column REMOVE ev',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':column': new Set([column.id]) },
+        ExpressionAttributeValues: { ':column': new Set([columnId]) },
       }),
     )
     .catch((error) => {

@@ -84,7 +84,7 @@ const boardItem = (boardId: string, labels: Record<string, string> = {}) => ({
   labels,
 });
 
-const invoke = (records: ReturnType<typeof record>[]) => handler({ Records: records } as never);
+const invoke = (records: ReturnType<typeof record>[]) => handler({ Records: records } as never, {} as never);
 const posted = () =>
   sockets.commandCalls(PostToConnectionCommand).map((call) => ({
     to: call.args[0].input.ConnectionId,

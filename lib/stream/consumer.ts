@@ -1,0 +1,35 @@
+import type { Context } from 'aws-lambda';
+import { type StreamConsumerId, type StreamConsumerRow, streamConsumers } from '../routes';
+import { ENV, requireEnv } from '../runtime/config';
+import { raceDeadline } from '../runtime/deadline';
+import { logger } from '../runtime/logger';
+import { countColdStart } from '../runtime/metrics';
+
+type BatchResult = { batchItemFailures: { itemIdentifier: string }[] };
+
+/**
+ * The chain of a stream consumer row, as lib/http/chain.ts is for HTTP rows: the cold-start
+ * count and the deadline. Shortly before the function would time out, the batch's first record
+ * is reported failed (the work is aborted: no SDK retry starts after), so the event source runs
+ * it again instead of Lambda killing the invocation mid-way; consumers are safe to repeat.
+ */
+export function streamConsumer<E extends { Records: { dynamodb?: { SequenceNumber?: string } }[] }>(
+  id: StreamConsumerId,
+  consume: (event: E, context: Context) => Promise<BatchResult>,
+) {
+  const row: StreamConsumerRow = streamConsumers[id];
+  if (row.table.length > 0) requireEnv(ENV.tableName);
+  return (event: E, context: Context): Promise<BatchResult> => {
+    countColdStart(row.entry);
+    const remaining = context?.getRemainingTimeInMillis?.() ?? (row.timeoutSeconds ?? 10) * 1000;
+    return raceDeadline(
+      remaining,
+      () => consume(event, context),
+      () => {
+        logger.error('stream batch deadline reached; the batch runs again', { consumer: id });
+        const first = event.Records[0]?.dynamodb?.SequenceNumber;
+        return { batchItemFailures: first ? [{ itemIdentifier: first }] : [] };
+      },
+    );
+  };
+}
