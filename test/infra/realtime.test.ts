@@ -356,7 +356,9 @@ describe('alarms', () => {
       ([, m]) => m.Properties.FunctionName.Ref === functionOf(rowId),
     )!;
     const queueId = refName(mapping.Properties.DestinationConfig.OnFailure.Destination);
-    const depth = alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible');
+    const depth = alarms.filter(
+      (a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Dimensions?.[0]?.Value?.['Fn::GetAtt']?.[0] === queueId,
+    );
     expect(depth).toHaveLength(1);
     expect(depth[0]).toMatchObject({
       Namespace: 'AWS/SQS',
