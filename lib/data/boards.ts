@@ -133,18 +133,17 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
   }
   const cardsByColumn = new Map<string, CardRecord[]>(columns.map((c) => [c.id, []]));
   for (const card of cards) cardsByColumn.get(card.column_id)?.push(card);
-  const live = scope.board.labels;
+  // The board item was read before the range: a label deleted in between is in its map but has no
+  // item any more. Only labels both name and show count, so a card never shows one the tree lacks.
+  const shown = labels.filter((label) => scope.board.labels && Object.hasOwn(scope.board.labels, label.id));
+  const live = Object.fromEntries(shown.map((label) => [label.id, label.name]));
   return {
     ...toBoard(scope.board),
     columns: columns.sort(byPosition).map((column) => ({
       ...toColumn(column),
       cards: (cardsByColumn.get(column.id) ?? []).sort(byPosition).map((card) => toCard(card, live)),
     })),
-    // A label item outlives its deletion only while the delete's transaction is in flight: the board's map decides.
-    labels: labels
-      .filter((label) => live && Object.hasOwn(live, label.id))
-      .sort(byLabelName)
-      .map(toLabel),
+    labels: shown.sort(byLabelName).map(toLabel),
   };
 }
 

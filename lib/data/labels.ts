@@ -194,29 +194,54 @@ export async function updateLabel(scope: BoardScope, changes: { name?: string | 
  * taken off the cards that carry it, page by page, 16 updates at a time.
  */
 export async function deleteLabel(scope: BoardScope): Promise<void> {
-  const label = scope.label!;
+  let label = scope.label!;
   const { boardId } = scope;
-  try {
-    await transactWrite([
-      { Delete: { Key: keys.label(boardId, label.id), ConditionExpression: 'attribute_exists(pk)' } },
-      { Delete: { Key: keys.labelLookup(label.id) } },
-      { Delete: { Key: keys.labelName(boardId, label.name) } },
-      {
-        Update: {
-          Key: keys.board(boardId),
-          UpdateExpression: 'REMOVE labels.#id, ev',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#id': label.id },
+  // The name item to free is the label's name at the moment of the delete: a rename in between
+  // moved it, so the delete requires the name as read and starts again on the label as it is.
+  await retryLostRaces(async () => {
+    try {
+      await transactWrite([
+        {
+          Delete: {
+            Key: keys.label(boardId, label.id),
+            ConditionExpression: 'attribute_exists(pk) AND #name = :was',
+            ExpressionAttributeNames: { '#name': 'name' },
+            ExpressionAttributeValues: { ':was': label.name },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
         },
-      },
-      // Clients drop the label from every card: no card.updated per card (realtime contract).
-      eventItemPut(boardId, stamp('label.deleted', actorOf(scope), { label_id: label.id })),
-    ]);
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[3] === 'ConditionalCheckFailed') throw new NotFound('Label');
-    throw error;
-  }
+        { Delete: { Key: keys.labelLookup(label.id) } },
+        {
+          Delete: {
+            Key: keys.labelName(boardId, label.name),
+            ConditionExpression: 'label_id = :id',
+            ExpressionAttributeValues: { ':id': label.id },
+          },
+        },
+        {
+          Update: {
+            Key: keys.board(boardId),
+            UpdateExpression: 'REMOVE labels.#id, ev',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#id': label.id },
+          },
+        },
+        // Clients drop the label from every card: no card.updated per card (realtime contract).
+        eventItemPut(boardId, stamp('label.deleted', actorOf(scope), { label_id: label.id })),
+      ]);
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[0] === 'ConditionalCheckFailed') {
+        const current = itemAtCancellation<LabelRecord>(error, 0);
+        if (!current) throw new NotFound('Label');
+        label = current;
+        throw new LostRace();
+      }
+      if (codes?.[2] === 'ConditionalCheckFailed') throw new LostRace();
+      if (codes?.[3] === 'ConditionalCheckFailed') throw new NotFound('Label');
+      throw error;
+    }
+  });
   await removeLabelFromCards(boardId, label.id);
 }
 
