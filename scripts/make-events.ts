@@ -200,7 +200,8 @@ export function socketEvent(rowId: SocketRouteId) {
  * another column, its new image stamped `card.moved` (lib/data/changes.ts), its old image still
  * carrying the stamp of the card's creation, so that the record is a change of its own.
  */
-export function streamEvent(_rowId: StreamConsumerId) {
+export function streamEvent(rowId: StreamConsumerId) {
+  if (rowId === 'children.collect') return boardDeletedEvent();
   const card = {
     id: PLACEHOLDER.card,
     board_id: PLACEHOLDER.board,
@@ -246,6 +247,38 @@ export function streamEvent(_rowId: StreamConsumerId) {
           OldImage: item(PLACEHOLDER.fromColumn, 1, created),
           SequenceNumber: '4421584500000000017450439091',
           SizeBytes: 812,
+          StreamViewType: 'NEW_AND_OLD_IMAGES',
+        },
+        eventSourceARN: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/TaskBoard-dev-Table/stream/2026-11-23T09:00:00.000`,
+      },
+    ],
+  };
+}
+
+/** The collector's input: the INSERT of a board's `board.deleted` event item. */
+function boardDeletedEvent() {
+  const eventKey = keys.boardEvent(PLACEHOLDER.board, PLACEHOLDER.change);
+  const deleted: ChangeStamp = { id: PLACEHOLDER.change, kind: 'board.deleted', actor: PLACEHOLDER.user, at: TIME.iso };
+  return {
+    Records: [
+      {
+        eventID: 'a87ff679a2f3e71d9181a67b7542122c',
+        eventName: 'INSERT',
+        eventVersion: '1.1',
+        eventSource: 'aws:dynamodb',
+        awsRegion: REGION,
+        dynamodb: {
+          ApproximateCreationDateTime: TIME.epochMs / 1000,
+          Keys: marshall(eventKey),
+          NewImage: marshall({
+            ...eventKey,
+            type: 'event',
+            board_id: PLACEHOLDER.board,
+            [STAMP_ATTRIBUTE]: deleted,
+            ttl: TIME.epochMs / 1000 + 86_400,
+          }),
+          SequenceNumber: '4421584500000000017450439092',
+          SizeBytes: 240,
           StreamViewType: 'NEW_AND_OLD_IMAGES',
         },
         eventSourceARN: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/TaskBoard-dev-Table/stream/2026-11-23T09:00:00.000`,

@@ -10,7 +10,7 @@ import { localDocumentClient, localEnv, readPartition } from '../support/local-t
  * not public is called by {owner of board A, plain member of A, registered stranger, no token,
  * bad token} with the addressed id taken from {board A, board B of somebody else, nothing}; the
  * move rows also take their body ids from {A, B, C (another board of A's owner and member),
- * nothing}. The expected status is derived from the row's declared access rule, never written
+ * nothing}; the card label rows also take their label id from {A, B, C, nothing}. The expected status is derived from the row's declared access rule, never written
  * per case; the few domain outcomes (a member removing somebody else, a cross-board target) are
  * the spec's. Every answer must also be one the row documents (errorStatuses ∪ success), and a
  * rejected write leaves the addressed board's partition exactly as it was.
@@ -33,6 +33,8 @@ interface BoardWorld {
   /** Two columns; both cards are in the first. */
   columns: [string, string];
   cards: [string, string];
+  /** A label of the board (issue 14). */
+  label: string;
 }
 
 interface World {
@@ -51,11 +53,15 @@ interface World {
   C: BoardWorld;
 }
 
-/** A board with two columns and two cards in the first column, and the given members. */
+/** A board with two columns and two cards in the first column, a label, and the given members. */
 async function buildBoard(owner: TestUser, members: TestUser[] = []): Promise<BoardWorld> {
   const board = await newBoardWithCards(owner, 'Matrix board');
-  await Promise.all(members.map((member) => addMember(owner, board.id, member)));
-  return { ...board, owner };
+  const [label] = await Promise.all([
+    call('POST', `/boards/${board.id}/labels`, { token: owner.token, body: { name: 'Matrix label', color: '#336699' } }),
+    ...members.map((member) => addMember(owner, board.id, member)),
+  ]);
+  if (label.status !== 201) throw new Error(`create label failed: ${label.status} ${JSON.stringify(label.body)}`);
+  return { ...board, owner, label: label.body.id };
 }
 
 /** `work` over `items`, at most `limit` at a time. */
@@ -104,6 +110,8 @@ interface Variant {
   name: string;
   body?: (world: World) => unknown;
   userId?: (ctx: CaseContext) => string;
+  /** The {label_id} of the path (card label rows); default the label of A. */
+  labelId?: (ctx: CaseContext) => string;
   /** The answer to an authorized caller (member of the path's board, owner where required). */
   outcome?: (caller: Authorized) => number;
   /** Checked after a success: the intended effect happened. */
@@ -159,6 +167,21 @@ const columnMoveVariants: Variant[] = [
   ),
 ];
 
+/** A card of the path's board given a label from each board: the label must exist (404), then be on the card's board (403). */
+const cardLabelVariants = (on: boolean): Variant[] =>
+  BODY_KINDS.map(
+    (kind): Variant => ({
+      name: `label_id from ${kind}`,
+      labelId: (ctx) => (kind === 'missing' ? randomUUID() : ctx.world[kind].label),
+      outcome: () => (kind === 'A' ? 200 : kind === 'missing' ? 404 : 403),
+      effect: async (ctx) => {
+        const card = await call('GET', `/cards/${ctx.board!.cards[0]}`, { token: ctx.world.owner.token });
+        expectStatus(card, 200);
+        expect(card.body.label_ids.includes(ctx.world.A.label)).toBe(on);
+      },
+    }),
+  );
+
 const gone = (path: (ctx: CaseContext) => string, status: number) => async (ctx: CaseContext) => {
   const reply = await call('GET', path(ctx), { token: ctx.world.owner.token });
   expectStatus(reply, status);
@@ -205,6 +228,26 @@ const PROFILES: Record<string, Profile> = {
     ],
   },
   'members.list': {},
+  // Issue 14: any member manages a board's labels.
+  'labels.create': { body: () => ({ name: `Matrix ${randomUUID()}`, color: '#ABCDEF' }) },
+  'labels.list': {},
+  'labels.update': { body: () => ({ name: 'Renamed by the matrix', color: '#123456' }) },
+  'labels.delete': {
+    fresh: { candidate: false },
+    variants: [
+      {
+        name: 'the label',
+        effect: async (ctx) => {
+          expectStatus(await call('PATCH', `/labels/${ctx.board!.label}`, { token: ctx.world.owner.token, body: {} }), 404);
+          const list = await call('GET', `/boards/${ctx.board!.id}/labels`, { token: ctx.world.owner.token });
+          expectStatus(list, 200);
+          expect(list.body).toEqual([]);
+        },
+      },
+    ],
+  },
+  'cards.labels.attach': { variants: cardLabelVariants(true) },
+  'cards.labels.detach': { variants: cardLabelVariants(false) },
   // Any signed-in user may open a socket; what it may watch is the socket's own check.
   'realtime.tickets': {},
   'members.update': {
@@ -257,7 +300,7 @@ function expectedStatus(row: RouteRow, caller: Caller, kind: PathKind | undefine
       // A non-member gets 403 on a board id, also on one that does not exist.
       if (!memberOfPathBoard) return 403;
     } else {
-      // A column or card id is looked up first: unknown is 404, anybody else's is 403.
+      // A column, card or label id is looked up first: unknown is 404, anybody else's is 403.
       if (kind === 'missing') return 404;
       if (!memberOfPathBoard) return 403;
     }
@@ -335,10 +378,13 @@ describe.each(protectedRows.filter(([id]) => PROFILES[id]).map(([id, row]) => ({
               ? board.id
               : access.via === 'column'
                 ? board.columns[0]
-                : board.cards[0];
+                : access.via === 'label'
+                  ? board.label
+                  : board.cards[0];
       const path = row.path
         .replace('{id}', addressed ?? '')
-        .replace('{user_id}', (variant?.userId ?? ((c: CaseContext) => c.world.member.id))(ctx));
+        .replace('{user_id}', (variant?.userId ?? ((c: CaseContext) => c.world.member.id))(ctx))
+        .replace('{label_id}', (variant?.labelId ?? ((c: CaseContext) => c.world.A.label))(ctx));
       const body = variant?.body?.(world) ?? profile.body?.(world);
       const token = caller === 'none' ? undefined : caller === 'bad' ? world.badToken : user.token;
 

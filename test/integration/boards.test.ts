@@ -92,7 +92,7 @@ describe('POST /boards', () => {
     const board = await newBoard(user, 'Persisted');
     const tree = await getBoard(user, board.id);
     expect(tree.status).toBe(200);
-    expect(tree.body).toEqual({ ...board, columns: [] });
+    expect(tree.body).toEqual({ ...board, columns: [], labels: [] });
     expect(await listBoards(user)).toEqual([board]);
   });
 
@@ -128,7 +128,7 @@ describe('POST /boards', () => {
     expect(board.id).not.toBe(forgedId);
     expect(board.created_at).not.toBe('2001-01-01T00:00:00.000Z');
 
-    expect((await getBoard(user, board.id)).body).toEqual({ ...board, columns: [] });
+    expect((await getBoard(user, board.id)).body).toEqual({ ...board, columns: [], labels: [] });
     expect(await listBoards(user)).toEqual([board]);
     expect(await listBoards(other)).toEqual([]);
     expectProblem(await getBoard(other, board.id), 403);
@@ -228,7 +228,7 @@ describe('GET /boards/{id}', () => {
     const reply = await getBoard(user, board.id);
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(reply.body).toEqual({ ...board, columns: [] });
+    expect(reply.body).toEqual({ ...board, columns: [], labels: [] });
   });
 
   it('answers the columns in ascending position, each with its cards in ascending position', async () => {

@@ -16,7 +16,7 @@ import {
 // --- helpers -------------------------------------------------------------------------------------
 
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const CARD_FIELDS = ['column_id', 'created_at', 'description', 'id', 'position', 'title'];
+const CARD_FIELDS = ['column_id', 'created_at', 'description', 'id', 'label_ids', 'position', 'title'];
 
 /** A user with a board and one column on it. */
 async function setup() {

@@ -96,9 +96,18 @@ interface World {
   other: TestUser;
   A: BoardFixture;
   B: BoardFixture;
+  /** A label of A and one of B (issue 14). */
+  labelA: string;
+  labelB: string;
 }
 
 let w: World;
+
+async function newLabel(user: TestUser, boardId: string, name: string): Promise<string> {
+  const reply = await call('POST', `/boards/${boardId}/labels`, { token: user.token, body: { name, color: '#336699' } });
+  if (reply.status !== 201) throw new Error(`create label failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.id;
+}
 
 const board = (owner: TestUser, title: string) => newBoardWithCards(owner, title, 'first card');
 
@@ -108,19 +117,25 @@ beforeAll(async () => {
   documentClient = localDocumentClient(env);
   const [owner, member, other] = await Promise.all([newUser(), newUser(), newUser()]);
   const [A, B] = await Promise.all([board(owner, 'Fuzzed board'), board(other, 'Bystander board')]);
-  const added = await call('POST', `/boards/${A.id}/members`, { token: owner.token, body: { email: member.email } });
+  const [added, labelA, labelB] = await Promise.all([
+    call('POST', `/boards/${A.id}/members`, { token: owner.token, body: { email: member.email } }),
+    newLabel(owner, A.id, 'Fuzzed label'),
+    newLabel(other, B.id, 'Bystander label'),
+  ]);
   if (added.status !== 201) throw new Error(`add member failed: ${added.status}`);
-  w = { owner, member, other, A, B };
+  w = { owner, member, other, A, B, labelA, labelB };
 });
 
 afterAll(() => documentClient?.destroy());
 
-/** Lookup items (column and card id -> board) of the fuzzed board, in one read. */
+/** Lookup items (column, card and label id -> board) of the fuzzed board, in one read. */
 async function lookups(x: World): Promise<Item[]> {
-  const Keys = [...x.A.columns.map((id) => `COLUMN#${id}`), ...x.A.cards.map((id) => `CARD#${id}`)].map((pk) => ({
-    pk,
-    sk: '#LOOKUP',
-  }));
+  const Keys = [...x.A.columns.map((id) => `COLUMN#${id}`), ...x.A.cards.map((id) => `CARD#${id}`), `LABEL#${x.labelA}`].map(
+    (pk) => ({
+      pk,
+      sk: '#LOOKUP',
+    }),
+  );
   const out = await documentClient.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys, ConsistentRead: true } } }));
   const items = (out.Responses?.[tableName] ?? []) as Item[];
   return items.sort((a, b) => String(a.pk).localeCompare(String(b.pk)));
@@ -174,6 +189,12 @@ const TEMPLATES: Record<string, (world: World) => Template> = {
   'members.list': (x) => ({ params: { id: x.A.id } }),
   'members.update': (x) => ({ params: { id: x.A.id, user_id: x.member.id }, body: { role: 'owner' } }),
   'members.remove': (x) => ({ params: { id: x.A.id, user_id: x.member.id } }),
+  'labels.create': (x) => ({ params: { id: x.A.id }, body: { name: 'Fuzz label', color: '#ABCDEF' } }),
+  'labels.list': (x) => ({ params: { id: x.A.id } }),
+  'labels.update': (x) => ({ params: { id: x.labelA }, body: { name: 'Fuzz label', color: '#abcdef' } }),
+  'labels.delete': (x) => ({ params: { id: x.labelA } }),
+  'cards.labels.attach': (x) => ({ params: { id: x.A.cards[0], label_id: x.labelA } }),
+  'cards.labels.detach': (x) => ({ params: { id: x.A.cards[0], label_id: x.labelA } }),
 };
 
 const allRows = Object.entries(routes) as [string, RouteRow][];
@@ -312,6 +333,8 @@ const wrongValue = (world: World) =>
     hugeString,
     almostUuid,
     fc.constantFrom(world.B.id, world.B.columns[0], world.B.cards[0], 'OWNER', 'admin', 'not-an-email@', 'a@b'),
+    // Near misses of a #rrggbb color.
+    fc.constantFrom('#ABC', 'red', '#GGGGGG', 'abcdef', '#abcdef0', '#abcde', ' #abcdef', '#abcdef\n', '#ａｂｃｄｅｆ'),
   );
 
 /** Raw JSON text nested `depth` levels deep at one field. */
@@ -519,6 +542,118 @@ describe('limits count characters, as the published JSON Schema (maxLength) and 
   });
 });
 
+// ---- label names and colors (issue 14) ----------------------------------------------------------
+
+/** Code points, as the contract counts a name's length. */
+const codePoints = (text: string) => [...text].length;
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+const validColor = fc.stringMatching(COLOR);
+/** A name the contract accepts: 1–50 code points, well-formed, not only whitespace. */
+const validName = fc
+  .string({
+    unit: fc.oneof(
+      { arbitrary: fc.constantFrom(...interesting), weight: 2 },
+      { arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), weight: 4 },
+    ),
+    minLength: 1,
+    maxLength: 50,
+  })
+  .filter((name) => name.isWellFormed() && codePoints(name) >= 1 && codePoints(name) <= 50 && name.trim().length > 0)
+  // Clear of the other labels of A (the mass-assignment runs name theirs 'Label <n>').
+  .filter((name) => !/^label /i.test(name));
+/** Names the contract refuses, each for one of its rules. */
+const invalidName = fc.oneof(
+  whitespace,
+  fc.constant(''),
+  fc.string({ unit: 'binary', minLength: 51, maxLength: 80 }).filter((name) => codePoints(name) > 50),
+  fc.tuple(fc.integer({ min: 51, max: 200 }), fc.constantFrom('a', 'é', '😀', '𝕏', 'e\u0301')).map(([n, unit]) => unit.repeat(n)),
+  fc.tuple(validName, loneSurrogate).map(([name, lone]) => `${name.slice(0, 40)}${lone}`),
+  fc.oneof(
+    fc.integer(),
+    fc.boolean(),
+    fc.array(fc.string(), { maxLength: 3 }),
+    fc.dictionary(fc.string({ maxLength: 5 }), fc.string(), { maxKeys: 2 }),
+  ),
+);
+/** Colors the contract refuses: not exactly '#' and six hex digits. */
+const invalidColor = fc.oneof(
+  fc.string({ maxLength: 12 }).filter((color) => !COLOR.test(color)),
+  fc.stringMatching(/^#[0-9a-fA-F]{3}$/),
+  fc.stringMatching(/^[0-9a-fA-F]{6}$/),
+  fc.stringMatching(/^#[0-9a-fA-F]{7,8}$/),
+  fc
+    .tuple(validColor, fc.nat(5), fc.constantFrom('g', 'G', 'z', ' ', '-', '\u0660', 'ａ', '\u0000'))
+    .map(([color, at, bad]) => `${color.slice(0, at + 1)}${bad}${color.slice(at + 2)}`),
+  fc.tuple(validColor, fc.constantFrom(' ', '\n', '\t', '#', '\u200b')).map(([color, pad]) => `${color}${pad}`),
+  fc.tuple(validColor, fc.constantFrom(' ', '\n', '#')).map(([color, pad]) => `${pad}${color}`),
+  fc.constantFrom('red', 'transparent', 'rgb(1,2,3)', '#', '0x123456', '＃123456'),
+  fc.oneof(fc.integer(), fc.boolean(), fc.constant(['#abcdef']), fc.constant({ hex: '#abcdef' })),
+);
+
+describe('label bodies (issue 14): names and colors as the contract states them', () => {
+  // The other field is valid (or, on update only, null).
+  const cases = [
+    ['labels.create', () => `/boards/${w.A.id}/labels`, false],
+    ['labels.update', () => `/labels/${w.labelA}`, true],
+  ] as const;
+
+  it.each(cases)(
+    '%s: an invalid name or color (by the contract, not by our schema) is 400 and changes nothing',
+    async (id, path, nullable) => {
+      const row = routes[id] as RouteRow;
+      const before = await observe();
+      const body = fc.oneof(
+        fc.record({ name: invalidName, color: nullable ? fc.oneof(validColor, fc.constant(null)) : validColor }),
+        fc.record({ name: nullable ? fc.oneof(validName, fc.constant(null)) : validName, color: invalidColor }),
+        fc.record({ name: invalidName, color: invalidColor }),
+        // Create needs both: null or a missing field is refused there.
+        ...(nullable
+          ? []
+          : [
+              fc.record({ name: fc.constantFrom(null, undefined), color: validColor }),
+              fc.record({ name: validName, color: fc.constantFrom(null, undefined) }),
+            ]),
+      );
+      await fc.assert(
+        fc.asyncProperty(body, async (sent) => {
+          const raw = JSON.stringify(sent);
+          // The generators are the contract's, independent of the schema: the schema must agree.
+          expect(malformed(row, raw)).toBe(true);
+          const reply = await send(row.method, path(), w.owner.token, raw);
+          await expectRejected(row, reply, 400, before);
+        }),
+        settings(RUNS.bodies),
+      );
+    },
+  );
+
+  it('labels.update: any valid name is stored exactly as sent, any #rrggbb comes back in lower case', async () => {
+    await fc.assert(
+      fc.asyncProperty(validName, validColor, async (name, color) => {
+        const reply = await call('PATCH', `/labels/${w.labelA}`, { token: w.owner.token, body: { name, color } });
+        expect({ status: reply.status, body: reply.status === 200 ? undefined : reply.body }).toEqual({
+          status: 200,
+          body: undefined,
+        });
+        const expected = { id: w.labelA, board_id: w.A.id, name: wire(name), color: color.toLowerCase() };
+        expect(reply.body).toEqual(expected);
+        const listed = await call('GET', `/boards/${w.A.id}/labels`, { token: w.owner.token });
+        expect(listed.body).toContainEqual(expected);
+      }),
+      settings(RUNS.unicode),
+    );
+  });
+
+  it('labels.create: 50 characters outside the BMP are accepted, 51 refused; a whitespace-only name is refused', async () => {
+    const create = (name: string) =>
+      call('POST', `/boards/${w.B.id}/labels`, { token: w.other.token, body: { name, color: '#000000' } });
+    const fifty = await create('𝕏'.repeat(50));
+    expect({ status: fifty.status, name: fifty.body.name }).toEqual({ status: 201, name: '𝕏'.repeat(50) });
+    expectProblem(await create('😀'.repeat(51)), 400);
+    expectProblem(await create('\u3000\t\ufeff'), 400);
+  });
+});
+
 // ---- mass assignment ----------------------------------------------------------------------------
 
 /** Server-owned and internal attributes, with values that would hurt if any were taken. */
@@ -541,6 +676,10 @@ const extras = (x: World) =>
     user_id: fc.constantFrom(x.other.id, x.member.id),
     joined_at: fc.constant('1999-01-01T00:00:00.000Z'),
     email: fc.constant('mass@example.test'),
+    // Issue 14: a card's labels change only through attach and detach; a board's map only through label writes.
+    label_ids: fc.constantFrom([x.labelA], [x.labelB], [x.labelA, x.labelB], ['chosen-by-client']),
+    label_id: fc.constantFrom(x.labelA, x.labelB),
+    labels: fc.constantFrom({ [x.labelB]: 'Injected' }, {}, { [x.labelA]: 'Renamed by the client' }),
     // The change stamp of live events: always the server's, never the client's.
     ev: fc.constant({ id: 'chosen-by-client', kind: 'board.deleted', actor: x.other.id, at: '1999-01-01T00:00:00.000Z' }),
   });
@@ -565,6 +704,8 @@ const watched = (x: World) => [
   `USER#${x.other.id}`,
   ...x.A.columns.map((id) => `COLUMN#${id}`),
   ...x.A.cards.map((id) => `CARD#${id}`),
+  `LABEL#${x.labelA}`,
+  `LABEL#${x.labelB}`,
   `COLUMN#${x.B.columns[0]}`,
   `CARD#${x.B.cards[0]}`,
 ];
@@ -745,6 +886,92 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
         expect(items.map((i) => i.sk).sort()).toEqual(['#BOARD', `#MEMBER#${w.owner.id}`]);
         expect(items.find((i) => i.sk === '#BOARD')).toMatchObject({ owner_id: w.owner.id, column_version: 0, owner_count: 1 });
         expect(items.find((i) => i.sk !== '#BOARD')).toMatchObject({ user_id: w.owner.id, role: 'owner' });
+      },
+    );
+  });
+
+  it('labels.create: one new label of this board with its own id, lookup and name items; only the board’s map gains it', async () => {
+    await massProperty(
+      (x) => ({ method: 'POST', path: `/boards/${x.A.id}/labels`, body: { name: unique('Label'), color: '#ABCDEF' } }),
+      async (reply, changes, sent, before) => {
+        const label = reply.body as { id: string; board_id: string; name: string; color: string };
+        expect(label).toEqual({ id: expect.stringMatching(UUID), board_id: w.A.id, name: sent.name, color: '#abcdef' });
+        expect([sent.id, w.labelA, w.labelB]).not.toContain(label.id);
+        expect({ ...changes, added: [...changes.added].sort() }).toEqual({
+          added: [A(w, `#LABELNAME#${String(sent.name).toLowerCase()}`), A(w, `LABEL#${label.id}`)].sort(),
+          removed: [],
+          changed: { [A(w, '#BOARD')]: ['labels', ...boardStampRemoved(before)] },
+        });
+        const items = await partition(`BOARD#${w.A.id}`);
+        const item = items.find((i) => i.sk === `LABEL#${label.id}`)!;
+        expect(Object.keys(item).sort()).toEqual(['board_id', 'color', 'created_at', 'ev', 'id', 'name', 'pk', 'sk', 'type']);
+        expect(item).toMatchObject({ type: 'label', id: label.id, board_id: w.A.id, name: sent.name, color: '#abcdef' });
+        expect(recent(item.created_at as string)).toBe(true);
+        expectStamp(item, 'label.created', w.owner.id);
+        expect(items.find((i) => i.sk === `#LABELNAME#${String(sent.name).toLowerCase()}`)).toEqual({
+          pk: `BOARD#${w.A.id}`,
+          sk: `#LABELNAME#${String(sent.name).toLowerCase()}`,
+          type: 'label_name',
+          label_id: label.id,
+        });
+        const board = items.find((i) => i.sk === '#BOARD')!;
+        expect(board.labels).toMatchObject({ [label.id]: sent.name });
+        expect(board.labels).not.toHaveProperty(w.labelB);
+        expect(board.ev).toBeUndefined();
+        expect(await partition(`LABEL#${label.id}`)).toEqual([
+          { pk: `LABEL#${label.id}`, sk: '#LOOKUP', type: 'label_lookup', board_id: w.A.id },
+        ]);
+      },
+    );
+  });
+
+  it('labels.update: only the label’s name and color (its name item moving with a rename) and the board’s map change', async () => {
+    let run = 0;
+    await massProperty(
+      (x) => {
+        run++;
+        const color = `#${((run * 0x2f1a3b) % 0xffffff).toString(16).padStart(6, '0').toUpperCase()}`;
+        // Odd runs rename and recolour; even runs recolour only (name: null leaves it).
+        return { method: 'PATCH', path: `/labels/${x.labelA}`, body: { name: run % 2 ? unique('Renamed') : null, color } };
+      },
+      async (reply, changes, sent, before) => {
+        const was = before.find((i) => i.pk === `BOARD#${w.A.id}` && i.sk === `LABEL#${w.labelA}`)!;
+        const name = (sent.name ?? was.name) as string;
+        const color = String(sent.color).toLowerCase();
+        expect(reply.body).toEqual({ id: w.labelA, board_id: w.A.id, name, color });
+        const renamed = sent.name !== null;
+        const boardChanges = [...(renamed ? ['labels'] : []), ...boardStampRemoved(before)];
+        expect(changes).toEqual({
+          added: renamed ? [A(w, `#LABELNAME#${name.toLowerCase()}`)] : [],
+          removed: renamed ? [A(w, `#LABELNAME#${String(was.name).toLowerCase()}`)] : [],
+          changed: {
+            ...(boardChanges.length > 0 ? { [A(w, '#BOARD')]: boardChanges } : {}),
+            [A(w, `LABEL#${w.labelA}`)]: renamed ? ['color', 'ev', 'name'] : ['color', 'ev'],
+          },
+        });
+        const item = await itemOf(`BOARD#${w.A.id}`, `LABEL#${w.labelA}`);
+        expect(item).toMatchObject({ id: w.labelA, board_id: w.A.id, name, color, created_at: was.created_at });
+        expectStamp(item, 'label.updated', w.owner.id);
+        expect((await itemOf(`BOARD#${w.A.id}`, '#BOARD'))!.labels).toMatchObject({ [w.labelA]: name });
+      },
+    );
+  });
+
+  it('cards.labels.attach and detach: only the card’s label_ids (and its stamp) change; the ids in the body are ignored', async () => {
+    // Start from a card without the label.
+    expect((await call('DELETE', `/cards/${w.A.cards[0]}/labels/${w.labelA}`, { token: w.owner.token })).status).toBe(200);
+    let on = false;
+    await massProperty(
+      (x) => {
+        on = !on;
+        return { method: on ? 'PUT' : 'DELETE', path: `/cards/${x.A.cards[0]}/labels/${x.labelA}`, body: {} };
+      },
+      async (reply, changes) => {
+        expect(reply.body).toMatchObject({ id: w.A.cards[0], label_ids: on ? [w.labelA] : [] });
+        expect(changes).toEqual({ added: [], removed: [], changed: { [A(w, `CARD#${w.A.cards[0]}`)]: ['ev', 'label_ids'] } });
+        const card = await itemOf(`BOARD#${w.A.id}`, `CARD#${w.A.cards[0]}`);
+        expect(card?.label_ids === undefined ? [] : [...(card.label_ids as Set<string>)]).toEqual(on ? [w.labelA] : []);
+        expectStamp(card, 'card.updated', w.owner.id);
       },
     );
   });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import {
   type RouteId,
@@ -14,6 +15,7 @@ import {
 } from '../../lib/routes';
 import { eventFileOf, PLACEHOLDER } from '../../scripts/make-events';
 import { call, newBoard, newCard, newColumn, newUser, type TestUser, uniqueEmail } from '../support/api';
+import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { closeAllSockets, connect, getTicket } from '../support/sockets';
 
 /**
@@ -160,6 +162,26 @@ describe('live events sample events (events/socket-*, events-broadcast, sockets-
       // The connection is forgotten: a watch on it is refused.
       const after = answer(await runSocket('socket.watch', { connection, board: board.id }));
       expect(after.frame).toMatchObject({ type: 'error', code: 'forbidden', ref: 'watch', board_id: board.id });
+    }
+  });
+
+  it('events/children-collect.json runs through the collector: the deleted board’s items are removed', async () => {
+    const user = await newUser();
+    const board = await newBoard(user);
+    const column = await newColumn(user, board.id);
+    const card = await newCard(user, column.id);
+    // The board item goes as the request deletes it, but without the event item the stack's
+    // own poller would hand to the collector: only the sample's run removes the rest.
+    const ddb = localDocumentClient(localEnv());
+    try {
+      await ddb.send(new DeleteCommand({ TableName: localEnv().TABLE_NAME!, Key: { pk: `BOARD#${board.id}`, sk: '#BOARD' } }));
+      const handler = await handlerOf(streamConsumers['children.collect'].entry);
+      const event = sample('children.collect', { board: board.id, user: user.id, change: randomUUID() });
+      expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
+      expect(await readPartition(ddb, localEnv().TABLE_NAME!, `BOARD#${board.id}`)).toEqual([]);
+      expect(await readPartition(ddb, localEnv().TABLE_NAME!, `CARD#${card.id}`)).toEqual([]);
+    } finally {
+      ddb.destroy();
     }
   });
 

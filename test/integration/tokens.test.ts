@@ -186,7 +186,7 @@ describe('a rejected token changes nothing', () => {
 
     const tree = await call('GET', `/boards/${board.id}`, { token: victim.token });
     expect(tree.status).toBe(200);
-    expect(tree.body).toEqual({ ...board, columns: [] });
+    expect(tree.body).toEqual({ ...board, columns: [], labels: [] });
   });
 });
 
