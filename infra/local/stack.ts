@@ -127,6 +127,10 @@ export async function startLocalStack(options: {
     }
 
     server = await createLocalHttpServer(process.env.CORS_ORIGIN ?? '*', process.env.TASK_BOARD_TRACE === '1');
+    // Keep idle connections longer than clients do (undici: 4 s), so that a client never sends a
+    // request on a connection the server is closing ("other side closed" under load).
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     await new Promise<void>((done, fail) => {
       server!.once('error', fail);
       server!.listen(options.port, host, () => done());

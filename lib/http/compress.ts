@@ -20,7 +20,9 @@ export function negotiateEncoding(acceptEncoding: string | undefined): Encoding 
   if (!acceptEncoding) return undefined;
   const weights = new Map<string, number>();
   for (const part of acceptEncoding.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const [rawName, ...params] = part.toLowerCase().split(';');
+    // RFC 9110 allows white space around the ';' of a parameter.
+    const name = rawName?.trim();
     if (!name) continue;
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
     const weight = q ? Number(q.slice(2)) : 1;

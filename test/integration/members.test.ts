@@ -598,6 +598,7 @@ describe('a member who is not an owner', () => {
         { ...todo.body, cards: [] },
         { ...done.body, cards: [moved.body] },
       ],
+      labels: [],
     });
   });
 
