@@ -176,9 +176,7 @@ export async function updateLabel(scope: BoardScope, changes: { name?: string | 
     } catch (error) {
       const codes = cancellationCodes(error);
       if (codes?.[0] === 'ConditionalCheckFailed') {
-        const current = itemAtCancellation<LabelRecord>(error, 0);
-        if (!current) throw new NotFound('Label');
-        label = current;
+        label = labelAsItIsNow(error);
         throw new LostRace();
       }
       if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFound('Label');
@@ -232,9 +230,7 @@ export async function deleteLabel(scope: BoardScope): Promise<void> {
     } catch (error) {
       const codes = cancellationCodes(error);
       if (codes?.[0] === 'ConditionalCheckFailed') {
-        const current = itemAtCancellation<LabelRecord>(error, 0);
-        if (!current) throw new NotFound('Label');
-        label = current;
+        label = labelAsItIsNow(error);
         throw new LostRace();
       }
       if (codes?.[2] === 'ConditionalCheckFailed') throw new LostRace();
@@ -243,6 +239,13 @@ export async function deleteLabel(scope: BoardScope): Promise<void> {
     }
   });
   await removeLabelFromCards(boardId, label.id);
+}
+
+/** The label as it is now, from the label write's ALL_OLD in a cancelled transaction; gone is 404. */
+function labelAsItIsNow(error: unknown): LabelRecord {
+  const current = itemAtCancellation<LabelRecord>(error, 0);
+  if (!current) throw new NotFound('Label');
+  return current;
 }
 
 const CLEANUP_PARALLELISM = 16;
