@@ -28,9 +28,18 @@ export interface StackConfig {
   alarmEmail?: string;
   /** Optional custom domain: both or neither. */
   domain?: { name: string; certificateArn: string };
+  /**
+   * Where the runbook is read (docs/runbook.md): every alarm description ends with
+   * `Runbook: <runbookUrl>#<anchor>`. An https URL of the file (its repository's web view), or
+   * by default the relative path, which names the file without knowing where it is hosted.
+   */
+  runbookUrl: string;
 }
 
 const STAGES: Stage[] = ['dev', 'prod'];
+
+/** The runbook's path in the repository, relative: the repository's address is not known here. */
+export const DEFAULT_RUNBOOK = 'docs/runbook.md';
 
 export function readStackConfig(node: Node): StackConfig {
   const stage = String(node.tryGetContext('stage') ?? 'dev');
@@ -53,6 +62,12 @@ export function readStackConfig(node: Node): StackConfig {
   if (certificateArn && !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
     throw new Error(`context "certificateArn" is not an ACM certificate ARN: "${certificateArn}"`);
   }
+  const runbookUrl = String(node.tryGetContext('runbookUrl') ?? DEFAULT_RUNBOOK);
+  if (!/^(https:\/\/[^/\s#?]+\/[^\s#?]*|[\w.-][\w./-]*)\.md$/.test(runbookUrl) || runbookUrl.length > 400) {
+    throw new Error(
+      `context "runbookUrl" must be an https URL or a relative path of a .md file, without "#" or "?" (anchors are added per alarm); got "${runbookUrl}"`,
+    );
+  }
   return {
     stage: stage as Stage,
     deletionProtection: flag(node, 'deletionProtection', prod),
@@ -74,6 +89,7 @@ export function readStackConfig(node: Node): StackConfig {
     accountLogRole: flag(node, 'accountLogRole', true),
     alarmEmail,
     domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
+    runbookUrl,
   };
 }
 

@@ -19,7 +19,24 @@ export interface MonitoringProps {
   userPool: UserPool;
   appClient: UserPoolClient;
   alarmEmail?: string;
+  /** The runbook (docs/runbook.md, or its URL): each alarm's description links to its section. */
+  runbookUrl: string;
 }
+
+/**
+ * The runbook's section for each kind of alarm: GitHub's anchors of headings of docs/runbook.md
+ * (test/infra/operations.test.ts checks that each exists).
+ */
+export const RUNBOOK_ANCHORS = {
+  api5xxRate: 'api-5xx-rate',
+  functionErrors: 'function-errors',
+  functionThrottles: 'function-throttles',
+  iteratorAge: 'stream-iterator-age',
+  deadLetters: 'stream-dead-letters',
+  dynamoDbThrottles: 'dynamodb-throttles',
+  cognitoThrottles: 'cognito-throttles',
+} as const;
+export type RunbookAnchor = (typeof RUNBOOK_ANCHORS)[keyof typeof RUNBOOK_ANCHORS];
 
 /**
  * Alarms on what a user would feel: the API's 5xx rate, function errors and throttles, DynamoDB
@@ -29,6 +46,8 @@ export interface MonitoringProps {
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
+  /** Every alarm made here (the dashboard shows their states). */
+  readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -42,9 +61,15 @@ export class Monitoring extends Construct {
       });
     }
     const notify = new SnsAction(this.topic);
-    const alarm = (alarmId: string, description: string, metric: Metric | MathExpression, threshold: number) => {
+    const alarm = (
+      alarmId: string,
+      description: string,
+      anchor: RunbookAnchor,
+      metric: Metric | MathExpression,
+      threshold: number,
+    ) => {
       const created = new Alarm(this, alarmId, {
-        alarmDescription: description,
+        alarmDescription: `${description}. Runbook: ${props.runbookUrl}#${anchor}`,
         metric,
         threshold,
         evaluationPeriods: 3,
@@ -54,6 +79,7 @@ export class Monitoring extends Construct {
       });
       created.addAlarmAction(notify);
       created.addOkAction(notify);
+      this.alarms.push(created);
       return created;
     };
     const period = Duration.minutes(1);
@@ -61,6 +87,7 @@ export class Monitoring extends Construct {
     alarm(
       'Api5xxRate',
       'More than 1% of API requests answered 5xx',
+      RUNBOOK_ANCHORS.api5xxRate,
       new MathExpression({
         expression: 'IF(requests > 20, 100 * errors / requests, 0)',
         usingMetrics: { errors: props.api.metricServerError({ period }), requests: props.api.metricCount({ period }) },
@@ -71,8 +98,20 @@ export class Monitoring extends Construct {
     );
     for (const [routeId, fn] of props.functions) {
       const name = routeId.replace(/[^A-Za-z0-9]/g, '');
-      alarm(`${name}Errors`, `Function errors on ${routeId}`, fn.metricErrors({ period, statistic: 'Sum' }), 1);
-      alarm(`${name}Throttles`, `Function throttles on ${routeId}`, fn.metricThrottles({ period, statistic: 'Sum' }), 1);
+      alarm(
+        `${name}Errors`,
+        `Function errors on ${routeId}`,
+        RUNBOOK_ANCHORS.functionErrors,
+        fn.metricErrors({ period, statistic: 'Sum' }),
+        1,
+      );
+      alarm(
+        `${name}Throttles`,
+        `Function throttles on ${routeId}`,
+        RUNBOOK_ANCHORS.functionThrottles,
+        fn.metricThrottles({ period, statistic: 'Sum' }),
+        1,
+      );
     }
     for (const { id, fn, deadLetters } of props.consumers) {
       const name = id.replace(/[^A-Za-z0-9]/g, '');
@@ -80,6 +119,7 @@ export class Monitoring extends Construct {
       alarm(
         `${name}IteratorAge`,
         `Stream records wait 60 s or more for ${id}`,
+        RUNBOOK_ANCHORS.iteratorAge,
         fn.metric('IteratorAge', { period, statistic: 'Maximum' }),
         60_000,
       );
@@ -87,31 +127,57 @@ export class Monitoring extends Construct {
       alarm(
         `${name}DeadLetters`,
         `Stream batches dead-lettered by ${id}`,
+        RUNBOOK_ANCHORS.deadLetters,
         deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
         1,
       );
     }
-    alarm(
-      'DynamoDbThrottles',
-      'DynamoDB throttled requests on the table',
+    // ThrottledRequests exists only per Operation (no series has TableName alone); the throttle
+    // events of the table (its local index included) do, reads and writes, batch items too.
+    const tableThrottles = (metricName: string) =>
       new Metric({
         namespace: 'AWS/DynamoDB',
-        metricName: 'ThrottledRequests',
+        metricName,
         dimensionsMap: { TableName: props.table.tableName },
         statistic: 'Sum',
         period,
+      });
+    alarm(
+      'DynamoDbThrottles',
+      'DynamoDB throttled reads or writes on the table',
+      RUNBOOK_ANCHORS.dynamoDbThrottles,
+      new MathExpression({
+        expression: 'FILL(reads, 0) + FILL(writes, 0)',
+        usingMetrics: { reads: tableThrottles('ReadThrottleEvents'), writes: tableThrottles('WriteThrottleEvents') },
+        period,
+        label: 'throttle events',
       }),
       1,
     );
-    alarm(
-      'CognitoThrottles',
-      'Cognito throttled calls of the API app client',
+    // Per app client, AWS/Cognito has throttles per use (ThrottleCount is AWS/Usage's, per account
+    // and quota category). Cognito publishes them every five minutes.
+    const cognitoPeriod = Duration.minutes(5);
+    const cognitoThrottles = (metricName: string) =>
       new Metric({
         namespace: 'AWS/Cognito',
-        metricName: 'ThrottleCount',
+        metricName,
         dimensionsMap: { UserPool: props.userPool.userPoolId, UserPoolClient: props.appClient.userPoolClientId },
         statistic: 'Sum',
-        period,
+        period: cognitoPeriod,
+      });
+    alarm(
+      'CognitoThrottles',
+      'Cognito throttled sign-ups, sign-ins or token refreshes of the API app client',
+      RUNBOOK_ANCHORS.cognitoThrottles,
+      new MathExpression({
+        expression: 'FILL(signUp, 0) + FILL(signIn, 0) + FILL(refresh, 0)',
+        usingMetrics: {
+          signUp: cognitoThrottles('SignUpThrottles'),
+          signIn: cognitoThrottles('SignInThrottles'),
+          refresh: cognitoThrottles('TokenRefreshThrottles'),
+        },
+        period: cognitoPeriod,
+        label: 'throttled calls',
       }),
       1,
     );

@@ -1,4 +1,4 @@
-import { type CfnElement, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Aws, type CfnElement, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   type CfnStage,
   CorsHttpMethod,
@@ -31,6 +31,7 @@ import {
 import { ENV } from '../lib/runtime/config';
 import { ApiFunction, functionIdOf } from './api-function';
 import type { StackConfig } from './config';
+import { Dashboard } from './dashboard';
 import { Monitoring } from './monitoring';
 import { LiveEvents } from './realtime';
 
@@ -185,9 +186,12 @@ export class TaskBoardStack extends Stack {
       removalPolicy: dataRemoval,
     });
     const stage = api.defaultStage!.node.defaultChild as CfnStage;
+    // Detailed metrics: Count, 4xx, 5xx, Latency, IntegrationLatency and DataProcessed per route
+    // (the dashboard's per-route graphs), billed as custom metrics for each hour a route is called.
     stage.defaultRouteSettings = {
       throttlingRateLimit: config.throttle.rateLimit,
       throttlingBurstLimit: config.throttle.burstLimit,
+      detailedMetricsEnabled: true,
     };
     // Registration and login call Cognito, whose own quotas are low: throttle them harder.
     // RouteSettings is a raw JSON property in CloudFormation: its keys are written as-is.
@@ -196,7 +200,11 @@ export class TaskBoardStack extends Stack {
         .filter((row) => row.path.startsWith('/auth/'))
         .map((row) => [
           `${row.method} ${row.path}`,
-          { ThrottlingRateLimit: config.authThrottle.rateLimit, ThrottlingBurstLimit: config.authThrottle.burstLimit },
+          {
+            ThrottlingRateLimit: config.authThrottle.rateLimit,
+            ThrottlingBurstLimit: config.authThrottle.burstLimit,
+            DetailedMetricsEnabled: true,
+          },
         ]),
     );
     stage.accessLogSettings = {
@@ -224,6 +232,24 @@ export class TaskBoardStack extends Stack {
       userPool,
       appClient,
       alarmEmail: config.alarmEmail,
+      runbookUrl: config.runbookUrl,
+    });
+
+    const dashboardName = `TaskBoard-${config.stage}`;
+    new Dashboard(this, 'Operations', {
+      dashboardName,
+      api,
+      routes,
+      functions: this.functions,
+      table,
+      userPool,
+      appClient,
+      socketApi: this.live.api,
+      socketStage: this.live.stage,
+      consumers: this.live.consumers,
+      accessLogs,
+      alarms: monitoring.alarms,
+      runbookUrl: config.runbookUrl,
     });
 
     this.acknowledgeFindings(api, userPool, monitoring);
@@ -241,6 +267,10 @@ export class TaskBoardStack extends Stack {
     new CfnOutput(this, 'WebSocketUrl', {
       value: this.live.stage.url,
       description: 'Live board events socket address (clients get it with a ticket from POST /realtime/tickets)',
+    });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: `https://${Aws.REGION}.console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${dashboardName}`,
+      description: `CloudWatch dashboard ${dashboardName}: alarms, routes, functions, table, live events`,
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: monitoring.topic.topicArn, description: 'Subscribe to receive alarms' });
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
