@@ -251,6 +251,7 @@ describe('GET /boards/{id}', () => {
         { ...todo, cards: [moved.body, todo1] },
         { ...done, cards: [done1, done2] },
       ],
+      labels: [],
     });
     const positions = (reply.body.columns as { position: number }[]).map((c) => c.position);
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
@@ -273,7 +274,7 @@ describe('PATCH /boards/{id}', () => {
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
     expect(reply.body).toEqual({ ...board, title: 'New' });
 
-    expect((await getBoard(user, board.id)).body).toEqual({ ...board, title: 'New', columns: [] });
+    expect((await getBoard(user, board.id)).body).toEqual({ ...board, title: 'New', columns: [], labels: [] });
     expect(await listBoards(user)).toEqual([{ ...board, title: 'New' }]);
   });
 
@@ -308,7 +309,7 @@ describe('PATCH /boards/{id}', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ ...board, title: 'Still mine' });
 
-    expect((await getBoard(owner, board.id)).body).toEqual({ ...board, title: 'Still mine', columns: [] });
+    expect((await getBoard(owner, board.id)).body).toEqual({ ...board, title: 'Still mine', columns: [], labels: [] });
     expect(await listBoards(other)).toEqual([]);
     expectProblem(await getBoard(other, board.id), 403);
     expectProblem(await deleteBoard(other, board.id), 403);

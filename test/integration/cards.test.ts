@@ -66,6 +66,7 @@ describe('POST /columns/{id}/cards', () => {
       description: 'all of them',
       position: 1,
       created_at: expect.stringMatching(ISO_UTC_MS),
+      label_ids: [],
     });
     expect(Object.keys(reply.body).sort()).toEqual(CARD_FIELDS);
     expect(await current(owner, reply.body.id)).toEqual(reply.body);

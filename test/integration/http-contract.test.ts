@@ -43,7 +43,7 @@ describe('unknown paths', () => {
     ['POST', '/nope'],
     ['GET', '/board'],
     ['GET', `/boards/${unknownId()}/cards`],
-    ['DELETE', `/labels/${unknownId()}`],
+    ['DELETE', `/tags/${unknownId()}`],
     ['GET', `/cards/${unknownId()}/move/now`],
     ['GET', '/v1/boards'],
   ])('%s %s answers 404 problem+json', async (method, path) => {

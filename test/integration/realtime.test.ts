@@ -474,6 +474,33 @@ describe('board events', () => {
   });
 });
 
+describe('label events', () => {
+  it('sends label.created, label.updated and label.deleted, and card.updated when a card’s labels change', async () => {
+    const { owner, member, board } = await sharedBoard();
+    const column = await newColumn(owner, board.id);
+    const card = await newCard(owner, column.id);
+    const socket = await watching(owner, board.id, 'owner');
+    const label = await ok(
+      201,
+      call('POST', `/boards/${board.id}/labels`, { token: member.token, body: { name: 'Bug', color: '#D73A4A' } }),
+    );
+    expect(await socket.next()).toEqual(event('label.created', board.id, member, { label }));
+    const attached = await ok(200, call('PUT', `/cards/${card.id}/labels/${label.id}`, { token: member.token }));
+    expect(attached.label_ids).toEqual([label.id]);
+    expect(await socket.next()).toEqual(event('card.updated', board.id, member, { card: attached }));
+    // Attaching it again changes nothing, so it emits nothing: the next frame is the rename.
+    await ok(200, call('PUT', `/cards/${card.id}/labels/${label.id}`, { token: member.token }));
+    const renamed = await ok(200, call('PATCH', `/labels/${label.id}`, { token: owner.token, body: { name: 'Defect' } }));
+    expect(await socket.next()).toEqual(event('label.updated', board.id, owner, { label: renamed }));
+    await ok(204, call('DELETE', `/labels/${label.id}`, { token: owner.token }));
+    // The cards that carried it need no card.updated: clients drop the label on label.deleted.
+    expect(await socket.next()).toEqual(event('label.deleted', board.id, owner, { label_id: label.id }));
+    await ok(200, renameBoard(owner, board.id, 'After the label'));
+    expect(await socket.next()).toMatchObject({ type: 'board.updated' });
+    expect(socket.unread()).toEqual([]);
+  });
+});
+
 describe('member events', () => {
   it('sends member.added, member.updated and member.removed with the member view the REST routes return', async () => {
     const { owner, member, board } = await sharedBoard();
@@ -620,26 +647,27 @@ describe('who hears a change', () => {
     const card = await newCard(owner, column.id, { title: 'Stays' });
     const socket = await watching(owner, board.id, 'owner');
 
-    const failures: [string, Promise<{ status: number }>, number][] = [
-      ['400 empty title', patchCard(owner, card.id, { title: '' }), 400],
-      ['403 stranger edits', patchCard(stranger, card.id, { title: 'Hijacked' }), 403],
-      ['403 stranger renames', renameBoard(stranger, board.id, 'Hijacked'), 403],
-      ['403 member deletes the board', call('DELETE', `/boards/${board.id}`, { token: member.token }), 403],
-      ['404 move to an unknown column', moveCard(owner, card.id, { target_column_id: unknownId() }), 404],
-      ['404 unknown before_id', moveCard(owner, card.id, { target_column_id: column.id, before_id: unknownId() }), 404],
+    // One after another: concurrent writes to one board could meet contention (503) instead.
+    const failures: [string, () => Promise<{ status: number }>, number][] = [
+      ['400 empty title', () => patchCard(owner, card.id, { title: '' }), 400],
+      ['403 stranger edits', () => patchCard(stranger, card.id, { title: 'Hijacked' }), 403],
+      ['403 stranger renames', () => renameBoard(stranger, board.id, 'Hijacked'), 403],
+      ['403 member deletes the board', () => call('DELETE', `/boards/${board.id}`, { token: member.token }), 403],
+      ['404 move to an unknown column', () => moveCard(owner, card.id, { target_column_id: unknownId() }), 404],
+      ['404 unknown before_id', () => moveCard(owner, card.id, { target_column_id: column.id, before_id: unknownId() }), 404],
       [
         '404 change an unknown member',
-        call('PATCH', `/boards/${board.id}/members/${unknownId()}`, { token: owner.token, body: { role: 'owner' } }),
+        () => call('PATCH', `/boards/${board.id}/members/${unknownId()}`, { token: owner.token, body: { role: 'owner' } }),
         404,
       ],
       [
         '409 add a member twice',
-        call('POST', `/boards/${board.id}/members`, { token: owner.token, body: { email: member.email } }),
+        () => call('POST', `/boards/${board.id}/members`, { token: owner.token, body: { email: member.email } }),
         409,
       ],
-      ['409 last owner leaves', call('DELETE', `/boards/${board.id}/members/${owner.id}`, { token: owner.token }), 409],
+      ['409 last owner leaves', () => call('DELETE', `/boards/${board.id}/members/${owner.id}`, { token: owner.token }), 409],
     ];
-    for (const [what, request, status] of failures) expect({ what, status: (await request).status }).toEqual({ what, status });
+    for (const [what, request, status] of failures) expect({ what, status: (await request()).status }).toEqual({ what, status });
     // Requests that change nothing: an empty PATCH, a PATCH of nulls, a role set to the role the member has.
     expect((await patchCard(owner, card.id, {})).status).toBe(200);
     expect((await patchCard(owner, card.id, { title: null, description: null })).status).toBe(200);

@@ -63,6 +63,8 @@ const validBodies: Partial<Record<keyof typeof routes, unknown>> = {
   'columns.move': {},
   'members.add': { email: 'someone@example.test' },
   'members.update': { role: 'member' },
+  'labels.create': { name: 'Label', color: '#123456' },
+  'labels.update': { name: 'Label' },
 };
 
 const authenticatedRoutes = Object.entries(routes)
@@ -70,10 +72,14 @@ const authenticatedRoutes = Object.entries(routes)
   .map(([id, row]) => ({ id: id as keyof typeof routes, method: row.method, template: row.path }));
 
 const send = (route: (typeof authenticatedRoutes)[number], authorization?: string) =>
-  call(route.method, route.template.replace('{id}', randomUUID()).replace('{user_id}', randomUUID()), {
-    headers: authorization === undefined ? {} : { authorization },
-    body: validBodies[route.id],
-  });
+  call(
+    route.method,
+    route.template.replace('{id}', randomUUID()).replace('{user_id}', randomUUID()).replace('{label_id}', randomUUID()),
+    {
+      headers: authorization === undefined ? {} : { authorization },
+      body: validBodies[route.id],
+    },
+  );
 
 it('has a well-formed body for every authenticated route that takes one', () => {
   const needBody = authenticatedRoutes.filter((route) => 'body' in routes[route.id]).map((route) => route.id);
