@@ -1,10 +1,14 @@
-import { buildOpenApiDocument } from '../lib/http/openapi';
+import { buildOpenApiDocument, serversFor } from '../lib/http/openapi';
 import { publicRoute } from '../lib/http/public-route';
 
 /** Built on the first request and kept for the container's life: it never changes. */
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;
 
-export const handler = publicRoute('openapi', async () => {
+export const handler = publicRoute('openapi', async ({ event }) => {
   document ??= buildOpenApiDocument();
-  return { status: 200, body: document, headers: { 'cache-control': 'public, max-age=300' } };
+  return {
+    status: 200,
+    body: { ...document, servers: serversFor(event) },
+    headers: { 'cache-control': 'public, max-age=300' },
+  };
 });

@@ -37,7 +37,7 @@ export interface Caller {
   expiresAt: number;
 }
 
-const MAX_TOKEN_LENGTH = 8192;
+export const MAX_TOKEN_LENGTH = 8192;
 
 /** One detail for every rejected token, so a 401 says nothing about why. */
 export const INVALID_TOKEN = 'The access token is invalid or has expired.';

@@ -1,25 +1,46 @@
-import { toJsonSchema } from '@valibot/to-json-schema';
-import { type RouteRow, routes } from '../routes';
-import { documentedKeywordsOf, type Lazy, problem } from './schemas';
+import { type ConversionConfig, type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { GenericSchema } from 'valibot';
+import { type RouteId, type RouteRow, routes } from '../routes';
+import { KINDS } from './problem';
+import * as s from './schemas';
+import { documentedKeywordsOf, type Lazy } from './schemas';
 
 /**
  * OpenAPI 3.1 document made from the route table and the very schemas the validators use: a
  * route cannot be served without being documented, nor documented differently from how it is
  * validated. Error statuses are derived from what produces them (access rule, params, body) plus
- * the row's own `errors`.
+ * the row's own `errors`; API Gateway's own answers (429, and 413 past its 10 MB limit) are added
+ * to every operation, with the bodies the gateway really sends.
  */
 const STATUS_TEXT: Record<number, string> = {
   400: 'Malformed request: invalid JSON, a missing or ill-typed field, a limit broken, or an id that is not a UUID',
-  401: 'Missing, malformed, invalid or expired access token (WWW-Authenticate: Bearer)',
-  403: 'Not a member of the board (or not an owner where owners are required)',
+  401: 'Missing, malformed, invalid or expired access token (see `WWW-Authenticate`)',
+  403: 'Not a member of the board (or not an owner where owners are required); also for a board id that does not exist',
   404: 'The addressed resource, or one named in the body, does not exist',
-  409: 'Conflict with the current state (see detail)',
-  413: 'Request body larger than 64 KiB',
+  409: 'Conflict with the current state (see `detail`)',
+  413: 'Request body larger than 64 KiB: a problem from the service; larger than 10 MB: API Gateway\'s own `{"message": "Request Entity Too Large"}`',
   415: 'Request body sent with a Content-Type that is not JSON',
+  422: 'The answer would be larger than a Lambda function can send (6 MB); the problem says how to read it in parts',
   500: 'Unexpected failure; nothing internal is disclosed',
-  503: 'Storage or identity provider throttled or unavailable; retry after Retry-After seconds',
+  503: 'Storage or identity provider throttled or unavailable; retry after `Retry-After` seconds',
 };
 
+/** A plausible `detail` for each documented error status, for the problem examples. */
+const EXAMPLE_DETAIL: Record<number, string> = {
+  400: 'Invalid request body: body.title must contain a non-whitespace character',
+  401: 'The access token is invalid or has expired.',
+  403: 'You are not allowed to do this on this board.',
+  404: 'Card was not found.',
+  409: 'This user is already a member of the board.',
+  413: 'The request body is larger than 65536 bytes.',
+  415: 'Content-Type "text/plain" is not supported; send application/json.',
+  422: 'This board is too large to read in one answer, even compressed. Read it one column at a time: GET /columns/{id} for each column listed in "columns".',
+  500: 'Something went wrong on our side. It has been logged; retry later.',
+  503: 'The database is busy; retry shortly.',
+};
+
+/** The statuses the service itself may answer an operation with, besides its success. */
 export function errorStatuses(row: RouteRow): number[] {
   const statuses = new Set<number>([500, ...(row.errors ?? [])]);
   if (row.params || row.body) statuses.add(400);
@@ -30,53 +51,264 @@ export function errorStatuses(row: RouteRow): number[] {
   return [...statuses].sort();
 }
 
-const schemaOf = (schema: Lazy, io: 'input' | 'output') => {
-  const { $schema: _ignored, ...json } = toJsonSchema(schema(), {
+/** Statuses API Gateway answers by itself, before the function runs: throttling, on every route. */
+export const GATEWAY_STATUSES = [429];
+
+/** The response schemas published as named components, referenced wherever they appear. */
+const COMPONENTS = {
+  Board: s.board,
+  BoardTree: s.boardTree,
+  Column: s.column,
+  ColumnWithCards: s.columnWithCards,
+  Card: s.card,
+  Label: s.label,
+  Member: s.member,
+  TokenResponse: s.tokenResponse,
+  TicketResponse: s.ticketResponse,
+  Health: s.health,
+  Problem: s.problem,
+} satisfies Record<string, Lazy>;
+
+/** Several JSON Schema patterns on one string: one as `pattern`, the others under `allOf`. */
+function withKeywords(jsonSchema: JsonSchema, keywords: Record<string, unknown>): JsonSchema {
+  const { pattern, ...rest } = keywords;
+  const merged: JsonSchema = { ...jsonSchema, ...rest };
+  if (typeof pattern === 'string') {
+    if (merged.pattern === undefined || merged.pattern === pattern) merged.pattern = pattern;
+    else if (merged.pattern === s.WELL_FORMED_PATTERN) {
+      // The rule a reader cares about (not blank, a UUID, …) is the one shown as `pattern`.
+      merged.allOf = [...(merged.allOf ?? []), { pattern: merged.pattern }];
+      merged.pattern = pattern;
+    } else merged.allOf = [...(merged.allOf ?? []), { pattern }];
+  }
+  return merged;
+}
+
+function conversion(io: 'input' | 'output', definitions?: Record<string, GenericSchema>): ConversionConfig {
+  return {
     target: 'draft-2020-12',
     typeMode: io,
-    // Length limits are custom checks (they count characters) and the email pattern is a regex,
-    // each with its JSON Schema keywords attached; the other checks (well-formed Unicode, not
-    // blank) have no JSON Schema form and are left out rather than failing the conversion.
+    ...(definitions ? { definitions } : {}),
+    overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+    // Length limits are custom checks (they count characters), not-blank and well-formed are
+    // checks with a pattern attached, and the email pattern is a regex with its format: each has
+    // its JSON Schema keywords attached where it is defined (lib/http/schemas.ts).
     overrideAction: ({ valibotAction, jsonSchema }) => {
       const keywords = documentedKeywordsOf(valibotAction);
-      return keywords || valibotAction.type === 'check' ? { ...jsonSchema, ...keywords } : undefined;
+      return keywords || valibotAction.type === 'check' ? withKeywords(jsonSchema, keywords ?? {}) : undefined;
     },
-  }) as Record<string, unknown>;
+  };
+}
+
+type Json = Record<string, unknown>;
+
+function componentSchemas(): Record<string, JsonSchema> {
+  const definitions = Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, schema()]));
+  return toJsonSchemaDefs(definitions, conversion('output'));
+}
+
+/** A response schema, with every component it contains (or is) as a `$ref`. */
+function responseSchema(schema: Lazy): Json {
+  const definitions = Object.fromEntries(Object.entries(COMPONENTS).map(([name, component]) => [name, component()]));
+  const { $schema: _schema, $defs: _defs, ...json } = toJsonSchema(schema(), conversion('output', definitions));
   return json;
-};
+}
+
+function requestSchema(schema: Lazy): Json {
+  const { $schema: _schema, ...json } = toJsonSchema(schema(), conversion('input'));
+  return json;
+}
 
 export function documentedRows(): [string, RouteRow][] {
   return (Object.entries(routes) as [string, RouteRow][]).filter(([, row]) => row.method !== 'ANY');
 }
 
+type DocumentedRouteId = Exclude<RouteId, 'fallback'>;
+
+/** What each operation does beyond its summary: ordering, side effects, rules a client must know. */
+const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
+  health: 'Answers `{"status": "ok"}` while the service runs. No token; touches no storage.',
+  openapi:
+    'This document. No token. `servers` names the origin the document was requested from, so "try it" works against the deployment that served it.',
+  asyncapi:
+    'The WebSocket protocol of live board events (AsyncAPI 3): how to connect with a ticket from `POST /realtime/tickets`, the messages to send and the events received. No token.',
+  'auth.register':
+    'Creates a user in the Cognito user pool (confirmed at once) and answers with an access token, as login would. The email must not be registered yet (409).',
+  'auth.login':
+    'Exchanges email and password for a Cognito access token. A wrong email or password gets the same 401, so accounts cannot be enumerated.',
+  'boards.list':
+    'The boards the caller is a member of (whatever the role), newest first by `created_at` (ties by id). Not paginated: the whole list.',
+  'boards.create': 'Creates a board; the caller becomes its owner and first member.',
+  'boards.get':
+    "The board with its columns (ascending position), each column with its cards (ascending position; ties by created_at, then id), and the board's labels. A board too large for one answer (over 6 MB even compressed) gets 422 listing its columns, to be read one at a time.",
+  'boards.rename': 'Sets the title; any member may. Other fields sent are ignored.',
+  'boards.delete':
+    'Deletes the board with its columns, cards, labels and memberships (owners only). The board is gone at once (members get 403, its columns and cards 404); the items are removed in the background.',
+  'columns.create': 'Appends a column: its position is the highest column position of the board + 1.0, or 1.0 for the first.',
+  'cards.create':
+    'Appends a card to the column: its position is the highest card position of the column + 1.0, or 1.0 for the first. An omitted or null description is stored as null.',
+  'cards.get': 'Reads one card, with its `label_ids`.',
+  'cards.update':
+    'Null-safe partial update: only fields sent with a non-null value change. An omitted field and a field sent as null both leave the stored value as it is, so a description can never be cleared back to null (send `""` to empty it). A body with neither field changes nothing and answers the card.',
+  'cards.delete': 'Deletes the card.',
+  'cards.move':
+    'Moves the card into `target_column_id` (its own column or another of the board) between two neighbours: `before_id` is the card that will precede it, `after_id` the card that will follow it (null is the same as omitted). The new position is (before + after) / 2 with both, before + 1.0 with only `before_id`, after - 1.0 with only `after_id`, and 1.0 with neither. A target column of another board is 403 and nothing is written; a neighbour that does not exist is 404.',
+  'columns.get': 'The column with its cards, by ascending position (ties by created_at, then id).',
+  'columns.rename': 'Sets the title; any member may.',
+  'columns.delete': 'Deletes the column; its cards are deleted with it (at once for readers, removed in the background).',
+  'columns.move':
+    'Moves the column between two columns of its board: `before_id` is the column that will precede it, `after_id` the column that will follow it (null is the same as omitted). Positions are computed as for cards: (before + after) / 2, before + 1.0, after - 1.0, or 1.0 with neither.',
+  'members.add':
+    'Adds a registered user, found by email, with the role given (`member` by default). Owners only. 404 when no user has that email, 409 when they are already a member.',
+  'members.list': "The board's members in the order they joined.",
+  'members.update': "Sets a member's role. Owners only; demoting the last owner is 409 (a board always keeps an owner).",
+  'members.remove':
+    'Owners remove anyone; a member may remove only themselves (leave). Removing the last owner is 409. The removed member loses access at once, live sockets included.',
+  'labels.create':
+    'Creates a label on the board; any member may. Names are unique on the board compared case-insensitively (409), at most 100 labels a board (409).',
+  'labels.list': "The board's labels by name compared case-insensitively, then id.",
+  'labels.update':
+    'Null-safe partial update: a field omitted or sent as null keeps its value. A new name must stay unique on the board (case-insensitively, 409).',
+  'labels.delete': 'Deletes the label and takes it off every card that carries it.',
+  'cards.labels.attach':
+    "Puts one of the board's labels on the card; idempotent (already there: the card as it is). At most 20 labels a card (409); a label of another board is 404. Answers the card.",
+  'cards.labels.detach': 'Takes the label off the card; idempotent (not there: the card as it is). Answers the card.',
+  'realtime.tickets':
+    "A single-use ticket for one WebSocket connection to `url` (`url?ticket=<ticket>`), so that the token never goes in a URL. It expires after `expires_in` seconds and never outlives the caller's token.",
+};
+
+const TAGS: Record<string, string> = {
+  health: 'Liveness',
+  openapi: 'This API description',
+  asyncapi: 'The live events protocol description',
+  auth: 'Registration and login (Cognito access tokens)',
+  boards: 'Boards, the unit of access: every other resource belongs to one',
+  columns: 'Ordered columns of a board',
+  cards: 'Ordered cards of a column, and their labels',
+  members: "A board's members and their roles",
+  labels: "A board's labels",
+  realtime: 'Tickets for the live board events socket',
+};
+
+const PATH_PARAMETER_TEXT: Record<string, (row: RouteRow) => string> = {
+  id: (row) => `The ${row.access.scope === 'board' ? row.access.via : 'resource'} id: a UUID, any case.`,
+  user_id: () => "The member's user id (Cognito `sub`): a UUID, any case.",
+  label_id: () => "The label's id (a label of the card's board): a UUID, any case.",
+};
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const problemContent = (status: number) => ({
+  schema: { $ref: '#/components/schemas/Problem' },
+  example: {
+    type: 'about:blank',
+    title: Object.values(KINDS).find((kind) => kind.status === status)!.title,
+    status,
+    detail: EXAMPLE_DETAIL[status],
+    code: Object.entries(KINDS).find(([, kind]) => kind.status === status)![0],
+    instance: 'urn:request:Jx1mYh3YoAMEb2Q=',
+  },
+});
+
+function errorResponse(status: number, row: RouteRow): Json {
+  const headers: Json = { 'Access-Control-Allow-Origin': header('Access-Control-Allow-Origin') };
+  if (status === 401) headers['WWW-Authenticate'] = header('WWW-Authenticate');
+  if (status === 503) headers['Retry-After'] = header('Retry-After');
+  const content: Json = { 'application/problem+json': problemContent(status) };
+  if (status === 413 && row.body) {
+    content['application/json'] = {
+      schema: { $ref: '#/components/schemas/GatewayMessage' },
+      example: { message: 'Request Entity Too Large' },
+    };
+  }
+  return { description: STATUS_TEXT[status], headers, content };
+}
+
+function successResponse(id: string, row: RouteRow): Json {
+  const headers: Json = { 'Access-Control-Allow-Origin': header('Access-Control-Allow-Origin') };
+  if (row.success.status === 204) return { description: 'Success, no content', headers };
+  headers.Vary = header('Vary');
+  headers['Content-Encoding'] = header('Content-Encoding');
+  if (id === 'openapi' || id === 'asyncapi') headers['Cache-Control'] = header('Cache-Control');
+  const schema = row.success.schema
+    ? responseSchema(row.success.schema)
+    : {
+        type: 'object',
+        description:
+          id === 'openapi'
+            ? 'This OpenAPI 3.1 document (docs/openapi.json, with `servers` set to the origin it was requested from).'
+            : 'The AsyncAPI 3 document of the live board events protocol (docs/asyncapi.yaml, as JSON).',
+      };
+  return { description: 'Success', headers, content: { 'application/json': { schema } } };
+}
+
+/** The deployed form of `servers`; the served document names the origin it was requested from instead. */
+export const DEPLOYED_SERVERS = [
+  {
+    url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
+    description: 'A deployed stage (dev or production): the stack output `ApiUrl`.',
+    'x-internal': false,
+    variables: {
+      apiId: { default: 'abcdef1234', description: 'The HTTP API id (the first label of `ApiUrl`).' },
+      region: { default: 'eu-west-1', description: 'The AWS region the stack is deployed to.' },
+    },
+  },
+];
+
+/** A host name (or IPv4, or bracketed IPv6) with an optional port: what a `Host` header may be. */
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The served document names the origin it was requested from, so that "try it" calls the
+ * deployment that served it. The domain is API Gateway's `requestContext.domainName` (the
+ * execute-api or custom domain the request arrived on; the local server puts its Host header
+ * there). The scheme is https on AWS, which serves nothing else, and http on the local server,
+ * which has no TLS; no header the client controls decides it. No `Vary` is needed: caches key on
+ * the URL, of which the origin is part.
+ */
+export function serversFor(event: APIGatewayProxyEventV2) {
+  const domain = event.requestContext?.domainName ?? '';
+  const local = event.requestContext?.apiId === 'local';
+  if (!HOST.test(domain)) return [{ url: '/', description: 'The origin this document was requested from.', 'x-internal': false }];
+  return [
+    {
+      url: `${local ? 'http' : 'https'}://${domain}`,
+      description: local
+        ? 'This local stack (`npm start`), the origin this document was requested from.'
+        : 'This deployed stage, the origin this document was requested from.',
+      'x-internal': false,
+    },
+  ];
+}
+
 export function buildOpenApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [id, row] of documentedRows()) {
-    const params = row.params ? (schemaOf(row.params, 'input') as { properties: Record<string, unknown> }) : undefined;
-    const responses: Record<string, unknown> = {
-      [row.success.status]: row.success.schema
-        ? { description: 'Success', content: { 'application/json': { schema: schemaOf(row.success.schema, 'output') } } }
-        : { description: 'Success, no content' },
-    };
-    for (const status of errorStatuses(row)) {
-      responses[status] = {
-        description: STATUS_TEXT[status],
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-      };
-    }
+    const params = row.params ? (requestSchema(row.params) as { properties: Record<string, Json> }) : undefined;
+    const responses: Json = { [row.success.status]: successResponse(id, row) };
+    for (const status of errorStatuses(row)) responses[status] = errorResponse(status, row);
+    responses[429] = { $ref: '#/components/responses/TooManyRequests' };
     paths[row.path] ??= {};
     paths[row.path]![row.method.toLowerCase()] = {
       operationId: id,
       summary: row.summary,
+      description: OPERATION_TEXT[id as DocumentedRouteId],
       tags: [id.split('.')[0]],
       ...(row.access.scope === 'public' ? { security: [] } : {}),
       ...(params
         ? {
-            parameters: Object.entries(params.properties).map(([name, schema]) => ({ name, in: 'path', required: true, schema })),
+            parameters: Object.entries(params.properties).map(([name, schema]) => ({
+              name,
+              in: 'path',
+              required: true,
+              description: PATH_PARAMETER_TEXT[name]!(row),
+              schema,
+              example: '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
+            })),
           }
         : {}),
       ...(row.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(row.body, 'input') } } } }
+        ? { requestBody: { required: true, content: { 'application/json': { schema: requestSchema(row.body) } } } }
         : {}),
       responses,
     };
@@ -86,10 +318,17 @@ export function buildOpenApiDocument() {
     info: {
       title: 'task-board',
       version: '1.0.0',
-      description: 'Multi-user task-board (Kanban) REST service. Errors are RFC 9457 problem+json.',
+      description:
+        'Multi-user task-board (Kanban) REST service: boards hold ordered columns, columns hold ordered cards, and access is by board membership. ' +
+        'Errors the service answers are RFC 9457 `application/problem+json`; API Gateway answers throttling (429) and bodies over 10 MB (413) itself, with `{"message": …}`. ' +
+        'Request bodies are JSON objects up to 64 KiB; fields not named are ignored. Ids are UUIDs (any case in, lower case out).',
+      contact: { name: 'task-board maintainers' },
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: DEPLOYED_SERVERS,
     security: [{ bearer: [] }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: {
@@ -97,10 +336,70 @@ export function buildOpenApiDocument() {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'Cognito access token from /auth/register or /auth/login',
+          description:
+            'The Cognito access token from `POST /auth/register` or `POST /auth/login`, sent as `Authorization: Bearer <token>`. ' +
+            "Each function verifies it itself with aws-jwt-verify, following RFC8725 (JWT Best Current Practices): the signature against the user pool's JWKS " +
+            "(Cognito signs RS256; the token's `alg` must be the key's, never `none`), the issuer (the pool), `client_id` (the app client), `token_use` = `access`, and expiry. " +
+            'Missing: 401 with `WWW-Authenticate: Bearer`; rejected for any reason: 401 with `WWW-Authenticate: Bearer error="invalid_token"` and the same body.',
         },
       },
-      schemas: { Problem: schemaOf(problem, 'output') },
+      schemas: {
+        ...componentSchemas(),
+        GatewayMessage: {
+          type: 'object',
+          description:
+            "API Gateway's own answer, sent before any function runs: 429 when the stage's throttling limit is exceeded, 413 for a request body over 10 MB. Not a problem document.",
+          required: ['message'],
+          additionalProperties: false,
+          properties: {
+            message: { type: 'string', enum: ['Too Many Requests', 'Request Entity Too Large'] },
+          },
+        },
+      },
+      responses: {
+        TooManyRequests: {
+          description:
+            "Throttled by API Gateway (the stage's rate and burst limits); retry with backoff. The gateway sends no Retry-After or rate-limit headers.",
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/GatewayMessage' },
+              example: { message: 'Too Many Requests' },
+            },
+          },
+        },
+      },
+      headers: {
+        'Access-Control-Allow-Origin': {
+          description:
+            "On answers to cross-origin requests (with an `Origin` header) from an allowed origin: the stage's `corsOrigins` (`*` by default; no cookies are used).",
+          schema: { type: 'string', pattern: '^(\\*|https?://\\S+)$', maxLength: 2048, example: '*' },
+        },
+        'WWW-Authenticate': {
+          description: '`Bearer` when no token was sent, `Bearer error="invalid_token"` when the token was rejected (RFC 6750).',
+          required: true,
+          schema: { type: 'string', enum: ['Bearer', 'Bearer error="invalid_token"'] },
+        },
+        'Retry-After': {
+          description: 'Whole seconds to wait before retrying (1 today).',
+          required: true,
+          schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, example: 1 },
+        },
+        Vary: {
+          description: 'Always `accept-encoding`: the body may be compressed as the request allows.',
+          required: true,
+          schema: { type: 'string', enum: ['accept-encoding'] },
+        },
+        'Content-Encoding': {
+          description:
+            'On bodies of 1,000 bytes or more when `Accept-Encoding` allows: `br` preferred, else `gzip`. Absent on an uncompressed body.',
+          schema: { type: 'string', enum: ['br', 'gzip'] },
+        },
+        'Cache-Control': {
+          description: 'The description changes only with a deployment.',
+          required: true,
+          schema: { type: 'string', enum: ['public, max-age=300'] },
+        },
+      },
     },
   };
 }

@@ -3,7 +3,7 @@ import { cancellationCodes } from '../data/sdk-errors';
 import { DomainError, type ErrorKind, MethodNotAllowed, Unauthorized, Unavailable } from '../domain/errors';
 
 /** The one place where an error becomes an HTTP answer (RFC 9457 problem+json). */
-const KINDS: Record<ErrorKind | 'internal', { status: number; title: string }> = {
+export const KINDS: Record<ErrorKind | 'internal', { status: number; title: string }> = {
   bad_request: { status: 400, title: 'Bad Request' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },

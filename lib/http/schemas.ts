@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { KINDS } from './problem';
 
 /**
  * Request and response schemas: the validators of lib/http/parse.ts and the OpenAPI document are
@@ -27,13 +28,9 @@ const UUID_SHAPE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 const uuid = () =>
   v.pipe(
     v.string(),
-    v.regex(UUID_SHAPE, 'must be a UUID'),
+    documented(v.regex(UUID_SHAPE, 'must be a UUID'), { minLength: 36, maxLength: 36 }),
     v.transform((id: string) => id.toLowerCase()),
   );
-
-/** A lone surrogate is not Unicode text; DynamoDB would refuse it (as a 500), so it is a 400 here. */
-const wellFormed = () => v.check((s: string) => s.isWellFormed(), 'must be well-formed Unicode text');
-const notBlank = () => v.check((s: string) => s.trim().length > 0, 'must contain a non-whitespace character');
 
 /** Characters (code points), as JSON Schema's minLength/maxLength count them; String#length counts UTF-16 units. */
 function characterCount(s: string): number {
@@ -58,6 +55,28 @@ function documented<A extends object>(action: A, keywords: Record<string, unknow
   documentedKeywords.set(action, keywords);
   return action;
 }
+
+/**
+ * Well-formed UTF-16 as a JSON Schema pattern (ECMA-262, with or without the `u` flag): every
+ * surrogate is half of a pair. The validator uses String#isWellFormed; a unit test holds the two
+ * to the same answers.
+ */
+export const WELL_FORMED_PATTERN = '^(?:[^\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$';
+/** A non-whitespace character anywhere (JSON Schema patterns are unanchored); `\\s` is what String#trim removes. */
+export const NOT_BLANK_PATTERN = '\\S';
+const notBlankShape = new RegExp(NOT_BLANK_PATTERN);
+
+/** A lone surrogate is not Unicode text; DynamoDB would refuse it (as a 500), so it is a 400 here. */
+const wellFormed = () =>
+  documented(
+    v.check((s: string) => s.isWellFormed(), 'must be well-formed Unicode text'),
+    { pattern: WELL_FORMED_PATTERN },
+  );
+const notBlank = () =>
+  documented(
+    v.check((s: string) => notBlankShape.test(s), 'must contain a non-whitespace character'),
+    { pattern: NOT_BLANK_PATTERN },
+  );
 
 /**
  * A length limit in characters. Valibot's own length actions count UTF-16 units, so an emoji
@@ -90,6 +109,10 @@ export function documentedKeywordsOf(action: object): Record<string, unknown> | 
  */
 const EMAIL_SHAPE = /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
 
+/** Documentation of a field or schema (converted to JSON Schema `description` and `examples`). */
+const about = <T>(description: string, ...examples: unknown[]) =>
+  v.metadata<T, Record<string, unknown>>(examples.length > 0 ? { description, examples } : { description });
+
 const title = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: 256 }), notBlank());
 const description = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: 16_384 }));
 const email = () =>
@@ -98,7 +121,25 @@ const email = () =>
     documented(v.regex(EMAIL_SHAPE, 'must be an email address'), { format: 'email' }),
     characters({ maxLength: 254 }),
   );
-const role = () => v.picklist(['owner', 'member']);
+const role = () =>
+  v.pipe(
+    v.picklist(['owner', 'member']),
+    about('`owner`: everything, including deleting the board and managing members; `member`: everything else.'),
+  );
+
+const POSITION_RULES =
+  'The new position is (before + after) / 2 with both, before + 1.0 with only `before_id`, ' +
+  'after - 1.0 with only `after_id`, and 1.0 with neither.';
+const neighbour = (what: 'card' | 'column', side: 'before' | 'after') =>
+  v.pipe(
+    v.nullish(uuid()),
+    about(
+      side === 'before'
+        ? `The ${what} that will PRECEDE the moved ${what} (come just before it)${what === 'card' ? ', in the target column' : ''}; null or omitted: none. ${POSITION_RULES}`
+        : `The ${what} that will FOLLOW the moved ${what} (come just after it)${what === 'card' ? ', in the target column' : ''}; null or omitted: none. ${POSITION_RULES}`,
+      '3f0c8a52-5b7e-4c1a-9d2e-8f6b1a2c3d4e',
+    ),
+  );
 
 export const idParams = onFirstUse(() => v.object({ id: uuid() }));
 export const cardLabelParams = onFirstUse(() => v.object({ id: uuid(), label_id: uuid() }));
@@ -106,30 +147,88 @@ export const memberParams = onFirstUse(() => v.object({ id: uuid(), user_id: uui
 
 export const registerBody = onFirstUse(() =>
   v.object({
-    email: email(),
-    password: v.pipe(v.string(), characters({ minLength: 8, maxLength: 256 })),
-    display_name: v.pipe(v.string(), wellFormed(), characters({ minLength: 1, maxLength: 100 }), notBlank()),
+    email: v.pipe(email(), about('Sign-in address; compared case-insensitively, unique among users.', 'ada@example.com')),
+    password: v.pipe(
+      v.string(),
+      characters({ minLength: 8, maxLength: 256 }),
+      v.metadata({ format: 'password', description: '8 to 256 characters.', examples: ['correct horse'] }),
+    ),
+    display_name: v.pipe(
+      v.string(),
+      wellFormed(),
+      characters({ minLength: 1, maxLength: 100 }),
+      notBlank(),
+      about('Name shown to the members of shared boards; not only whitespace.', 'Ada'),
+    ),
   }),
 );
 
 export const loginBody = onFirstUse(() =>
   v.object({
-    email: v.pipe(v.string(), characters({ minLength: 1, maxLength: 254 })),
-    password: v.pipe(v.string(), characters({ minLength: 1, maxLength: 256 })),
+    email: v.pipe(
+      v.string(),
+      characters({ minLength: 1, maxLength: 254 }),
+      v.metadata({
+        format: 'email',
+        description: 'The address registered (any case). A wrong address or password gets the same 401.',
+        examples: ['ada@example.com'],
+      }),
+    ),
+    password: v.pipe(
+      v.string(),
+      characters({ minLength: 1, maxLength: 256 }),
+      v.metadata({ format: 'password', examples: ['correct horse'] }),
+    ),
   }),
 );
 
-export const titleBody = onFirstUse(() => v.object({ title: title() }));
-
-export const createCardBody = onFirstUse(() => v.object({ title: title(), description: v.nullish(description()) }));
-
-export const updateCardBody = onFirstUse(() => v.object({ title: v.nullish(title()), description: v.nullish(description()) }));
-
-export const moveCardBody = onFirstUse(() =>
-  v.object({ target_column_id: uuid(), before_id: v.nullish(uuid()), after_id: v.nullish(uuid()) }),
+export const titleBody = onFirstUse(() =>
+  v.object({ title: v.pipe(title(), about('1 to 256 characters, at least one not whitespace; stored as sent.', 'Roadmap')) }),
 );
 
-export const addMemberBody = onFirstUse(() => v.object({ email: email(), role: v.optional(role(), 'member') }));
+export const createCardBody = onFirstUse(() =>
+  v.object({
+    title: v.pipe(title(), about('1 to 256 characters, at least one not whitespace; stored as sent.', 'Write the release notes')),
+    description: v.pipe(
+      v.nullish(description()),
+      about('Up to 16,384 characters; null or omitted: the card has no description (null).', 'Cover the new label endpoints.'),
+    ),
+  }),
+);
+
+export const updateCardBody = onFirstUse(() =>
+  v.object({
+    title: v.pipe(
+      v.nullish(title()),
+      about('The new title; null or omitted leaves the title unchanged.', 'Write the release notes for 1.2'),
+    ),
+    description: v.pipe(
+      v.nullish(description()),
+      about(
+        'The new description; null or omitted leaves the description unchanged (null does NOT clear it: a description cannot go back to null, send "" to empty it).',
+        'Cover the new label endpoints and the move rules.',
+      ),
+    ),
+  }),
+);
+
+export const moveCardBody = onFirstUse(() =>
+  v.object({
+    target_column_id: v.pipe(
+      uuid(),
+      about("The column the card goes to: its own column or another of the same board (another board's column: 403)."),
+    ),
+    before_id: neighbour('card', 'before'),
+    after_id: neighbour('card', 'after'),
+  }),
+);
+
+export const addMemberBody = onFirstUse(() =>
+  v.object({
+    email: v.pipe(email(), about('The address a registered user signed up with (404 when nobody did).', 'grace@example.com')),
+    role: v.optional(role(), 'member'),
+  }),
+);
 export const changeRoleBody = onFirstUse(() => v.object({ role: role() }));
 
 /** A socket message about one board (watch, unwatch); `action` routed it here. */
@@ -140,71 +239,286 @@ const labelName = () => v.pipe(v.string(), wellFormed(), characters({ minLength:
 const color = () =>
   v.pipe(
     v.string(),
-    v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb hex color'),
+    documented(v.regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb hex color'), { minLength: 7, maxLength: 7 }),
     v.transform((value: string) => value.toLowerCase()),
   );
-export const createLabelBody = onFirstUse(() => v.object({ name: labelName(), color: color() }));
-export const updateLabelBody = onFirstUse(() => v.object({ name: v.nullish(labelName()), color: v.nullish(color()) }));
+const LABEL_NAME_TEXT = '1 to 50 characters, at least one not whitespace; unique on the board compared case-insensitively (409).';
+export const createLabelBody = onFirstUse(() =>
+  v.object({
+    name: v.pipe(labelName(), about(LABEL_NAME_TEXT, 'urgent')),
+    color: v.pipe(color(), about('`#rrggbb` in any case; stored and returned in lower case.', '#d73a4a')),
+  }),
+);
+export const updateLabelBody = onFirstUse(() =>
+  v.object({
+    name: v.pipe(
+      v.nullish(labelName()),
+      about(`The new name; null or omitted leaves it unchanged. ${LABEL_NAME_TEXT}`, 'blocked'),
+    ),
+    color: v.pipe(v.nullish(color()), about('The new `#rrggbb` color; null or omitted leaves it unchanged.', '#0e8a16')),
+  }),
+);
 
-export const moveColumnBody = onFirstUse(() => v.object({ before_id: v.nullish(uuid()), after_id: v.nullish(uuid()) }));
+export const moveColumnBody = onFirstUse(() =>
+  v.object({ before_id: neighbour('column', 'before'), after_id: neighbour('column', 'after') }),
+);
+
+/**
+ * Caps of lib/data/labels.ts (MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD), repeated here so the
+ * schemas stay free of data-layer imports; test/unit/openapi.test.ts holds them equal.
+ */
+export const LABELS_PER_BOARD = 100;
+export const LABELS_PER_CARD = 20;
+/** The longest token lib/auth/verifier.ts accepts (MAX_TOKEN_LENGTH; test/unit/openapi.test.ts holds them equal). */
+export const TOKEN_MAX_LENGTH = 8192;
+/** The longest lifetime of a Cognito access token (one day), and so of a socket ticket bound to one. */
+const DAY_SECONDS = 86_400;
 
 // Responses (documentation and contract tests): strict, so an undocumented field fails the contract tests.
-const id = () => v.pipe(v.string(), v.uuid());
-const timestamp = () => v.pipe(v.string(), v.isoTimestamp());
-const int = () => v.pipe(v.number(), v.integer());
-const boardEntries = () => ({ id: id(), owner_id: v.string(), title: v.string(), created_at: timestamp() });
-const columnEntries = () => ({ id: id(), board_id: id(), title: v.string(), position: v.number() });
+const id = (text: string) => v.pipe(v.string(), v.uuid(), v.length(36), about(text, '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d'));
+const timestamp = (text: string) =>
+  v.pipe(v.string(), v.isoTimestamp(), v.length(24), about(`${text}: ISO 8601 UTC, milliseconds.`, '2026-11-22T14:03:07.123Z'));
+const position = (what: string) =>
+  v.pipe(
+    v.number(),
+    v.metadata({
+      format: 'double',
+      description: `Where the ${what} sits: ${what}s are ordered by ascending position, ties by created_at then id. Floating point, set by the server (append: highest + 1.0; move: between the neighbours).`,
+      examples: [1.5],
+    }),
+  );
+const titleOut = (text: string) => v.pipe(title(), about(text, 'Roadmap'));
+const boardEntries = () => ({
+  id: id('The board id.'),
+  owner_id: id(
+    "The creator's user id (Cognito `sub`); it stays the creator's even if ownership is shared or the creator leaves.",
+  ),
+  title: titleOut('The board title.'),
+  created_at: timestamp('When the board was created'),
+});
+const columnEntries = () => ({
+  id: id('The column id.'),
+  board_id: id('The board the column belongs to.'),
+  title: titleOut('The column title.'),
+  position: position('column'),
+});
 
-export const board = onFirstUse(() => v.strictObject(boardEntries()));
-export const boardList = onFirstUse(() => v.array(board()));
-export const column = onFirstUse(() => v.strictObject(columnEntries()));
+export const board = onFirstUse(() => v.pipe(v.strictObject(boardEntries()), about('A board, without its columns.')));
+export const boardList = onFirstUse(() =>
+  v.pipe(v.array(board()), about("The caller's boards, newest first (created_at descending); not paginated.")),
+);
+export const column = onFirstUse(() => v.pipe(v.strictObject(columnEntries()), about('A column, without its cards.')));
 export const card = onFirstUse(() =>
-  v.strictObject({
-    id: id(),
-    column_id: id(),
-    title: v.string(),
-    description: v.nullable(v.string()),
-    position: v.number(),
-    created_at: timestamp(),
-    label_ids: v.array(id()),
-  }),
+  v.pipe(
+    v.strictObject({
+      id: id('The card id.'),
+      column_id: id('The column the card is in.'),
+      title: titleOut('The card title.'),
+      description: v.pipe(
+        v.nullable(description()),
+        about('The description; null when the card was created without one (it never goes back to null).'),
+      ),
+      position: position('card'),
+      created_at: timestamp('When the card was created'),
+      label_ids: v.pipe(
+        v.array(id('A label of the board.')),
+        v.maxLength(LABELS_PER_CARD),
+        about(
+          `The labels on the card, in the board's label order (name, case-insensitively, then id); at most ${LABELS_PER_CARD}.`,
+        ),
+      ),
+    }),
+    about('A card.'),
+  ),
 );
 export const label = onFirstUse(() =>
-  v.strictObject({ id: id(), board_id: id(), name: v.string(), color: v.pipe(v.string(), v.regex(/^#[0-9a-f]{6}$/)) }),
+  v.pipe(
+    v.strictObject({
+      id: id('The label id.'),
+      board_id: id('The board the label belongs to.'),
+      name: v.pipe(labelName(), about(LABEL_NAME_TEXT, 'urgent')),
+      color: v.pipe(v.string(), v.regex(/^#[0-9a-f]{6}$/), v.length(7), about('`#rrggbb`, lower case.', '#d73a4a')),
+    }),
+    about('A label of a board; cards carry labels by id.'),
+  ),
 );
-export const labelList = onFirstUse(() => v.array(label()));
-export const columnWithCards = onFirstUse(() => v.strictObject({ ...columnEntries(), cards: v.array(card()) }));
+export const labelList = onFirstUse(() =>
+  v.pipe(
+    v.array(label()),
+    v.maxLength(LABELS_PER_BOARD),
+    about(`The board's labels by name (case-insensitively), then id; at most ${LABELS_PER_BOARD}.`),
+  ),
+);
+export const columnWithCards = onFirstUse(() =>
+  v.pipe(
+    v.strictObject({
+      ...columnEntries(),
+      cards: v.pipe(v.array(card()), about('The cards of the column, by ascending position (ties: created_at, then id).')),
+    }),
+    about('A column with its cards.'),
+  ),
+);
 export const boardTree = onFirstUse(() =>
-  v.strictObject({ ...boardEntries(), columns: v.array(columnWithCards()), labels: v.array(label()) }),
+  v.pipe(
+    v.strictObject({
+      ...boardEntries(),
+      columns: v.pipe(
+        v.array(columnWithCards()),
+        about('The columns, by ascending position (ties: created_at, then id), each with its cards; empty for a new board.'),
+      ),
+      labels: v.pipe(
+        v.array(label()),
+        v.maxLength(LABELS_PER_BOARD),
+        about(`The board's labels, by name (case-insensitively), then id; at most ${LABELS_PER_BOARD}.`),
+      ),
+    }),
+    about('A board with its columns, their cards and its labels.'),
+  ),
 );
 export const tokenResponse = onFirstUse(() =>
-  v.strictObject({
-    token: v.string(),
-    token_type: v.literal('Bearer'),
-    expires_in: int(),
-    refresh_token: v.optional(v.string()),
-  }),
+  v.pipe(
+    v.strictObject({
+      token: v.pipe(
+        v.string(),
+        v.regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
+        v.maxLength(TOKEN_MAX_LENGTH),
+        about(
+          `The Cognito access token (a signed JWT): send it as \`Authorization: Bearer <token>\`. The service refuses tokens longer than ${TOKEN_MAX_LENGTH} characters.`,
+        ),
+      ),
+      token_type: v.pipe(v.literal('Bearer'), about('Always `Bearer`.')),
+      expires_in: v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(1),
+        v.maxValue(DAY_SECONDS),
+        v.metadata({
+          format: 'int32',
+          description: 'Seconds until the access token expires (3600 by default).',
+          examples: [3600],
+        }),
+      ),
+      refresh_token: v.optional(
+        v.pipe(
+          v.string(),
+          v.regex(/^\S+$/),
+          v.maxLength(TOKEN_MAX_LENGTH),
+          about("Cognito's refresh token (opaque); kept for clients that talk to Cognito directly."),
+        ),
+      ),
+    }),
+    about('An access token for the bearer scheme.'),
+  ),
 );
 export const ticketResponse = onFirstUse(() =>
-  v.strictObject({
-    ticket: v.string(),
-    url: v.pipe(v.string(), v.url()),
-    expires_in: int(),
-  }),
+  v.pipe(
+    v.strictObject({
+      ticket: v.pipe(
+        v.string(),
+        v.regex(/^[A-Za-z0-9_-]{43}$/),
+        v.length(43),
+        about('Single-use: append as `?ticket=<ticket>` to `url`; 256 random bits, base64url.'),
+      ),
+      url: v.pipe(
+        v.string(),
+        v.url(),
+        v.maxLength(2048),
+        about('The WebSocket endpoint (docs/asyncapi.yaml).', 'wss://abc123.execute-api.eu-west-1.amazonaws.com/live'),
+      ),
+      expires_in: v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(1),
+        v.maxValue(DAY_SECONDS),
+        v.metadata({
+          format: 'int32',
+          description: "Seconds the ticket stays usable (60 by default, never past the token's own expiry).",
+          examples: [60],
+        }),
+      ),
+    }),
+    about('A ticket for one live board events socket.'),
+  ),
 );
-export const health = onFirstUse(() => v.strictObject({ status: v.literal('ok') }));
+export const health = onFirstUse(() =>
+  v.pipe(v.strictObject({ status: v.literal('ok') }), about('The service answers requests.')),
+);
+const kinds = Object.keys(KINDS) as (keyof typeof KINDS)[];
 export const problem = onFirstUse(() =>
-  v.looseObject({
-    type: v.string(),
-    title: v.string(),
-    status: int(),
-    detail: v.string(),
-    code: v.optional(v.string()),
-    instance: v.optional(v.string()),
-    errors: v.optional(v.array(v.strictObject({ path: v.string(), message: v.string() }))),
-  }),
+  v.pipe(
+    v.looseObject({
+      type: v.pipe(v.literal('about:blank'), about('Always `about:blank`: `code` and `status` say what happened.')),
+      title: v.pipe(v.picklist([...new Set(kinds.map((kind) => KINDS[kind].title))]), about('The status text of `status`.')),
+      status: v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(400),
+        v.maxValue(599),
+        v.metadata({ format: 'int32', description: 'The HTTP status of the answer.', examples: [404] }),
+      ),
+      detail: v.pipe(
+        v.string(),
+        v.maxLength(16_384),
+        v.regex(/\S/),
+        about('What was wrong, for a person; never a stack trace, AWS error name, table name or key.', 'Card was not found.'),
+      ),
+      code: v.pipe(
+        v.picklist(kinds),
+        about('A stable kind to act on (`not_found`, `conflict`, …); `internal` for an unexpected failure (500).', 'not_found'),
+      ),
+      instance: v.optional(
+        v.pipe(
+          v.string(),
+          v.regex(/^urn:request:\S+$/),
+          v.maxLength(256),
+          about('`urn:request:<API Gateway request id>`, also in the access log.', 'urn:request:Jx1mYh3YoAMEb2Q='),
+        ),
+      ),
+      errors: v.optional(
+        v.pipe(
+          v.array(
+            v.strictObject({
+              path: v.pipe(
+                v.string(),
+                v.regex(/\S/),
+                v.maxLength(256),
+                about('Where: `body.<field>` or `path.<parameter>`.', 'body.title'),
+              ),
+              message: v.pipe(
+                v.string(),
+                v.regex(/\S/),
+                v.maxLength(1024),
+                about('What the field must be.', 'must contain a non-whitespace character'),
+              ),
+            }),
+          ),
+          v.maxLength(100),
+          about('For 400 on an invalid field: one entry per problem found.'),
+        ),
+      ),
+    }),
+    about(
+      'An RFC 9457 problem (`application/problem+json`), the body of every error the service itself answers. Some kinds add fields (a 422 for a board too large to send lists its `columns`).',
+    ),
+  ),
 );
 export const member = onFirstUse(() =>
-  v.strictObject({ user_id: v.string(), email: v.string(), display_name: v.string(), role: role() }),
+  v.pipe(
+    v.strictObject({
+      user_id: id("The member's user id (Cognito `sub`)."),
+      email: v.pipe(email(), about("The member's sign-in address.", 'grace@example.com')),
+      display_name: v.pipe(
+        v.string(),
+        wellFormed(),
+        characters({ minLength: 1, maxLength: 100 }),
+        notBlank(),
+        about('The name the member registered with.', 'Grace'),
+      ),
+      role: role(),
+    }),
+    about('A member of a board.'),
+  ),
 );
-export const memberList = onFirstUse(() => v.array(member()));
+export const memberList = onFirstUse(() =>
+  v.pipe(v.array(member()), about("The board's members, in the order they joined; not paginated.")),
+);

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { buildOpenApiDocument, documentedRows, errorStatuses } from '../../lib/http/openapi';
+import fc from 'fast-check';
+import * as v from 'valibot';
+import { MAX_TOKEN_LENGTH } from '../../lib/auth/verifier';
+import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../../lib/data/labels';
+import type { ErrorKind } from '../../lib/domain/errors';
+import { buildOpenApiDocument, documentedRows, errorStatuses, GATEWAY_STATUSES, serversFor } from '../../lib/http/openapi';
+import { KINDS } from '../../lib/http/problem';
+import * as s from '../../lib/http/schemas';
 import { routes } from '../../lib/routes';
 import { openApiText } from '../../scripts/write-openapi';
 
@@ -33,7 +40,7 @@ describe('OpenAPI document', () => {
   it.each(documentedRows())('%s documents its success status and exactly its derived error statuses', (id, row) => {
     const operation = operations.find((o) => o.operation.operationId === id)!.operation;
     const statuses = Object.keys(operation.responses).map(Number).sort();
-    expect(statuses).toEqual([row.success.status, ...errorStatuses(row)].sort());
+    expect(statuses).toEqual([row.success.status, ...errorStatuses(row), ...GATEWAY_STATUSES].sort());
     // Token-protected operations inherit the bearer requirement; public ones opt out.
     expect(operation.security).toEqual(row.access.scope === 'public' ? [] : undefined);
   });
@@ -42,5 +49,114 @@ describe('OpenAPI document', () => {
     const move = operations.find((o) => o.operation.operationId === 'cards.move')!.operation;
     expect(move.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true })]);
     expect(move.requestBody.content['application/json'].schema.required).toEqual(['target_column_id']);
+  });
+
+  it('names every resource schema once and refers to it by $ref wherever it appears', () => {
+    const schemas = document.components.schemas as Record<string, any>;
+    for (const name of [
+      'Board',
+      'BoardTree',
+      'Column',
+      'ColumnWithCards',
+      'Card',
+      'Member',
+      'Label',
+      'TokenResponse',
+      'Problem',
+      'Health',
+      'TicketResponse',
+    ]) {
+      expect(schemas[name]).toEqual(expect.objectContaining({ type: 'object', description: expect.any(String) }));
+    }
+    expect(schemas.BoardTree.properties.columns.items).toEqual({ $ref: '#/components/schemas/ColumnWithCards' });
+    expect(schemas.BoardTree.properties.labels.items).toEqual({ $ref: '#/components/schemas/Label' });
+    expect(schemas.ColumnWithCards.properties.cards.items).toEqual({ $ref: '#/components/schemas/Card' });
+    const json = (id: string, status: number) =>
+      operations.find((o) => o.operation.operationId === id)!.operation.responses[status].content['application/json'].schema;
+    expect(json('boards.get', 200)).toEqual({ $ref: '#/components/schemas/BoardTree' });
+    expect(json('boards.list', 200).items).toEqual({ $ref: '#/components/schemas/Board' });
+    expect(json('members.list', 200).items).toEqual({ $ref: '#/components/schemas/Member' });
+    // No resource is spelled out inline anywhere in the paths.
+    expect(JSON.stringify(document.paths)).not.toContain('"owner_id"');
+    expect(JSON.stringify(document.paths)).not.toContain('"label_ids"');
+  });
+
+  it('documents GET /openapi.json and GET /asyncapi.json as JSON objects', () => {
+    for (const id of ['openapi', 'asyncapi']) {
+      const ok = operations.find((o) => o.operation.operationId === id)!.operation.responses[200];
+      expect(ok.content['application/json'].schema).toEqual({ type: 'object', description: expect.any(String) });
+    }
+  });
+
+  it('Problem.code is exactly the kinds the service emits', () => {
+    const code = (document.components.schemas as any).Problem.properties.code;
+    const kinds: (ErrorKind | 'internal')[] = Object.keys(KINDS) as (keyof typeof KINDS)[];
+    expect([...code.enum].sort()).toEqual([...kinds].sort());
+    expect(kinds).toContain('internal');
+  });
+
+  it('every operation and path parameter has a description', () => {
+    for (const { operation } of operations) {
+      expect(operation.description).toEqual(expect.any(String));
+      for (const parameter of operation.parameters ?? []) expect(parameter.description).toEqual(expect.any(String));
+    }
+  });
+
+  it('titles and names carry the not-blank rule as a pattern, beside the well-formed one', () => {
+    const title = (document.paths['/boards'] as any).post.requestBody.content['application/json'].schema.properties.title;
+    expect(title.pattern).toBe('\\S');
+    expect(title.allOf).toEqual([{ pattern: s.WELL_FORMED_PATTERN }]);
+    expect(title.maxLength).toBe(256);
+  });
+
+  it("the patterns give the validators' answers (JSON Schema patterns are ECMA-262, with or without the u flag)", () => {
+    const samples = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\u00a0', '\u2028', '\ufeff', '\u3000', 'a', '\ud800', '\udc00') }),
+    );
+    const blank = [new RegExp(s.NOT_BLANK_PATTERN), new RegExp(s.NOT_BLANK_PATTERN, 'u')];
+    const wellFormed = [new RegExp(s.WELL_FORMED_PATTERN), new RegExp(s.WELL_FORMED_PATTERN, 'u')];
+    fc.assert(
+      fc.property(samples, (text) => {
+        for (const pattern of blank) expect(pattern.test(text)).toBe(text.trim().length > 0);
+        for (const pattern of wellFormed) expect(pattern.test(text)).toBe(text.isWellFormed());
+        const valid = v.safeParse(s.titleBody(), { title: text }).success;
+        expect(valid).toBe(text.trim().length > 0 && text.isWellFormed() && [...text].length <= 256);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("the label caps and the token length are the data layer and the verifier's", () => {
+    expect(s.LABELS_PER_BOARD).toBe(MAX_LABELS_PER_BOARD);
+    expect(s.LABELS_PER_CARD).toBe(MAX_LABELS_PER_CARD);
+    expect(s.TOKEN_MAX_LENGTH).toBe(MAX_TOKEN_LENGTH);
+  });
+
+  it("documents the gateway's own 429 and 413 with the bodies it sends", () => {
+    const components = document.components as any;
+    expect(components.responses.TooManyRequests.content['application/json'].example).toEqual({ message: 'Too Many Requests' });
+    const create = operations.find((o) => o.operation.operationId === 'boards.create')!.operation;
+    expect(Object.keys(create.responses[413].content).sort()).toEqual(['application/json', 'application/problem+json']);
+    expect(create.responses[401].headers['WWW-Authenticate']).toBeDefined();
+    expect(create.responses[503].headers['Retry-After']).toBeDefined();
+  });
+});
+
+describe('servers of the served document', () => {
+  const event = (domainName: string, apiId = 'abc123') => ({ requestContext: { domainName, apiId } }) as any;
+
+  it('names the origin the document was requested from: https on AWS, http on the local stack', () => {
+    expect(serversFor(event('abc123.execute-api.eu-west-1.amazonaws.com'))[0]!.url).toBe(
+      'https://abc123.execute-api.eu-west-1.amazonaws.com',
+    );
+    expect(serversFor(event('127.0.0.1:3000', 'local'))[0]!.url).toBe('http://127.0.0.1:3000');
+    expect(serversFor(event('[::1]:3000', 'local'))[0]!.url).toBe('http://[::1]:3000');
+  });
+
+  it('falls back to the relative origin for a domain that is not a host', () => {
+    for (const domain of ['', 'evil.example/path', 'a b', 'host:port', 'x"><script>']) {
+      expect(serversFor(event(domain, 'local'))[0]!.url).toBe('/');
+    }
   });
 });
