@@ -1,0 +1,264 @@
+/**
+ * Issue 16: the whole spec through a client generated from the served OpenAPI document, as a
+ * consumer would use it: openapi-typescript's types (`./schema`, generated next to a copy of this
+ * file by test/integration/typed-client.test.ts) and openapi-fetch. The test compiles the copy
+ * with `tsc --strict --noUncheckedIndexedAccess`, so a document that breaks a generated client
+ * (a field renamed, dropped or retyped, a path or status gone) fails there; then runs it with
+ * `node --import tsx scenario.ts <baseUrl>`, which throws on any unexpected answer.
+ *
+ * Not compiled by the project's tsconfig (`./schema` exists only in the generated copy).
+ */
+import { randomUUID } from 'node:crypto';
+import createClient from 'openapi-fetch';
+import type { components, paths } from './schema';
+
+type Schemas = components['schemas'];
+type Problem = Schemas['Problem'];
+
+const baseUrl = process.argv[2];
+if (!baseUrl) throw new Error('usage: scenario.ts <baseUrl>');
+
+function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`scenario: ${message}`);
+}
+
+/** The body of a successful answer with the expected status, or a thrown error naming the step. */
+function ok<T>(step: string, status: number, result: { data?: T; error?: unknown; response: Response }): T {
+  check(
+    result.response.status === status && result.data !== undefined,
+    `${step}: expected ${status}, got ${result.response.status} ${JSON.stringify(result.error)}`,
+  );
+  return result.data;
+}
+
+/** An error answer's body: a problem document, or API Gateway's own message (429, 413), which is not. */
+function problemOf(step: string, error: Problem | Schemas['GatewayMessage'] | undefined): Problem {
+  check(error !== undefined && 'code' in error, `${step}: expected a problem, got ${JSON.stringify(error)}`);
+  return error;
+}
+
+function noContent(step: string, result: { error?: unknown; response: Response }): void {
+  check(result.response.status === 204, `${step}: expected 204, got ${result.response.status} ${JSON.stringify(result.error)}`);
+}
+
+const api = createClient<paths>({ baseUrl });
+const steps: string[] = [];
+const step = (name: string) => steps.push(name);
+
+// --- users -----------------------------------------------------------------------------------------
+
+const ada = { email: `ada-${randomUUID()}@example.test`, password: `pw-${randomUUID()}`, display_name: 'Ada' };
+const grace = { email: `grace-${randomUUID()}@example.test`, password: `pw-${randomUUID()}`, display_name: 'Grace' };
+
+const registered: Schemas['TokenResponse'] = ok('register', 201, await api.POST('/auth/register', { body: ada }));
+check(registered.token_type === 'Bearer' && registered.expires_in > 0, 'register: a bearer token');
+ok('register second user', 201, await api.POST('/auth/register', { body: grace }));
+step('register');
+
+const login = ok('login', 200, await api.POST('/auth/login', { body: { email: ada.email, password: ada.password } }));
+const token: string = login.token;
+step('login');
+
+const health: Schemas['Health'] = ok('health', 200, await api.GET('/health'));
+check(typeof health === 'object', 'health: an object');
+
+/** Every call from here on is Ada's. */
+const client = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } });
+
+// --- boards and columns ----------------------------------------------------------------------------
+
+const board: Schemas['Board'] = ok('create board', 201, await client.POST('/boards', { body: { title: 'Typed board' } }));
+const boardPath = { params: { path: { id: board.id } } };
+step('create board');
+
+const boards: Schemas['Board'][] = ok('list boards', 200, await client.GET('/boards'));
+check(
+  boards.some((b) => b.id === board.id),
+  'list boards: the new board is listed',
+);
+step('list boards');
+
+const renamed = ok('rename board', 200, await client.PATCH('/boards/{id}', { ...boardPath, body: { title: 'Renamed board' } }));
+check(renamed.title === 'Renamed board', 'rename board: the new title');
+step('rename board');
+
+const todo: Schemas['Column'] = ok(
+  'add column',
+  201,
+  await client.POST('/boards/{id}/columns', { ...boardPath, body: { title: 'To do' } }),
+);
+const done = ok('add column', 201, await client.POST('/boards/{id}/columns', { ...boardPath, body: { title: 'Done' } }));
+const scratch = ok('add column', 201, await client.POST('/boards/{id}/columns', { ...boardPath, body: { title: 'Scratch' } }));
+step('add columns');
+
+// --- cards -------------------------------------------------------------------------------------------
+
+const inTodo = { params: { path: { id: todo.id } } };
+const first: Schemas['Card'] = ok(
+  'create card with a description',
+  201,
+  await client.POST('/columns/{id}/cards', { ...inTodo, body: { title: 'First', description: 'With a description' } }),
+);
+const second = ok('create card', 201, await client.POST('/columns/{id}/cards', { ...inTodo, body: { title: 'Second' } }));
+const third = ok('create card', 201, await client.POST('/columns/{id}/cards', { ...inTodo, body: { title: 'Third' } }));
+const noDescription: string | null = second.description;
+check(noDescription === null && first.description === 'With a description', 'create card: description or null');
+const labelIds: string[] = first.label_ids;
+check(labelIds.length === 0, 'create card: no labels yet');
+step('create cards');
+
+const cardPath = (id: string) => ({ params: { path: { id } } });
+const read: Schemas['Card'] = ok('read card', 200, await client.GET('/cards/{id}', cardPath(first.id)));
+check(read.title === 'First' && read.column_id === todo.id, 'read card');
+
+// Null-safe PATCH: null or omitted leaves a field as it is.
+const patched = ok(
+  'update card',
+  200,
+  await client.PATCH('/cards/{id}', { ...cardPath(first.id), body: { title: 'First, renamed', description: null } }),
+);
+check(patched.title === 'First, renamed' && patched.description === 'With a description', 'update card: null leaves the field');
+const described = ok(
+  'update card',
+  200,
+  await client.PATCH('/cards/{id}', { ...cardPath(second.id), body: { description: 'Now' } }),
+);
+check(described.description === 'Now' && described.title === 'Second', 'update card: omitted leaves the field');
+step('read and update cards');
+
+const moved: Schemas['Card'] = ok(
+  'move card to an empty column',
+  200,
+  await client.PATCH('/cards/{id}/move', { ...cardPath(third.id), body: { target_column_id: done.id } }),
+);
+check(moved.column_id === done.id, 'move card: to the other column');
+// before_id: the card that will precede the moved one; after_id: the card that will follow it.
+ok(
+  'move card ahead of another',
+  200,
+  await client.PATCH('/cards/{id}/move', { ...cardPath(first.id), body: { target_column_id: done.id, after_id: third.id } }),
+);
+const between = ok(
+  'move card between two',
+  200,
+  await client.PATCH('/cards/{id}/move', {
+    ...cardPath(second.id),
+    body: { target_column_id: done.id, before_id: first.id, after_id: third.id },
+  }),
+);
+check(between.position > 0, 'move card between two: a position');
+step('move cards');
+
+// --- columns -----------------------------------------------------------------------------------------
+
+const columnPath = (id: string) => ({ params: { path: { id } } });
+const column: Schemas['Column'] = ok('read column', 200, await client.GET('/columns/{id}', columnPath(scratch.id)));
+check(column.board_id === board.id, 'read column');
+ok('rename column', 200, await client.PATCH('/columns/{id}', { ...columnPath(scratch.id), body: { title: 'Scratch pad' } }));
+const movedColumn = ok(
+  'move column',
+  200,
+  await client.PATCH('/columns/{id}/move', { ...columnPath(scratch.id), body: { after_id: todo.id } }),
+);
+check(movedColumn.position < todo.position, 'move column: first');
+ok('move column', 200, await client.PATCH('/columns/{id}/move', { ...columnPath(scratch.id), body: { before_id: done.id } }));
+noContent('delete column', await client.DELETE('/columns/{id}', columnPath(scratch.id)));
+step('read, rename, move and delete a column');
+
+// --- members -----------------------------------------------------------------------------------------
+
+const member: Schemas['Member'] = ok(
+  'add member',
+  201,
+  await client.POST('/boards/{id}/members', { ...boardPath, body: { email: grace.email } }),
+);
+check(member.role === 'member' && member.display_name === 'Grace', 'add member: a member by default');
+const members: Schemas['Member'][] = ok('list members', 200, await client.GET('/boards/{id}/members', boardPath));
+check(members.length === 2, 'list members: owner and member');
+const memberPath = { params: { path: { id: board.id, user_id: member.user_id } } };
+const promoted = ok(
+  'update member',
+  200,
+  await client.PATCH('/boards/{id}/members/{user_id}', { ...memberPath, body: { role: 'owner' } }),
+);
+const role: 'owner' | 'member' = promoted.role;
+check(role === 'owner', 'update member: owner');
+noContent('remove member', await client.DELETE('/boards/{id}/members/{user_id}', memberPath));
+step('members');
+
+// --- labels ------------------------------------------------------------------------------------------
+
+const label: Schemas['Label'] = ok(
+  'create label',
+  201,
+  await client.POST('/boards/{id}/labels', { ...boardPath, body: { name: 'Bug', color: '#d73a4a' } }),
+);
+const labels: Schemas['Label'][] = ok('list labels', 200, await client.GET('/boards/{id}/labels', boardPath));
+check(labels.length === 1 && labels[0]?.color === '#d73a4a', 'list labels');
+const labelPath = { params: { path: { id: label.id } } };
+const recolored = ok(
+  'update label',
+  200,
+  await client.PATCH('/labels/{id}', { ...labelPath, body: { name: null, color: '#0e8a16' } }),
+);
+check(recolored.name === 'Bug' && recolored.color === '#0e8a16', 'update label: null leaves the name');
+const onCard = { params: { path: { id: first.id, label_id: label.id } } };
+const labelled: Schemas['Card'] = ok('attach label', 200, await client.PUT('/cards/{id}/labels/{label_id}', onCard));
+check(labelled.label_ids[0] === label.id, 'attach label');
+
+// The tree: every field a consumer reads, typed from the document.
+const tree: Schemas['BoardTree'] = ok('read tree', 200, await client.GET('/boards/{id}', boardPath));
+const treeLabels: Schemas['Label'][] = tree.labels;
+const columnsOfTree: Schemas['ColumnWithCards'][] = tree.columns;
+const firstCardLabels: string[] | undefined = tree.columns[1]?.cards[0]?.label_ids;
+const titles = columnsOfTree.map((c) => `${c.title}: ${c.cards.map((card: Schemas['Card']) => card.title).join(', ')}`);
+check(
+  JSON.stringify(titles) === JSON.stringify(['To do: ', 'Done: First, renamed, Second, Third']),
+  `read tree: ${JSON.stringify(titles)}`,
+);
+check(treeLabels.length === 1 && firstCardLabels?.[0] === label.id, 'read tree: the label on the first card');
+step('read tree');
+
+const unlabelled = ok('detach label', 200, await client.DELETE('/cards/{id}/labels/{label_id}', onCard));
+check(unlabelled.label_ids.length === 0, 'detach label');
+noContent('delete label', await client.DELETE('/labels/{id}', labelPath));
+step('labels');
+
+// --- realtime ----------------------------------------------------------------------------------------
+
+const ticket: Schemas['TicketResponse'] = ok('realtime ticket', 201, await client.POST('/realtime/tickets'));
+check(ticket.ticket.length > 0 && /^wss?:/.test(ticket.url) && ticket.expires_in > 0, 'realtime ticket');
+step('realtime ticket');
+
+// --- errors ------------------------------------------------------------------------------------------
+
+const missing = await client.GET('/cards/{id}', cardPath(randomUUID()));
+check(missing.response.status === 404 && missing.data === undefined, 'unknown card: 404');
+const notFound: Problem = problemOf('unknown card', missing.error);
+const code: Problem['code'] = notFound.code;
+check(code === 'not_found' && notFound.status === 404 && notFound.type === 'about:blank', 'unknown card: a not_found problem');
+
+const invalid = await client.POST('/boards', { body: { title: ' ' } });
+check(invalid.response.status === 400, 'blank title: 400');
+const badRequest: Problem = problemOf('blank title', invalid.error);
+const fields: string[] = (badRequest.errors ?? []).map((entry) => entry.path);
+check(badRequest.code === 'bad_request' && fields.includes('body.title'), `blank title: errors[] ${JSON.stringify(badRequest)}`);
+step('errors');
+
+// --- deletes -----------------------------------------------------------------------------------------
+
+noContent('delete card', await client.DELETE('/cards/{id}', cardPath(third.id)));
+const gone = await client.GET('/cards/{id}', cardPath(third.id));
+check(gone.response.status === 404 && problemOf('deleted card', gone.error).code === 'not_found', 'deleted card: 404');
+noContent('delete board', await client.DELETE('/boards/{id}', boardPath));
+// A board one is not a member of (any more) is forbidden, whether or not it exists.
+const deleted = await client.GET('/boards/{id}', boardPath);
+check(
+  deleted.response.status === 403 && problemOf('deleted board', deleted.error).code === 'forbidden',
+  'deleted board: 403 forbidden',
+);
+const left = ok('list boards', 200, await client.GET('/boards'));
+check(!left.some((b) => b.id === board.id), 'deleted board: no longer listed');
+step('delete card and board');
+
+console.log(JSON.stringify({ scenario: 'ok', steps }));
