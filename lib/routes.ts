@@ -112,6 +112,31 @@ export const routes = {
     errors: [401],
     cognito: [],
   },
+  'auth.refresh': {
+    method: 'POST',
+    path: '/auth/refresh',
+    entry: 'functions/auth/refresh.ts',
+    summary: 'Exchange a refresh token for a new access token',
+    // No bearer token: the refresh token in the body is the credential (as the password is for login).
+    access: { scope: 'public' },
+    body: s.refreshBody,
+    success: { status: 200, schema: s.tokenResponse },
+    table: [],
+    errors: [401],
+    cognito: [], // InitiateAuth is a public (unauthenticated) Cognito API: no IAM action
+  },
+  'auth.logout': {
+    method: 'POST',
+    path: '/auth/logout',
+    entry: 'functions/auth/logout.ts',
+    summary: 'Log out: revoke a refresh token so that it can no longer be refreshed',
+    access: { scope: 'public' },
+    body: s.refreshBody,
+    success: { status: 204 },
+    table: [],
+    errors: [401],
+    cognito: [], // RevokeToken: Cognito evaluates no IAM policy for it (public client, no secret)
+  },
   'boards.list': {
     method: 'GET',
     path: '/boards',

@@ -22,7 +22,8 @@ import {
  * Writes one sample event per function row to events/, for `sam local invoke -e events/<row>.json`:
  * an HTTP API (payload v2) event per route row, an API Gateway WebSocket event per socket row, a
  * DynamoDB stream batch per stream consumer and an EventBridge scheduled event per schedule row.
- * Placeholders: replace ACCESS_TOKEN with a token from /auth/register or /auth/login, TICKET with
+ * Placeholders: replace ACCESS_TOKEN with a token from /auth/register or /auth/login, REFRESH_TOKEN with
+ * its refresh_token, TICKET with
  * a ticket from POST /realtime/tickets, CONNECTION_ID with the id of a connection that ticket
  * opened, and the placeholder ids with real ones.
  * Run: node --import tsx scripts/make-events.ts
@@ -41,6 +42,8 @@ export const PLACEHOLDER = {
   /** The id of a change (its event_id). */
   change: '66666666-6666-4666-8666-666666666666',
   teammateEmail: 'teammate@example.com',
+  /** A refresh token from /auth/register or /auth/login (auth.refresh, auth.logout). */
+  refreshToken: 'REFRESH_TOKEN',
 } as const;
 
 /** Sample time: 2026-11-23T10:00:00Z. */
@@ -57,6 +60,8 @@ const samples: Record<RouteId, { id?: string; userId?: string; labelId?: string;
   asyncapi: {},
   'auth.register': { body: { email: 'new-user@example.com', password: 'correct horse battery', display_name: 'New User' } },
   'auth.login': { body: { email: 'new-user@example.com', password: 'correct horse battery' } },
+  'auth.refresh': { body: { refresh_token: PLACEHOLDER.refreshToken } },
+  'auth.logout': { body: { refresh_token: PLACEHOLDER.refreshToken } },
   'boards.list': {},
   'boards.create': { body: { title: 'Roadmap' } },
   'boards.get': { id: PLACEHOLDER.board },

@@ -4,6 +4,7 @@ import {
   type AuthenticationResultType,
   CognitoIdentityProviderClient,
   InitiateAuthCommand,
+  RevokeTokenCommand,
   SignUpCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { BadRequest, Conflict, Unauthorized } from '../domain/errors';
@@ -102,6 +103,71 @@ export async function logIn(email: string, password: string): Promise<TokenRespo
     refresh_token: result.RefreshToken,
   };
 }
+
+/**
+ * Cognito's answers to a refresh token it will not honour: unknown, malformed, expired, revoked,
+ * issued to another client or pool, or not a refresh token at all (an access token).
+ * InitiateAuth says NotAuthorizedException (UserNotFoundException if its user is gone; not
+ * InvalidParameterException, which there means a client set up without the flow: a 500).
+ */
+const BAD_REFRESH_TOKEN = ['NotAuthorizedException', 'UserNotFoundException'];
+/**
+ * RevokeToken says UnauthorizedException for a token it cannot revoke, UnsupportedTokenTypeException
+ * for one that is not a refresh token and InvalidParameterException for one outside its token
+ * pattern `[A-Za-z0-9-_=.]+`; the local emulator says NotAuthorizedException.
+ * UnsupportedOperationException (revocation off for the client) stays a 500.
+ */
+const UNREVOCABLE_TOKEN = [
+  'NotAuthorizedException',
+  'UnauthorizedException',
+  'UnsupportedTokenTypeException',
+  'InvalidParameterException',
+];
+
+/**
+ * A new access token for a refresh token (REFRESH_TOKEN_AUTH). No `refresh_token` in the answer:
+ * Cognito issues none on this flow (the pool does not rotate refresh tokens), so the client keeps
+ * the one it has until it expires (30 days) or is revoked.
+ */
+export async function refresh(refreshToken: string): Promise<TokenResponse> {
+  let result: AuthenticationResultType | undefined;
+  try {
+    const out = await cognito.send(
+      new InitiateAuthCommand({
+        AuthFlow: 'REFRESH_TOKEN_AUTH',
+        ClientId: clientId,
+        AuthParameters: { REFRESH_TOKEN: refreshToken },
+      }),
+    );
+    result = out.AuthenticationResult;
+  } catch (error) {
+    if (BAD_REFRESH_TOKEN.includes((error as Error).name)) throw badRefreshToken();
+    throw error;
+  }
+  if (!result?.AccessToken) throw badRefreshToken();
+  return {
+    token: result.AccessToken,
+    token_type: 'Bearer',
+    expires_in: result.ExpiresIn ?? secondsLeft(result.AccessToken),
+  };
+}
+
+/**
+ * Revokes a refresh token (RevokeToken) and, on AWS, the access tokens issued from it. A token
+ * Cognito refuses to revoke (unknown, malformed, not a refresh token, already revoked where
+ * Cognito says so) is the same 401 as for refresh; a token Cognito accepts again is a 204 again.
+ */
+export async function revoke(refreshToken: string): Promise<void> {
+  try {
+    await cognito.send(new RevokeTokenCommand({ ClientId: clientId, Token: refreshToken }));
+  } catch (error) {
+    if (UNREVOCABLE_TOKEN.includes((error as Error).name)) throw badRefreshToken();
+    throw error;
+  }
+}
+
+/** The credential is in the body, not a bearer token: WWW-Authenticate stays plain `Bearer`, as for login. */
+const badRefreshToken = () => new Unauthorized('The refresh token is invalid, expired or revoked.', false);
 
 /** One message for an unknown email and a wrong password: no account enumeration. */
 const wrongCredentials = () => new Unauthorized('The email or password is wrong.', false);

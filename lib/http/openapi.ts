@@ -136,6 +136,10 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
     'Creates a user in the Cognito user pool (confirmed at once) and answers with an access token, as login would. The email must not be registered yet (409).',
   'auth.login':
     'Exchanges email and password for a Cognito access token. A wrong email or password gets the same 401, so accounts cannot be enumerated.',
+  'auth.refresh':
+    'Exchanges the `refresh_token` of register or login for a new access token. The answer has no `refresh_token`: Cognito issues none on refresh, so keep the one you have (valid 30 days unless revoked). A wrong, expired or revoked refresh token, or an access token sent instead of one, gets 401. No bearer token: the refresh token is the credential.',
+  'auth.logout':
+    'Revokes the refresh token (Cognito RevokeToken): it can no longer be refreshed (401). Access tokens already issued are not recalled by this API: they are accepted until they expire (`expires_in`, one hour at most), so a client discards its own. A token Cognito will not revoke (unknown, malformed, not a refresh token) gets 401.',
   'boards.list':
     'The boards the caller is a member of (whatever the role), newest first by `created_at` (ties by id). Not paginated: the whole list.',
   'boards.create': 'Creates a board; the caller becomes its owner and first member.',
@@ -220,7 +224,11 @@ function errorResponse(status: number, row: RouteRow): Json {
       example: { message: 'Request Entity Too Large' },
     };
   }
-  return { description: STATUS_TEXT[status], headers, content };
+  const description =
+    status === 401 && row.access.scope === 'public'
+      ? 'The credential in the body was refused: a wrong email or password (login), or a wrong, expired or revoked refresh token (refresh, logout)'
+      : STATUS_TEXT[status];
+  return { description, headers, content };
 }
 
 function successResponse(id: string, row: RouteRow): Json {

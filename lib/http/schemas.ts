@@ -182,6 +182,21 @@ export const loginBody = onFirstUse(() =>
   }),
 );
 
+/** `POST /auth/refresh` and `POST /auth/logout`: the refresh token is the credential (no bearer token). */
+export const refreshBody = onFirstUse(() =>
+  v.object({
+    refresh_token: v.pipe(
+      v.string(),
+      v.regex(/^\S+$/, 'must be a token without whitespace'),
+      characters({ minLength: 1, maxLength: TOKEN_MAX_LENGTH }),
+      about(
+        'The `refresh_token` of `POST /auth/register` or `POST /auth/login` (opaque; kept by the client).',
+        'eyJjdHkiOiJKV1QiLCJlbmMiOiJBMjU2R0NNIiwiYWxnIjoiUlNBLU9BRVAifQ.example',
+      ),
+    ),
+  }),
+);
+
 export const titleBody = onFirstUse(() =>
   v.object({ title: v.pipe(title(), about('1 to 256 characters, at least one not whitespace; stored as sent.', 'Roadmap')) }),
 );

@@ -300,7 +300,12 @@ describe('production hardening', () => {
     const stage = httpStage();
     const { DefaultRouteSettings, RouteSettings } = stage.Properties;
     expect(DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(0);
-    expect(Object.keys(RouteSettings).sort()).toEqual(['POST /auth/login', 'POST /auth/register']);
+    expect(Object.keys(RouteSettings).sort()).toEqual([
+      'POST /auth/login',
+      'POST /auth/logout',
+      'POST /auth/refresh',
+      'POST /auth/register',
+    ]);
     for (const settings of Object.values(RouteSettings) as any[]) {
       expect(settings.ThrottlingRateLimit).toBeLessThan(DefaultRouteSettings.ThrottlingRateLimit);
     }

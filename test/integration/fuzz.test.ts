@@ -168,6 +168,9 @@ interface Template {
 const TEMPLATES: Record<string, (world: World) => Template> = {
   'auth.register': () => ({ params: {}, body: { email: uniqueEmail(), password: 'long enough password', display_name: 'Fuzz' } }),
   'auth.login': (x) => ({ params: {}, body: { email: x.owner.email, password: x.owner.password } }),
+  // Well-formed but unknown to Cognito: a template is never sent as is, and a real token must not be revoked.
+  'auth.refresh': () => ({ params: {}, body: { refresh_token: 'fuzz.refresh.token' } }),
+  'auth.logout': () => ({ params: {}, body: { refresh_token: 'fuzz.refresh.token' } }),
   'boards.create': () => ({ params: {}, body: { title: 'Fuzz' } }),
   'boards.get': (x) => ({ params: { id: x.A.id } }),
   'boards.rename': (x) => ({ params: { id: x.A.id }, body: { title: 'Fuzz' } }),

@@ -88,6 +88,7 @@ describe('sample events (events/)', () => {
     }
     const text = readFileSync(join(root, 'events', eventFileOf(routeId)), 'utf8')
       .replaceAll(PLACEHOLDER.token, user.token)
+      .replaceAll(PLACEHOLDER.refreshToken, user.refreshToken!)
       .replaceAll(PLACEHOLDER.board, board.id)
       .replaceAll(PLACEHOLDER.column, column.id)
       .replaceAll(PLACEHOLDER.card, card.id)

@@ -45,6 +45,8 @@ export interface TestUser {
   email: string;
   password: string;
   token: string;
+  /** The refresh token registration answered with (POST /auth/refresh, /auth/logout). */
+  refreshToken?: string;
 }
 
 export const uniqueEmail = () => `user-${randomUUID()}@example.test`;
@@ -58,7 +60,7 @@ export async function newUser(url?: string): Promise<TestUser> {
   const password = `pw-${randomUUID()}`;
   const reply = await call('POST', '/auth/register', { body: { email, password, display_name: 'Test User' }, url });
   if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return { id: subjectOf(reply.body.token), email, password, token: reply.body.token };
+  return { id: subjectOf(reply.body.token), email, password, token: reply.body.token, refreshToken: reply.body.refresh_token };
 }
 
 export async function newBoard(user: TestUser, title = 'A board', url?: string) {
