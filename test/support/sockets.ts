@@ -46,6 +46,14 @@ export class TestSocket {
   private waiter: Waiter | undefined;
   private closeInfo: { code: number; reason: string } | undefined;
   private closeListeners: ((info: { code: number; reason: string }) => void)[] = [];
+  /**
+   * Events of each watched board written before the watch was asked for (ISO time, the same clock
+   * as the stack's): the stream may still carry them after watch.ack, and the contract promises a
+   * watcher only what happens after it watches, so tests leave them out.
+   */
+  private readonly watchedSince = new Map<string, string>();
+  /** Frames left out as older than their board's watch. */
+  readonly beforeWatch: Frame[] = [];
 
   constructor(
     readonly ws: WebSocket,
@@ -58,6 +66,11 @@ export class TestSocket {
         frame = JSON.parse(text) as Frame;
       } catch {
         frame = { type: '<not JSON>', text };
+      }
+      const since = typeof frame.board_id === 'string' ? this.watchedSince.get(frame.board_id) : undefined;
+      if (since && typeof frame.occurred_at === 'string' && frame.occurred_at < since) {
+        this.beforeWatch.push(frame);
+        return;
       }
       this.received.push(frame);
       if (this.waiter?.test(frame)) {
@@ -168,6 +181,7 @@ export class TestSocket {
 
   /** watch, which must be acknowledged. */
   async watch(boardId: string): Promise<void> {
+    if (!this.watchedSince.has(boardId)) this.watchedSince.set(boardId, new Date().toISOString());
     const answer = await this.watchReply(boardId);
     if (answer.type !== 'watch.ack') throw new Error(`${this.label}: watch ${boardId} refused: ${JSON.stringify(answer)}`);
   }
