@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
 import { functionIdOf } from '../infra/task-board-stack';
-import { type RouteId, routeIds, routes } from '../lib/routes';
+import { type RouteId, routeIds, routes, schedules, socketRoutes, streamConsumers } from '../lib/routes';
 import { log, median, min, REPO_ROOT, round } from './util';
 
 /**
@@ -41,6 +41,9 @@ export const IMPORT_ENV: Record<string, string> = {
   USER_POOL_CLIENT_ID: 'benchclientid0000000000000',
   TOKEN_ISSUER: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_BenchPool',
   AWS_REGION: 'us-east-1',
+  // Live board events: the WebSocket stage's address (tickets hand it out) and its connections API.
+  SOCKET_URL: 'wss://bench.execute-api.us-east-1.amazonaws.com/live',
+  SOCKET_CALLBACK_URL: 'https://bench.execute-api.us-east-1.amazonaws.com/live',
   // The SDK warns once about Node 20 (Lambda runs 24); the warning is not part of what we measure.
   NODE_NO_WARNINGS: '1',
 };
@@ -238,6 +241,23 @@ import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-
 export const cognito = new CognitoIdentityProviderClient({});
 `;
 
+/** The SDK floor of the functions that send to sockets (broadcaster, sweeper): DocumentClient and connections API client. */
+const SOCKET_CLIENTS_ONLY = `${DOCUMENT_CLIENT_ONLY}
+import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+export const management = new ApiGatewayManagementApiClient({ endpoint: 'https://bench.execute-api.us-east-1.amazonaws.com/live' });
+`;
+
+/** Live board events' functions: the WebSocket routes, the stream consumers and the sweeper. */
+const EVENT_FUNCTIONS: { id: string; entry: string; sends: boolean }[] = [
+  ...Object.entries(socketRoutes).map(([id, row]) => ({ id, entry: row.entry, sends: false })),
+  ...[...Object.entries(streamConsumers), ...Object.entries(schedules)].map(([id, row]) => ({
+    id,
+    entry: row.entry,
+    // The rows that send to sockets are granted the connections API (and so bundle its client).
+    sends: (row as { manageConnections?: boolean }).manageConnections === true,
+  })),
+];
+
 export interface BundleReport {
   synthMs: number;
   importRuns: number;
@@ -264,6 +284,15 @@ export interface BundleReport {
     addedBytes: number;
   }[];
   replicaCheck: { route: string; deployedBytes: number; replicaBytes: number };
+  /**
+   * Live board events' functions, bundled here with the deployed options (the synthesized stack
+   * of this commit has no function for them), held to no target; ratio to the DocumentClient-only
+   * baseline and, for the two that send to sockets, to the DocumentClient + connections API floor.
+   */
+  events?: {
+    socketClients: { bytes: number; import: ImportStats };
+    functions: { id: string; entry: string; bytes: number; import: ImportStats; ratio: number; floorRatio: number }[];
+  };
 }
 
 export const VARIANT_ROUTE: RouteId = 'cards.get';
@@ -356,7 +385,19 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
     file: f.file,
     bytes: f.bytes,
   }));
-  const all = [baseline, bothClients, ...routeBundles, ...variantBundles, ...componentBundles];
+  const socketClientsFile = join(out('socket-clients'), 'index.mjs');
+  const socketClients: Bundle = {
+    id: 'socket-clients',
+    label: 'DocumentClient and connections API client only',
+    file: socketClientsFile,
+    bytes: await bundleTo(socketClientsFile, { contents: SOCKET_CLIENTS_ONLY }),
+  };
+  const eventBundles: Bundle[] = [];
+  for (const fn of EVENT_FUNCTIONS) {
+    const file = join(out(`event-${fn.id}`), 'index.mjs');
+    eventBundles.push({ id: `event:${fn.id}`, label: fn.id, file, bytes: await bundleTo(file, { file: fn.entry }) });
+  }
+  const all = [baseline, bothClients, ...routeBundles, ...variantBundles, ...componentBundles, socketClients, ...eventBundles];
   log(`cold import: ${all.length} bundles x ${runs} runs (+1 warm-up round), each in a fresh node`);
   const stats = await measureImports(all, runs);
   const base = stats.get('baseline')!;
@@ -406,5 +447,19 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
       };
     }),
     replicaCheck: { route: VARIANT_ROUTE, deployedBytes: deployedRoute.bytes, replicaBytes: deployedVariant.bytes },
+    events: {
+      socketClients: { bytes: socketClients.bytes, import: stats.get('socket-clients')! },
+      functions: EVENT_FUNCTIONS.map((fn, i) => {
+        const s = stats.get(`event:${fn.id}`)!;
+        return {
+          id: fn.id,
+          entry: fn.entry,
+          bytes: eventBundles[i]!.bytes,
+          import: s,
+          ratio: pairedRatio(s, base),
+          floorRatio: pairedRatio(s, fn.sends ? stats.get('socket-clients')! : base),
+        };
+      }),
+    },
   };
 }

@@ -1,4 +1,5 @@
 import type { RouteSummary } from './client';
+import type { BroadcastCase, DeliveryReport, StampSample } from './delivery';
 import { round } from './util';
 
 /**
@@ -18,6 +19,11 @@ export const PRICES = {
   dynamoOnDemandPerMillionWriteUnits: 0.625,
   cloudWatchLogsPerGbIngested: 0.5,
   xrayPerMillionTracesRecorded: 5.0,
+  /** WebSocket API: messages sent and received, each 32 KB of a message counted as one (first billion a month). */
+  webSocketPerMillionMessages: 1.0,
+  webSocketPerMillionConnectionMinutes: 0.25,
+  /** GetRecords calls that Lambda's event source mapping makes on a DynamoDB stream are not charged. */
+  dynamoStreamReadsByLambda: 0,
 };
 
 export const ASSUMPTIONS = {
@@ -65,7 +71,12 @@ export const UNIT_MODEL: Record<string, (measured: number) => { rru: number; wru
   'cards.get': (m) => ({ rru: m, wru: 0, source: 'measured' }),
   'boards.rename': (m) => ({ rru: 2, wru: m - 2, source: 'measured (BatchGetItem of 2 = 2 RRU)' }),
   'cards.update': (m) => ({ rru: 4, wru: m - 4, source: 'measured (2 BatchGetItem = 4 RRU)' }),
-  'boards.delete': (m) => ({ rru: 3, wru: m - 3, source: 'measured (BatchGetItem 2 + Query 1 RRU)' }),
+  // The board item goes in a transaction with its event item: billed 2 × 2 WRU, reported as 2.
+  'boards.delete': (m) => ({
+    rru: 3,
+    wru: m - 3 - 2 + 4,
+    source: 'measured (BatchGetItem 2 + Query 1 RRU), the transaction of board Delete + event item Put as billed (4, reported 2)',
+  }),
   'boards.create': () => ({ rru: 0, wru: 6, source: 'model: transaction of 3 Puts' }),
   'columns.create': () => ({ rru: 3, wru: 6, source: 'model: 2 reads + Query; transaction of 2 Puts + 1 Update' }),
   'cards.create': () => ({
@@ -73,7 +84,11 @@ export const UNIT_MODEL: Record<string, (measured: number) => { rru: number; wru
     wru: 12,
     source: 'model: 4 reads + LSI Query; transaction of 2 Puts, 1 Update, 2 ConditionChecks + LSI entry',
   }),
-  'cards.delete': () => ({ rru: 4, wru: 6, source: 'model: 4 reads; transaction of 2 Deletes + LSI entry' }),
+  'cards.delete': () => ({
+    rru: 4,
+    wru: 8,
+    source: 'model: 4 reads; transaction of 2 Deletes, the event item Put + LSI entry',
+  }),
   'cards.move': () => ({
     rru: 8,
     wru: 10,
@@ -154,5 +169,216 @@ export function costModel(routes: RouteSummary[], memoryMb: number): CostReport 
       xray: weighted((c) => c.perMillion.xray),
       total: weighted((c) => c.perMillion.total),
     },
+  };
+}
+
+/**
+ * Live board events: what 1,000 events cost on top of the writes that make them. The stream's
+ * reads are free for a Lambda trigger; the broadcaster is one invocation per batch, with one
+ * Query of the board's members and watches per board in the batch and one PostToConnection per
+ * watcher and event (measured in bench/delivery.ts); each event frame is one WebSocket message
+ * per 32 KB. Its billed duration is its CPU time measured here plus assumed in-region latencies.
+ */
+export const EVENT_ASSUMPTIONS = {
+  /** In-region PostToConnection round trip (not measurable here). A board's watchers are sent each event in parallel. */
+  postToConnectionMs: 20,
+  /** The Query of members and watches: as any DynamoDB round trip of the model. */
+  queryMs: ASSUMPTIONS.dynamoRoundTripMs,
+  /** START/END/REPORT only: the broadcaster logs nothing for a delivered batch. */
+  logBytesPerInvocation: 350,
+  webSocketMeteringBytes: 32 * 1024,
+  /** Events per invocation: 1 is the worst case (every change its own batch, as in the sequential runs). */
+  eventsPerBatch: [1, 10],
+  /** Socket routes' own time per invocation (not measured; the REST routes' is 0.3-0.7 ms). */
+  socketOwnMs: 1,
+  /** A client sends a ping at least every 10 idle minutes, or API Gateway closes the socket. */
+  pingsPerHour: 6,
+};
+
+/** Which stamp each event-making route of MIX writes, and whether inside a transaction (2 WRU per KB). */
+const STAMPED_WRITES: Record<string, { kind: string; transactional: boolean }> = {
+  'cards.create': { kind: 'card.created', transactional: true },
+  'cards.update': { kind: 'card.updated', transactional: false },
+  'cards.move': { kind: 'card.moved', transactional: true },
+  'columns.create': { kind: 'column.created', transactional: true },
+  'boards.rename': { kind: 'board.updated', transactional: false },
+};
+
+export interface StampCost {
+  route: string;
+  share: number;
+  stampBytes: number;
+  /** Extra write units per request at the item sizes measured here (whole KB crossed or not). */
+  extraWru: number;
+  /** Extra write units for items of any size, spread evenly within their last KB: stamp bytes / 1 KB. */
+  expectedExtraWru: number;
+  source: string;
+}
+
+export interface EventCostRow {
+  watchers: number;
+  eventsPerBatch: number;
+  billedMsPerInvocation: number;
+  messagesPerEvent: number;
+  queryRru: number;
+  per1000: { lambda: number; dynamodbReads: number; dynamodbStampWrites: number; webSocket: number; logs: number; total: number };
+}
+
+export interface EventCostReport {
+  assumptions: typeof EVENT_ASSUMPTIONS & { memoryMb: number };
+  stamps: StampCost[];
+  /** Per event, averaged over MIX's event-making routes. */
+  extraWruPerEvent: { measured: number; expected: number };
+  /** What the stamps add to MIX's dollars per million requests (writes only; reads see larger items too). */
+  mixExtraPerMillion: { measured: number; expected: number };
+  rows: EventCostRow[];
+  /** One socket: ticket, $connect, one watch (message and ack), $disconnect; then per hour connected. */
+  perThousandSessions: number;
+  perThousandSocketHours: number;
+}
+
+const byKind = (stamps: StampSample[], kind: string) => stamps.find((s) => s.kind === kind);
+
+function stampCosts(stamps: StampSample[]): StampCost[] {
+  const costs: StampCost[] = [];
+  const eventItem = (kind: string) =>
+    byKind(stamps, `event item (${kind})`) ?? stamps.find((s) => s.kind.startsWith('event item'));
+  for (const [route, share] of Object.entries(MIX)) {
+    const stamped = STAMPED_WRITES[route];
+    if (stamped) {
+      const s = byKind(stamps, stamped.kind);
+      if (!s) continue;
+      const factor = stamped.transactional ? 2 : 1;
+      costs.push({
+        route,
+        share,
+        stampBytes: s.stampBytes,
+        extraWru: (s.wcu - s.wcuWithoutStamp) * factor,
+        expectedExtraWru: round((s.stampBytes / 1024) * factor, 3),
+        source: `${stamped.kind} stamp on the item (${s.itemBytes} B with it, ${s.itemBytesWithoutStamp} B without)${stamped.transactional ? ', in a transaction' : ''}`,
+      });
+    } else if (route === 'cards.delete' || route === 'boards.delete') {
+      const kind = route === 'cards.delete' ? 'card.deleted' : 'board.deleted';
+      const e = eventItem(kind);
+      if (!e) continue;
+      // An event item is a Put in the deleting transaction (2 WRU per KB). A board's delete was a
+      // DeleteItem (1 WRU) and is now a transaction (2), and its bulk delete removes the event item again.
+      const extra = 2 * e.wcu + (route === 'boards.delete' ? 1 + 1 : 0);
+      costs.push({
+        route,
+        share,
+        stampBytes: e.itemBytes,
+        extraWru: extra,
+        expectedExtraWru: extra,
+        source:
+          route === 'cards.delete'
+            ? `event item Put (${e.itemBytes} B) in the deleting transaction`
+            : `event item Put (${e.itemBytes} B); board DeleteItem → transaction (+1); the event item deleted again with the board (+1)`,
+      });
+    }
+  }
+  return costs;
+}
+
+/** The measured broadcaster case closest to (watchers, events): same watchers, nearest batch size. */
+function nearestCase(cases: BroadcastCase[], watchers: number, events: number): BroadcastCase | undefined {
+  return cases
+    .filter((c) => c.watchers === watchers)
+    .sort((a, b) => Math.abs(Math.log(a.events / events)) - Math.abs(Math.log(b.events / events)))[0];
+}
+
+export function eventCostModel(delivery: DeliveryReport, routes: RouteSummary[], memoryMb: number): EventCostReport {
+  const gbSecond = (ms: number, mb = memoryMb) => (mb / 1024) * (ms / 1000) * PRICES.lambdaArm64PerGbSecond;
+  const stamps = stampCosts(delivery.stamps);
+  const share = stamps.reduce((sum, s) => sum + s.share, 0);
+  const perEvent = (f: (s: StampCost) => number) => (share > 0 ? stamps.reduce((sum, s) => sum + s.share * f(s), 0) / share : 0);
+  const extraWruPerEvent = {
+    measured: round(
+      perEvent((s) => s.extraWru),
+      3,
+    ),
+    expected: round(
+      perEvent((s) => s.expectedExtraWru),
+      3,
+    ),
+  };
+  const mixShare = Object.values(MIX).reduce((sum, v) => sum + v, 0);
+  const mixExtra = (f: (s: StampCost) => number) =>
+    round((stamps.reduce((sum, s) => sum + s.share * f(s), 0) / mixShare) * PRICES.dynamoOnDemandPerMillionWriteUnits, 3);
+
+  const frameBytes = Math.max(delivery.single.frameBytes.max, delivery.fanout?.frameBytes.max ?? 0);
+  const messagesPerFrame = Math.max(1, Math.ceil(frameBytes / EVENT_ASSUMPTIONS.webSocketMeteringBytes));
+  const rows: EventCostRow[] = [];
+  const watcherCounts = [...new Set(delivery.broadcaster.map((c) => c.watchers))].sort((a, b) => a - b);
+  for (const watchers of watcherCounts) {
+    for (const eventsPerBatch of EVENT_ASSUMPTIONS.eventsPerBatch) {
+      const measured = nearestCase(delivery.broadcaster, watchers, eventsPerBatch);
+      if (!measured) continue;
+      // CPU rather than own time: own time hides the SDK's work for sends in flight together, and
+      // that work (one request per watcher, made one after another) is billed too.
+      const cpuMs = (measured.cpuMs / measured.events) * eventsPerBatch;
+      const billedMs = Math.ceil(cpuMs + EVENT_ASSUMPTIONS.queryMs + eventsPerBatch * EVENT_ASSUMPTIONS.postToConnectionMs);
+      const invocations = 1000 / eventsPerBatch;
+      const lambda = invocations * (PRICES.lambdaPerMillionRequests / 1e6 + gbSecond(billedMs));
+      const dynamodbReads = invocations * measured.queryCapacity * (PRICES.dynamoOnDemandPerMillionReadUnits / 1e6);
+      const dynamodbStampWrites = 1000 * extraWruPerEvent.measured * (PRICES.dynamoOnDemandPerMillionWriteUnits / 1e6);
+      const messagesPerEvent = watchers * messagesPerFrame;
+      const webSocket = 1000 * messagesPerEvent * (PRICES.webSocketPerMillionMessages / 1e6);
+      const logs = invocations * ((EVENT_ASSUMPTIONS.logBytesPerInvocation / 1e9) * PRICES.cloudWatchLogsPerGbIngested);
+      const total = lambda + dynamodbReads + dynamodbStampWrites + webSocket + logs;
+      const digits = 6;
+      rows.push({
+        watchers,
+        eventsPerBatch,
+        billedMsPerInvocation: billedMs,
+        messagesPerEvent,
+        queryRru: measured.queryCapacity,
+        per1000: {
+          lambda: round(lambda, digits),
+          dynamodbReads: round(dynamodbReads, digits),
+          dynamodbStampWrites: round(dynamodbStampWrites, digits),
+          webSocket: round(webSocket, digits),
+          logs: round(logs, digits),
+          total: round(total, digits),
+        },
+      });
+    }
+  }
+
+  // One socket session. The ticket is a REST route (measured own time); the socket routes' DynamoDB
+  // work is read from lib/data/sockets.ts (docs/realtime.md, "What it costs"): $connect DeleteItem
+  // (1 WRU) then a transaction of 2 Puts (4), 2 round trips; watch BatchGetItem of the connection
+  // (1 RRU), of board and membership (2), then a transaction of Put, Update and ConditionCheck (6),
+  // 3 round trips; $disconnect DeleteItem (1) then BatchWriteItem of 2 deletes (2), 2 round trips.
+  const ticketOwn = routes.find((r) => r.route === 'realtime.tickets')?.ownMs.p50 ?? EVENT_ASSUMPTIONS.socketOwnMs;
+  const invocation = (ownMs: number, roundTrips: number) =>
+    PRICES.lambdaPerMillionRequests / 1e6 + gbSecond(Math.ceil(ownMs + roundTrips * ASSUMPTIONS.dynamoRoundTripMs));
+  const wru = (units: number) => units * (PRICES.dynamoOnDemandPerMillionWriteUnits / 1e6);
+  const rru = (units: number) => units * (PRICES.dynamoOnDemandPerMillionReadUnits / 1e6);
+  const session =
+    PRICES.httpApiPerMillionRequests / 1e6 +
+    invocation(ticketOwn, 1) +
+    wru(1) +
+    invocation(EVENT_ASSUMPTIONS.socketOwnMs, 2) +
+    wru(1 + 4) +
+    2 * (PRICES.webSocketPerMillionMessages / 1e6) +
+    invocation(EVENT_ASSUMPTIONS.socketOwnMs, 3) +
+    rru(1 + 2) +
+    wru(6) +
+    invocation(EVENT_ASSUMPTIONS.socketOwnMs, 2) +
+    wru(1 + 2);
+  const socketHour =
+    60 * (PRICES.webSocketPerMillionConnectionMinutes / 1e6) +
+    EVENT_ASSUMPTIONS.pingsPerHour *
+      (2 * (PRICES.webSocketPerMillionMessages / 1e6) + invocation(EVENT_ASSUMPTIONS.socketOwnMs, 0));
+
+  return {
+    assumptions: { ...EVENT_ASSUMPTIONS, memoryMb },
+    stamps,
+    extraWruPerEvent,
+    mixExtraPerMillion: { measured: mixExtra((s) => s.extraWru), expected: mixExtra((s) => s.expectedExtraWru) },
+    rows,
+    perThousandSessions: round(1000 * session, 5),
+    perThousandSocketHours: round(1000 * socketHour, 5),
   };
 }

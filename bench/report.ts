@@ -1,6 +1,7 @@
 import type { BundleReport } from './bundles';
 import type { RouteSummary } from './client';
-import type { CostReport } from './cost';
+import type { CostReport, EventCostReport } from './cost';
+import type { DeliveryReport, DeliveryRun } from './delivery';
 import type { LatencyReport } from './latency';
 import type { LoadReport } from './load';
 import type { ScaleReport } from './scale';
@@ -14,6 +15,9 @@ export const LIMITS = {
   ownP99Ms: 5,
   treeRatio: 12,
   deleteLargeBoardMs: 15_000, // "well inside" the HTTP API's 30 s: half of it
+  /** REST answer → the event on another member's socket, over at least this many changes. */
+  deliveryP50Ms: 250,
+  deliveryMinChanges: 200,
   sequential: {
     'cards.get': 2,
     'cards.create': 3,
@@ -23,6 +27,8 @@ export const LIMITS = {
     'boards.list': 2,
     'boards.create': 1,
   } as Record<string, number>,
+  /** Routes the delivery phase sends (they make events), with their round-trip limits. */
+  deliverySequential: { 'members.update': 3, 'realtime.tickets': 1 } as Record<string, number>,
 };
 
 /** Routes whose own time is held to the targets (sent 1,000 times each by default). */
@@ -49,7 +55,9 @@ export interface Results {
   latency?: LatencyReport;
   load?: LoadReport[];
   scale?: ScaleReport;
+  delivery?: DeliveryReport;
   cost?: CostReport;
+  eventCost?: EventCostReport;
   errors: { phase: string; message: string }[];
   targets: Target[];
 }
@@ -156,18 +164,59 @@ export function evaluateTargets(r: Results): Target[] {
       targets.push({
         name: `delete a ${del.cards}-card board`,
         target: `≤ ${LIMITS.deleteLargeBoardMs / 1000} s (API timeout 30 s)`,
-        measured: `${fmt(del.wallMs / 1000, 2)} s, ${del.calls} DynamoDB requests`,
+        measured: `answered in ${fmt(del.wallMs / 1000, 2)} s (${del.calls} DynamoDB requests); everything gone ${fmt(del.goneMs / 1000, 2)} s after the request was sent`,
         pass: del.wallMs <= LIMITS.deleteLargeBoardMs,
       });
       targets.push({
         name: `nothing left of the ${del.cards}-card board`,
-        target: '0 items, every card 404',
+        target: '0 items within 2 minutes, every card 404',
         measured: `${del.left.partitionItems} partition items, ${del.left.lookupsAndMirrors} lookups/mirrors, ${del.left.cardsAnswering404}/${del.left.cardsChecked} cards 404`,
         pass: del.nothingLeft,
       });
     }
   } else {
     targets.push({ name: 'scale runs', target: 'see issue 5', measured: phaseFailed('scale') ?? 'not run', pass: false });
+  }
+
+  if (r.delivery) {
+    const d = r.delivery;
+    const runs: [string, DeliveryRun | undefined][] = [
+      ['delivery latency, 1 watcher', d.single],
+      [`delivery latency, last of ${d.fanout?.watchers ?? d.settings.fanoutWatchers} watchers`, d.fanout],
+    ];
+    for (const [name, run] of runs) {
+      if (!run) continue;
+      const enough = run === d.single ? run.delivered >= LIMITS.deliveryMinChanges : run.delivered > 0;
+      targets.push({
+        name,
+        target: `p50 ≤ ${LIMITS.deliveryP50Ms} ms${run === d.single ? ` over ≥ ${LIMITS.deliveryMinChanges} changes` : ''}, every event delivered`,
+        measured: `p50 ${fmt(run.ms.p50, 1)} ms, p99 ${fmt(run.ms.p99, 1)} ms, max ${fmt(run.ms.max, 1)} ms (${run.delivered} of ${run.changes} changes delivered, ${run.missed} missed)`,
+        pass: enough && run.missed === 0 && run.ms.p50 <= LIMITS.deliveryP50Ms,
+      });
+    }
+    const byRoute = new Map(d.routes.map((s) => [s.route, s]));
+    for (const [route, limit] of Object.entries(LIMITS.deliverySequential)) {
+      const s = byRoute.get(route);
+      targets.push({
+        name: `round trips ${route}`,
+        target: `≤ ${limit} sequential`,
+        measured: s ? `${s.sequential.max} sequential, ${s.calls.max} total (max of ${s.n}, delivery phase)` : 'not measured',
+        pass: s ? s.sequential.max <= limit && s.n > 0 : false,
+      });
+    }
+    targets.push({
+      name: 'every socket closed, no watch left',
+      target: `${d.sockets.opened} closed, 0 watch items`,
+      measured: `${d.sockets.closedCleanly} closed cleanly, ${d.sockets.watchesLeft} watch items left`,
+      pass: d.sockets.closedCleanly === d.sockets.opened && d.sockets.watchesLeft === 0,
+    });
+  } else if (phaseFailed('delivery')) {
+    targets.push({
+      name: 'delivery latency',
+      target: `p50 ≤ ${LIMITS.deliveryP50Ms} ms`,
+      measured: phaseFailed('delivery')!,
+      pass: false,
+    });
   }
   return targets;
 }
@@ -235,6 +284,35 @@ export function renderMarkdown(r: Results): string {
         ]),
       ),
     );
+    if (b.events) {
+      out.push(
+        `### Live board events' functions (esbuild with the deployed options; not held to a target). SDK floor with the connections API client: ${kb(b.events.socketClients.bytes)} KiB, ${fmt(b.events.socketClients.import.medianMs, 1)} ms`,
+      );
+      out.push(
+        table(
+          [
+            'function',
+            'entry',
+            'bundle KiB',
+            'import ms (median)',
+            'CPU ms',
+            'ratio to SDK-only',
+            'ratio to its SDK floor',
+            'RSS MB',
+          ],
+          b.events.functions.map((x) => [
+            x.id,
+            x.entry,
+            kb(x.bytes),
+            fmt(x.import.medianMs, 1),
+            fmt(x.import.medianCpuMs, 1),
+            fmt(x.ratio),
+            fmt(x.floorRatio),
+            x.import.rssMb,
+          ]),
+        ),
+      );
+    }
     out.push(`### Bundling alternatives (route ${b.replicaCheck.route})`);
     out.push(
       table(
@@ -412,6 +490,7 @@ export function renderMarkdown(r: Results): string {
           'lookups/mirrors left',
           'cards 404',
           'nothing left',
+          'all gone after ms',
         ],
         s.deletes.map((d) => [
           `DELETE board, ${d.cards} cards`,
@@ -426,6 +505,7 @@ export function renderMarkdown(r: Results): string {
           d.left.lookupsAndMirrors,
           `${d.left.cardsAnswering404}/${d.left.cardsChecked}`,
           verdict(d.nothingLeft),
+          fmt(d.goneMs, 0),
         ]),
       ),
     );
@@ -436,6 +516,8 @@ export function renderMarkdown(r: Results): string {
       );
     }
   }
+
+  if (r.delivery) renderDelivery(out, r.delivery);
 
   if (r.cost) {
     const c = r.cost;
@@ -491,5 +573,196 @@ export function renderMarkdown(r: Results): string {
       ),
     );
   }
+  if (r.eventCost) renderEventCost(out, r.eventCost);
   return `${out.join('\n\n')}\n`;
+}
+
+function renderDelivery(out: string[], d: DeliveryReport): void {
+  out.push("## Live board events: delivery latency (REST answer → the event on another member's socket)");
+  out.push(
+    `Changes are sent one at a time by the board's owner; each waits for its event on every watching socket (timeout ${d.settings.timeoutMs / 1000} s) before the next. Latency = the socket's arrival time − the REST answer's, both read in the bench process; the path is DynamoDB Local's stream, the local poller (20 ms idle polls), the broadcaster, the local connections API. "Last watcher" is the slowest socket of a change.`,
+  );
+  const runs = [d.single, ...(d.fanout ? [d.fanout] : [])];
+  out.push(
+    table(
+      [
+        'run',
+        'sockets',
+        'changes',
+        'delivered',
+        'missed',
+        'duplicates',
+        'before the answer',
+        'p50 ms',
+        'p90 ms',
+        'p99 ms',
+        'max ms',
+        'mean ms',
+        'first watcher p50 / p99 ms',
+        'frame bytes (median / max)',
+        's',
+      ],
+      runs.map((x) => [
+        x.watchers === 1 ? '1 watcher' : `${x.watchers} watchers (last)`,
+        x.sockets,
+        x.changes,
+        x.delivered,
+        x.missed,
+        x.duplicates,
+        x.beforeAnswer,
+        fmt(x.ms.p50, 1),
+        fmt(x.ms.p90, 1),
+        fmt(x.ms.p99, 1),
+        fmt(x.ms.max, 1),
+        fmt(x.ms.mean, 1),
+        x.firstMs ? `${fmt(x.firstMs.p50, 1)} / ${fmt(x.firstMs.p99, 1)}` : '–',
+        `${x.frameBytes.median} / ${x.frameBytes.max}`,
+        x.seconds,
+      ]),
+    ),
+  );
+  const types = [...new Set(runs.flatMap((x) => x.byType.map((t) => t.type)))];
+  out.push(
+    table(
+      [
+        'event',
+        ...runs.flatMap((x) => [`${x.watchers === 1 ? '1 watcher' : `${x.watchers} watchers`}: n`, 'p50 ms', 'p99 ms', 'max ms']),
+      ],
+      types.map((type) => [
+        type,
+        ...runs.flatMap((x) => {
+          const t = x.byType.find((b) => b.type === type);
+          return t ? [t.n, fmt(t.p50, 1), fmt(t.p99, 1), fmt(t.max, 1)] : ['0', '–', '–', '–'];
+        }),
+      ]),
+    ),
+  );
+  out.push('REST routes of the delivery phase (trace headers, as in the round-trip table):');
+  out.push(
+    table(
+      ['route', 'n', 'sequential med/max', 'calls med/max', 'capacity', 'commands', 'own p50 ms', 'own p99 ms', 'client p50 ms'],
+      d.routes.map((s) => [
+        s.route,
+        s.n,
+        `${s.sequential.median} / ${s.sequential.max}`,
+        `${s.calls.median} / ${s.calls.max}`,
+        fmt(s.capacity.median, 1),
+        s.commands[0] ?? '',
+        fmt(s.ownMs.p50, 3),
+        fmt(s.ownMs.p99, 3),
+        fmt(s.wallMs.p50, 2),
+      ]),
+    ),
+  );
+  out.push("Change stamps as stored (items of the delivery board, DynamoDB's size rules; write units per KB):");
+  out.push(
+    table(
+      ['stamp', 'items', 'stamp bytes', 'item bytes', 'without the stamp', 'WCU per write', 'WCU without'],
+      d.stamps.map((x) => [
+        x.kind,
+        x.items,
+        x.stampBytes,
+        x.itemBytes,
+        x.itemBytesWithoutStamp || '– (no item)',
+        x.wcu,
+        x.wcuWithoutStamp || '–',
+      ]),
+    ),
+  );
+  out.push(
+    "The broadcaster's handler run in the bench process against the same stack, with batches of MODIFY records of real card items (every watcher gets each event again, as on a redelivery); medians of the runs after one warm-up run. Waiting = the union of its DynamoDB and PostToConnection calls; own = wall − waiting, which hides the SDK's work for calls in flight together; CPU = this process's CPU time during the call, that work included (and the frames its sockets receive meanwhile).",
+  );
+  out.push(
+    table(
+      [
+        'watchers',
+        'events in the batch',
+        'runs',
+        'wall ms',
+        'own ms',
+        'CPU ms',
+        'waiting ms',
+        'DynamoDB calls',
+        'their capacity',
+        'PostToConnection',
+        'sequential calls',
+        'frames received / expected',
+        'failures',
+      ],
+      d.broadcaster.map((b) => [
+        b.watchers,
+        b.events,
+        b.runs,
+        fmt(b.wallMs, 1),
+        fmt(b.ownMs, 2),
+        fmt(b.cpuMs, 1),
+        fmt(b.waitMs, 1),
+        b.dynamoCalls,
+        b.queryCapacity,
+        b.posts,
+        b.sequential,
+        `${b.framesReceived} / ${b.framesExpected}`,
+        b.failures,
+      ]),
+    ),
+  );
+  out.push(
+    `Sockets: ${d.sockets.opened} opened, ${d.sockets.closedCleanly} closed cleanly, ${d.sockets.watchesLeft} watch items left afterwards.`,
+  );
+}
+
+function renderEventCost(out: string[], c: EventCostReport): void {
+  const a = c.assumptions;
+  out.push(
+    `## Cost model: dollars per 1,000 live events (Lambda arm64 ${a.memoryMb} MB; billed = CPU time measured + ${a.queryMs} ms for the Query + ${a.postToConnectionMs} ms per event for its PostToConnection calls, assumed)`,
+  );
+  out.push(
+    "Stream reads by a Lambda trigger are free. DynamoDB reads: the Query of members and watches, once per board and batch (capacity measured). Stamp writes: the extra write units the change itself now costs, averaged over the mix's event-making routes. WebSocket: one message per watcher and 32 KB of frame.",
+  );
+  out.push(
+    table(
+      [
+        'watchers',
+        'events per invocation',
+        'billed ms',
+        'messages per event',
+        'Query RRU',
+        'Lambda',
+        'DynamoDB reads',
+        'stamp writes',
+        'WebSocket',
+        'logs',
+        'total',
+      ],
+      c.rows.map((x) => [
+        x.watchers,
+        x.eventsPerBatch,
+        x.billedMsPerInvocation,
+        x.messagesPerEvent,
+        x.queryRru,
+        fmt(x.per1000.lambda, 5),
+        fmt(x.per1000.dynamodbReads, 5),
+        fmt(x.per1000.dynamodbStampWrites, 5),
+        fmt(x.per1000.webSocket, 5),
+        fmt(x.per1000.logs, 5),
+        `**${fmt(x.per1000.total, 5)}**`,
+      ]),
+    ),
+  );
+  out.push(
+    table(
+      ['route', 'share', 'stamp / event item bytes', 'extra WRU (sizes measured)', 'extra WRU (any size, expected)', 'what'],
+      c.stamps.map((x) => [
+        x.route,
+        `${(x.share * 100).toFixed(1)}%`,
+        x.stampBytes,
+        x.extraWru,
+        fmt(x.expectedExtraWru, 3),
+        x.source,
+      ]),
+    ),
+  );
+  out.push(
+    `Per event: ${fmt(c.extraWruPerEvent.measured, 3)} extra WRU at the sizes measured, ${fmt(c.extraWruPerEvent.expected, 3)} for items of any size; on the request mix: +$${fmt(c.mixExtraPerMillion.measured, 3)} per million requests (+$${fmt(c.mixExtraPerMillion.expected, 3)} for any size). Per 1,000 socket sessions (ticket, $connect, one watch, $disconnect): $${fmt(c.perThousandSessions, 4)}; per 1,000 socket-hours (connection minutes, ${a.pingsPerHour} keep-alive pings): $${fmt(c.perThousandSocketHours, 4)}.`,
+  );
 }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../test/support/local-process';
 import { benchBundles } from './bundles';
 import { Client } from './client';
-import { costModel } from './cost';
+import { costModel, eventCostModel } from './cost';
+import { benchDelivery } from './delivery';
 import { benchLatency } from './latency';
 import { benchLoad } from './load';
 import { evaluateTargets, type Results, renderMarkdown } from './report';
@@ -16,14 +17,17 @@ import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
  * 1. bundles as `cdk synth` makes them, and their cold import against an SDK-only bundle;
  * 2-3. round trips, capacity and own time per route (sequential warm requests, trace headers);
  * 4. throughput under concurrent load (autocannon);
- * 5. scale: 500- and 5,000-card trees, deleting them, listing 1,000 boards.
+ * 5. scale: 500- and 5,000-card trees, deleting them, listing 1,000 boards;
+ * 6. live board events: delivery latency to one watcher and to 20, the broadcaster's own work.
  * Prints markdown, writes bench/results/latest.json and latest.md. CI never runs it.
  *
  * Knobs (environment): BENCH_REQUESTS (default 1000 per main route), BENCH_OTHER_REQUESTS (200),
  * BENCH_IMPORT_RUNS (15), BENCH_LARGE_BOARD (5000 cards), BENCH_SMALL_BOARD (500),
  * BENCH_LIST_BOARDS (1000), BENCH_LOAD_SECONDS (5), BENCH_CONNECTIONS (16), BENCH_SEED=http (seed the
  * large board over HTTP too, instead of BatchWriteItem), BENCH_KEEP=1 keeps
- * the synthesized bundles, BENCH_SKIP=bundles,load,scale leaves phases out (for trying the bench).
+ * the synthesized bundles, BENCH_DELIVERY_CHANGES (240 changes to one watcher), BENCH_FANOUT_CHANGES
+ * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_SKIP=bundles,delivery,load,scale leaves phases out
+ * (for trying the bench).
  */
 
 const settings = {
@@ -39,6 +43,11 @@ const settings = {
   /** The large board's cards: straight into the table (default, seconds) or over HTTP (minutes here). */
   seed: process.env.BENCH_SEED === 'http' ? ('http' as const) : ('direct' as const),
   treeRuns: 7,
+  delivery: {
+    changes: envNumber('BENCH_DELIVERY_CHANGES', 240),
+    fanoutChanges: envNumber('BENCH_FANOUT_CHANGES', 60),
+    fanoutWatchers: envNumber('BENCH_FANOUT_WATCHERS', 20),
+  },
 };
 
 const started = performance.now();
@@ -84,7 +93,8 @@ let stack: RunningStack | undefined;
 try {
   stack = await phase('start local stack', () =>
     // INFO logging, as deployed: the request log line is part of the service's own time.
-    startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', LOG_LEVEL: 'INFO' }),
+    // The socket sweeper every minute, as scheduled on AWS (locally every second by default, for tests).
+    startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', LOG_LEVEL: 'INFO', LOCAL_SWEEP_MS: '60000' }),
   );
   if (stack) {
     const client = new Client(stack.url);
@@ -92,6 +102,9 @@ try {
     results.latency = await phase('latency', () =>
       benchLatency(client, settings.requests, settings.otherRequests, settings.listBoards),
     );
+    // Before the load phase: the stream must not still be working through its backlog.
+    if (!skip.has('delivery'))
+      results.delivery = await phase('delivery', () => benchDelivery(client, dataDir, settings.delivery));
     const fixtures = results.latency?.fixtures;
     if (fixtures && !skip.has('load')) {
       results.load = await phase('load', () =>
@@ -119,6 +132,7 @@ try {
 if (results.latency) {
   const memoryMb = results.bundles?.routes.find((r) => r.memorySize)?.memorySize ?? 1024;
   results.cost = costModel(results.latency.routes, memoryMb);
+  if (results.delivery) results.eventCost = eventCostModel(results.delivery, results.latency.routes, memoryMb);
   // The fixtures hold a token: keep ids and counts only.
   results.latency.fixtures.token = '(omitted)';
 }

@@ -11,6 +11,7 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { STAMP_ATTRIBUTE, stamp } from '../lib/data/changes';
 import { columnPositionKey, type ItemKey, keys } from '../lib/data/table';
 import { type Client, RouteSample, type RouteSummary, type Stats, stats } from './client';
 import { type BoardFixture, makeBoard } from './latency';
@@ -143,11 +144,12 @@ export class Table {
 
   /**
    * Cards written straight into the table, as the service writes them (lib/data/cards.ts
-   * createCard: the card with its `colpos` index key and its id lookup; positions 1.0, 2.0, ...
-   * per column), and each column's card_version set as that many creates would have left it.
-   * BatchWriteItem, 25 items a request, 8 requests in flight.
+   * createCard: the card with its `colpos` index key and its `card.created` change stamp, and its
+   * id lookup; positions 1.0, 2.0, ... per column), and each column's card_version set as that
+   * many creates would have left it. BatchWriteItem, 25 items a request, 8 requests in flight.
+   * Like the service's creates, each card's stream record goes through the broadcaster.
    */
-  async seedCards(board: BoardFixture, perColumn: number, description: string): Promise<string[]> {
+  async seedCards(board: BoardFixture, perColumn: number, description: string, actor: string): Promise<string[]> {
     const writes: WriteRequest[] = [];
     const ids: string[] = [];
     for (const columnId of board.columns) {
@@ -163,7 +165,13 @@ export class Table {
           position,
           created_at: new Date().toISOString(),
         };
-        const item = { ...keys.card(board.id, id), type: 'card', ...card, colpos: columnPositionKey(columnId, position) };
+        const item = {
+          ...keys.card(board.id, id),
+          type: 'card',
+          ...card,
+          colpos: columnPositionKey(columnId, position),
+          [STAMP_ATTRIBUTE]: stamp('card.created', actor),
+        };
         writes.push({ PutRequest: { Item: marshall(item) } });
         writes.push({ PutRequest: { Item: marshall({ ...keys.cardLookup(id), type: 'card_lookup', board_id: board.id }) } });
         ids.push(id);
@@ -189,6 +197,21 @@ export class Table {
       );
     }
     return ids;
+  }
+
+  /** Whether a partition still holds any item (one item asked for, strongly consistent). */
+  async anyItem(pk: string): Promise<boolean> {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.name,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: marshall({ ':pk': pk }),
+        ConsistentRead: true,
+        Limit: 1,
+        ProjectionExpression: 'pk',
+      }),
+    );
+    return (out.Count ?? 0) > 0;
   }
 
   /** How many of these keys still have an item. */
@@ -234,6 +257,12 @@ export interface DeleteRun {
   commands: Record<string, number>;
   left: { partitionItems: number; lookupsAndMirrors: number; cardsAnswering404: number; cardsChecked: number };
   nothingLeft: boolean;
+  /**
+   * From sending the DELETE until the partition and the lookups were found empty: the request
+   * removes the board item (and the memberships), the table stream's `children.collect` consumer
+   * the rest after the answer. Polled every 100 ms, so up to that much late.
+   */
+  goneMs: number;
 }
 
 export interface ScaleReport {
@@ -312,17 +341,41 @@ async function deleteRun(
   owner: { token: string; userId: string },
   board: BoardFixture,
 ): Promise<DeleteRun> {
+  const sent = performance.now();
   const answer = await client.send('DELETE', `/boards/${board.id}`, { token: owner.token });
   if (answer.status !== 204) throw new Error(`DELETE /boards/${board.id}: ${answer.status} ${JSON.stringify(answer.body)}`);
   const checked = [0, 1, 2, 3, 4].map((i) => board.cards[Math.floor((i * board.cards.length) / 5)]!);
   let answering404 = 0;
   for (const id of checked) if ((await client.send('GET', `/cards/${id}`, { token: owner.token })).status === 404) answering404++;
-  const partitionItems = (await table.partition(keys.boardPartition(board.id))).items;
-  const outside = await table.countExisting([
+  // The rest goes after the answer (the stream's collector): wait until the partition is empty
+  // (one item asked for, every 100 ms), then check everything, for up to two minutes.
+  const pk = keys.boardPartition(board.id);
+  const lookups = [
     ...board.cards.map(keys.cardLookup),
     ...board.columns.map(keys.columnLookup),
     keys.userBoard(owner.userId, board.id),
-  ]);
+  ];
+  let partitionItems = Number.NaN;
+  let outside = Number.NaN;
+  let goneMs = Number.NaN;
+  const deadline = sent + 120_000;
+  while (performance.now() < deadline) {
+    if (await table.anyItem(pk)) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
+    const emptyAt = performance.now();
+    partitionItems = (await table.partition(pk)).items;
+    outside = await table.countExisting(lookups);
+    if (partitionItems === 0 && outside === 0) {
+      goneMs = emptyAt - sent;
+      break;
+    }
+  }
+  if (Number.isNaN(goneMs)) {
+    partitionItems = (await table.partition(pk)).items;
+    outside = await table.countExisting(lookups);
+  }
   return {
     cards: board.cards.length,
     wallMs: round(answer.wallMs, 1),
@@ -332,6 +385,7 @@ async function deleteRun(
     commands: countCommands(answer.trace?.commands ?? ''),
     left: { partitionItems, lookupsAndMirrors: outside, cardsAnswering404: answering404, cardsChecked: checked.length },
     nothingLeft: partitionItems === 0 && outside === 0 && answering404 === checked.length,
+    goneMs: round(goneMs, 0),
   };
 }
 
@@ -366,7 +420,7 @@ export async function benchScale(
       );
     } else {
       large = await makeBoard(client, owner.token, columns, 0, DESCRIPTION_1K);
-      large.cards = await table.seedCards(large, perColumn(sizes.large), DESCRIPTION_1K);
+      large.cards = await table.seedCards(large, perColumn(sizes.large), DESCRIPTION_1K, owner.userId);
       // The direct items must look exactly like the service's own: same attributes as a card it created.
       const shape = (item: Record<string, unknown> | undefined) =>
         Object.keys(item ?? {})
@@ -390,7 +444,9 @@ export async function benchScale(
     const afterTrees = processMemory(stackPid);
     log(`trees: ${trees.map((t) => `${t.cards} cards ${t.wallMs.p50} ms, ${t.pages} pages`).join('; ')}`);
     const deletes = [await deleteRun(client, table, owner, large), await deleteRun(client, table, owner, small)];
-    log(`deletes: ${deletes.map((d) => `${d.cards} cards ${d.wallMs} ms, nothing left: ${d.nothingLeft}`).join('; ')}`);
+    log(
+      `deletes: ${deletes.map((d) => `${d.cards} cards answered in ${d.wallMs} ms, all gone after ${d.goneMs} ms, nothing left: ${d.nothingLeft}`).join('; ')}`,
+    );
     return {
       seeding: {
         http: {
