@@ -288,6 +288,15 @@ export const LABELS_PER_CARD = 20;
 export const TOKEN_MAX_LENGTH = 8192;
 /** The longest lifetime of a Cognito access token (one day), and so of a socket ticket bound to one. */
 const DAY_SECONDS = 86_400;
+/** A lifetime in whole seconds, at most a day (tokens and tickets). */
+const lifetimeSeconds = (description: string, example: number) =>
+  v.pipe(
+    v.number(),
+    v.integer(),
+    v.minValue(1),
+    v.maxValue(DAY_SECONDS),
+    v.metadata({ format: 'int32', description, examples: [example] }),
+  );
 
 // Responses (documentation and contract tests): strict, so an undocumented field fails the contract tests.
 const id = (text: string) => v.pipe(v.string(), v.uuid(), v.length(36), about(text, '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d'));
@@ -402,17 +411,7 @@ export const tokenResponse = onFirstUse(() =>
         ),
       ),
       token_type: v.pipe(v.literal('Bearer'), about('Always `Bearer`.')),
-      expires_in: v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(1),
-        v.maxValue(DAY_SECONDS),
-        v.metadata({
-          format: 'int32',
-          description: 'Seconds until the access token expires (3600 by default).',
-          examples: [3600],
-        }),
-      ),
+      expires_in: lifetimeSeconds('Seconds until the access token expires (3600 by default).', 3600),
       refresh_token: v.optional(
         v.pipe(
           v.string(),
@@ -440,17 +439,7 @@ export const ticketResponse = onFirstUse(() =>
         v.maxLength(2048),
         about('The WebSocket endpoint (docs/asyncapi.yaml).', 'wss://abc123.execute-api.eu-west-1.amazonaws.com/live'),
       ),
-      expires_in: v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(1),
-        v.maxValue(DAY_SECONDS),
-        v.metadata({
-          format: 'int32',
-          description: "Seconds the ticket stays usable (60 by default, never past the token's own expiry).",
-          examples: [60],
-        }),
-      ),
+      expires_in: lifetimeSeconds("Seconds the ticket stays usable (60 by default, never past the token's own expiry).", 60),
     }),
     about('A ticket for one live board events socket.'),
   ),
