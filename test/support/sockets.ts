@@ -179,9 +179,9 @@ export class TestSocket {
     );
   }
 
-  /** watch, which must be acknowledged. */
-  async watch(boardId: string): Promise<void> {
-    if (!this.watchedSince.has(boardId)) this.watchedSince.set(boardId, new Date().toISOString());
+  /** watch, which must be acknowledged; `replayed` keeps events whatever their time (a replayed sample). */
+  async watch(boardId: string, options: { replayed?: boolean } = {}): Promise<void> {
+    if (!options.replayed && !this.watchedSince.has(boardId)) this.watchedSince.set(boardId, new Date().toISOString());
     const answer = await this.watchReply(boardId);
     if (answer.type !== 'watch.ack') throw new Error(`${this.label}: watch ${boardId} refused: ${JSON.stringify(answer)}`);
   }
