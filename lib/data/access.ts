@@ -1,6 +1,16 @@
 import { Forbidden, NotFound } from '../domain/errors';
 import { getItems, type ItemSet } from './db';
-import type { BoardRecord, CardLookup, CardRecord, ColumnLookup, ColumnRecord, LabelRecord, MemberRecord, Role } from './records';
+import {
+  type BoardRecord,
+  type CardLookup,
+  type CardRecord,
+  type ColumnLookup,
+  type ColumnRecord,
+  isLiveLabel,
+  type LabelRecord,
+  type MemberRecord,
+  type Role,
+} from './records';
 import { type ItemKey, keys } from './table';
 
 /**
@@ -133,7 +143,7 @@ export async function resolveBoardScope<P>(
     if (rule.via === 'label') {
       scope.label = items.get<LabelRecord>(keys.label(boardId, addressedId));
       // The board's map of live labels decides: a label being deleted is already gone.
-      if (!scope.label || !board.labels || !Object.hasOwn(board.labels, addressedId)) throw new NotFound('Label');
+      if (!scope.label || !isLiveLabel(board.labels, addressedId)) throw new NotFound('Label');
     } else if (rule.via === 'column') {
       scope.column = items.get<ColumnRecord>(keys.column(boardId, addressedId));
       if (!scope.column) throw new NotFound('Column');

@@ -10,6 +10,7 @@ import {
   type BoardTree,
   type CardRecord,
   type ColumnRecord,
+  isLiveLabel,
   type LabelRecord,
   type MemberRecord,
   now,
@@ -135,7 +136,7 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
   for (const card of cards) cardsByColumn.get(card.column_id)?.push(card);
   // The board item was read before the range: a label deleted in between is in its map but has no
   // item any more. Only labels both name and show count, so a card never shows one the tree lacks.
-  const shown = labels.filter((label) => scope.board.labels && Object.hasOwn(scope.board.labels, label.id));
+  const shown = labels.filter((label) => isLiveLabel(scope.board.labels, label.id));
   const live = Object.fromEntries(shown.map((label) => [label.id, label.name]));
   return {
     ...toBoard(scope.board),

@@ -17,7 +17,17 @@ import {
   tableName,
   transactWrite,
 } from './db';
-import { type Card, type CardRecord, type Label, type LabelRecord, liveLabelIds, now, toCard, toLabel } from './records';
+import {
+  type Card,
+  type CardRecord,
+  isLiveLabel,
+  type Label,
+  type LabelRecord,
+  liveLabelIds,
+  now,
+  toCard,
+  toLabel,
+} from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, labelNameKey } from './table';
 
@@ -108,9 +118,8 @@ export async function listLabels(scope: BoardScope): Promise<Label[]> {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': keys.boardPartition(scope.boardId), ':prefix': keys.labelPrefix },
   })) as unknown as LabelRecord[];
-  const live = scope.board.labels ?? {};
   return items
-    .filter((label) => Object.hasOwn(live, label.id))
+    .filter((label) => isLiveLabel(scope.board.labels, label.id))
     .sort(byLabelName)
     .map(toLabel);
 }
@@ -291,7 +300,7 @@ function labelForCard(scope: BoardScope, labelId: string): string {
   const found = scope.relatedLabels.get(labelId);
   if (!found) throw new NotFound('Label');
   if (found.boardId !== scope.boardId) throw new Forbidden('The label belongs to another board.');
-  if (!found.item || !scope.board.labels || !Object.hasOwn(scope.board.labels, labelId)) throw new NotFound('Label');
+  if (!found.item || !isLiveLabel(scope.board.labels, labelId)) throw new NotFound('Label');
   return labelId;
 }
 

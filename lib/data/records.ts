@@ -117,10 +117,13 @@ export const toCard = (r: CardRecord, labels: LiveLabels): Card => ({
   label_ids: liveLabelIds(r.label_ids, labels),
 });
 
+/** Whether the board's map of live labels names this label (a deleted one is gone from it first). */
+export const isLiveLabel = (labels: LiveLabels, id: string) => labels !== undefined && Object.hasOwn(labels, id);
+
 export function liveLabelIds(ids: Iterable<string> | undefined, labels: LiveLabels): string[] {
   if (!ids || !labels) return [];
   return [...ids]
-    .filter((id) => Object.hasOwn(labels, id))
+    .filter((id) => isLiveLabel(labels, id))
     .map((id) => ({ id, name: labels[id]! }))
     .sort(byLabelName)
     .map((label) => label.id);
