@@ -16,6 +16,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { appClient as appClientDefinition, passwordPolicy, tokenValidity } from '../lib/auth/pool';
 import { tableDefinition } from '../lib/data/table';
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../lib/http/cors';
 import {
   type FunctionRow,
   type RouteId,
@@ -164,7 +165,8 @@ export class TaskBoardStack extends Stack {
       ...(domain ? { defaultDomainMapping: { domainName: domain } } : {}),
       corsPreflight: {
         allowOrigins: config.corsOrigins,
-        allowHeaders: ['authorization', 'content-type'],
+        allowHeaders: CORS_ALLOW_HEADERS,
+        exposeHeaders: CORS_EXPOSE_HEADERS,
         // Every method a route row has, and the preflight's own.
         allowMethods: [
           ...new Set(

@@ -51,10 +51,26 @@ export interface RouteRow extends FunctionRow {
   success: { status: number; schema?: Lazy };
   /** Error statuses of the route's own rules, beyond those its access, params and body imply. */
   errors?: number[];
+  /**
+   * Honours an Idempotency-Key (lib/http/idempotency.ts): the POSTs that create something. Set
+   * by `withIdempotencyKeys`, which also grants the key records' table actions.
+   */
+  idempotent?: true;
 }
 
 /** Every read by key goes through BatchGetItem (lib/data/db.ts getItems), single keys included. */
 const boardRead: TableAction[] = ['dynamodb:BatchGetItem'];
+
+/**
+ * A row that honours an Idempotency-Key, with its table actions plus those of the key records
+ * (lib/data/idempotency.ts: claim with a conditional PutItem, keep the answer with UpdateItem,
+ * release after a failure with DeleteItem). Registration and socket tickets do not honour keys:
+ * their answers hold secrets (tokens, a ticket) that the table must never keep.
+ */
+const withIdempotencyKeys = (table: TableAction[]) => ({
+  idempotent: true as const,
+  table: [...new Set<TableAction>([...table, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])],
+});
 
 export const routes = {
   health: {
@@ -155,7 +171,7 @@ export const routes = {
     access: { scope: 'user' },
     body: s.titleBody,
     success: { status: 201, schema: s.board },
-    table: ['dynamodb:PutItem'],
+    ...withIdempotencyKeys(['dynamodb:PutItem']),
     metric: 'BoardCreated',
     cognito: [],
   },
@@ -205,7 +221,7 @@ export const routes = {
     params: s.idParams,
     body: s.titleBody,
     success: { status: 201, schema: s.column },
-    table: [...boardRead, 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    ...withIdempotencyKeys([...boardRead, 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
     metric: 'ColumnCreated',
     cognito: [],
   },
@@ -218,7 +234,7 @@ export const routes = {
     params: s.idParams,
     body: s.createCardBody,
     success: { status: 201, schema: s.card },
-    table: [...boardRead, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    ...withIdempotencyKeys([...boardRead, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem']),
     index: ['dynamodb:Query'],
     metric: 'CardCreated',
     cognito: [],
@@ -327,7 +343,7 @@ export const routes = {
     params: s.idParams,
     body: s.addMemberBody,
     success: { status: 201, schema: s.member },
-    table: [...boardRead, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+    ...withIdempotencyKeys([...boardRead, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem']),
     errors: [409],
     metric: 'MemberAdded',
     cognito: [],
@@ -377,7 +393,7 @@ export const routes = {
     params: s.idParams,
     body: s.createLabelBody,
     success: { status: 201, schema: s.label },
-    table: [...boardRead, 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    ...withIdempotencyKeys([...boardRead, 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
     errors: [409],
     cognito: [],
   },

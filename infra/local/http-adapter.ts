@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../lib/http/cors';
 import { matchPath, type RouteRow, routes } from '../../lib/routes';
 import { httpApiLimits, lambdaLimits } from '../../lib/runtime/aws-limits';
 import { asFunction } from './iam';
@@ -46,7 +47,8 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
     const method = (req.method ?? 'GET').toUpperCase();
     const cors = {
       'access-control-allow-origin': corsOrigin,
-      'access-control-allow-headers': 'authorization,content-type',
+      'access-control-allow-headers': CORS_ALLOW_HEADERS.join(','),
+      'access-control-expose-headers': CORS_EXPOSE_HEADERS.join(','),
       'access-control-allow-methods': 'GET,POST,PUT,PATCH,DELETE,OPTIONS',
       'access-control-max-age': '600',
     };

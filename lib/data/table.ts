@@ -23,6 +23,9 @@
  *   TICKET#<sha256>   #TICKET              a single-use socket ticket, by the hash of its value
  *   CONNECTION#<id>   #CONNECTION          a socket: its user, token expiry and watched boards
  *   EXPIRES#<minute>  CONNECTION#<id>      sockets by the minute their token expires (the sweeper's list)
+ *
+ * Safe retries (docs/data-model.md, "Idempotency keys"); a `ttl` of 24 hours:
+ *   IDEMPOTENCY#<userId>#<keyHash>  #IDEMPOTENCY   a POST's Idempotency-Key: its request's fingerprint and first answer
  */
 
 export const PARTITION_KEY = 'pk';
@@ -93,6 +96,7 @@ export const keys = {
     sk: `CONNECTION#${connectionId}`,
   }),
   expiryBucket: (minute: number) => `EXPIRES#${minute}`,
+  idempotency: (userId: string, keyHash: string): ItemKey => ({ pk: `IDEMPOTENCY#${userId}#${keyHash}`, sk: '#IDEMPOTENCY' }),
 };
 
 /** The board id of a key in a board's partition. */

@@ -12,6 +12,8 @@ export type ErrorKind =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'response_too_large'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_use'
   | 'unavailable';
 
 export class DomainError extends Error {
@@ -97,5 +99,25 @@ export class Unavailable extends DomainError {
 export class ResponseTooLarge extends DomainError {
   constructor(detail: string, extra: Record<string, unknown> = {}) {
     super('response_too_large', detail, extra);
+  }
+}
+
+/** An Idempotency-Key sent again with a different request (another body, path or operation). */
+export class IdempotencyKeyReused extends DomainError {
+  constructor() {
+    super(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used for a different request (another body, path or operation). Use a new key for a new request.',
+    );
+  }
+}
+
+/** The first request with this Idempotency-Key has not answered yet. */
+export class IdempotencyKeyInUse extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is still in progress; retry after it has answered to get its answer.',
+    );
   }
 }

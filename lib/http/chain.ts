@@ -14,7 +14,7 @@ import { routeMetrics } from './metrics';
 import { parseRequest } from './parse';
 import { problemResponse } from './problem';
 import { problemErrors, requestLog } from './request-log';
-import { type RouteContext, type RouteMiddleware, requestIdOf } from './types';
+import { type RouteContext, type RouteMiddleware, type RouteState, requestIdOf } from './types';
 
 type Row<Id extends RouteId> = Routes[Id];
 export type BodyOf<Id extends RouteId> =
@@ -42,16 +42,20 @@ export interface RouteResult {
   oversize?: (compressed: boolean) => Error;
 }
 
-/** How a row's caller is established and what it may touch; public rows have neither step. */
+/**
+ * How a row's caller is established and what it may touch, and (rows that create something)
+ * how the handler runs once per Idempotency-Key (lib/http/idempotency.ts); public rows have none.
+ */
 export interface AccessSteps {
   authenticate?: RouteMiddleware;
   authorize?: RouteMiddleware;
+  once?: (routeId: string, row: RouteRow, state: RouteState, work: () => Promise<RouteResult>) => Promise<RouteResult>;
 }
 
 /**
  * The one middy chain every handler goes through: request log, metrics, problem+json errors,
- * authentication, input parsing and validation, authorization, then the handler, whose result is
- * serialised here. A handler never catches, maps a status or stringifies. The access steps are
+ * authentication, input parsing and validation, authorization, then the handler (once per
+ * Idempotency-Key where the row honours one), whose result is serialised here. A handler never catches, maps a status or stringifies. The access steps are
  * passed in by `route()` (lib/http/route.ts) so that a public function's bundle holds neither the
  * token verifier nor the table client (lib/http/public-route.ts).
  */
@@ -73,14 +77,16 @@ export function buildRoute<Id extends RouteId, P>(
     .use(access.authorize ? [access.authorize] : [])
     .handler(async (event, context) => {
       const state = context.route;
-      const result = await handler({
-        caller: state.caller as CallerOf<Id>,
-        params: state.params as ParamsOf<Id>,
-        body: state.body as BodyOf<Id>,
-        scope: state.scope as ScopeOf<Id>,
-        preloaded: state.preloaded as P,
-        event,
-      });
+      const work = () =>
+        handler({
+          caller: state.caller as CallerOf<Id>,
+          params: state.params as ParamsOf<Id>,
+          body: state.body as BodyOf<Id>,
+          scope: state.scope as ScopeOf<Id>,
+          preloaded: state.preloaded as P,
+          event,
+        });
+      const result = await (access.once ? access.once(id, row, state, work) : work());
       return toResponse(result, event);
     }) as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
   return withDeadline(id, row, chain);

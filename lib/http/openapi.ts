@@ -1,7 +1,9 @@
 import { type ConversionConfig, type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { GenericSchema } from 'valibot';
+import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors';
 import { type RouteId, type RouteRow, routes } from '../routes';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from './parse';
 import { KINDS } from './problem';
 import * as s from './schemas';
 import { documentedKeywordsOf, type Lazy } from './schemas';
@@ -48,6 +50,7 @@ export function errorStatuses(row: RouteRow): number[] {
   if (row.access.scope !== 'public') statuses.add(401);
   if (row.access.scope === 'board') for (const status of [403, 404]) statuses.add(status);
   if (row.access.scope !== 'public' || row.table.length > 0 || row.cognito.length > 0) statuses.add(503);
+  if (row.idempotent) for (const status of [409, 422]) statuses.add(status);
   return [...statuses].sort();
 }
 
@@ -201,23 +204,49 @@ const PATH_PARAMETER_TEXT: Record<string, (row: RouteRow) => string> = {
 };
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
-const problemContent = (status: number) => ({
+const problemContent = (status: number, example?: { code: keyof typeof KINDS; detail: string }) => ({
   schema: { $ref: '#/components/schemas/Problem' },
   example: {
     type: 'about:blank',
     title: Object.values(KINDS).find((kind) => kind.status === status)!.title,
     status,
-    detail: EXAMPLE_DETAIL[status],
-    code: Object.entries(KINDS).find(([, kind]) => kind.status === status)![0],
+    detail: example?.detail ?? EXAMPLE_DETAIL[status],
+    code: example?.code ?? Object.entries(KINDS).find(([, kind]) => kind.status === status)![0],
     instance: 'urn:request:Jx1mYh3YoAMEb2Q=',
   },
 });
+
+/** The Idempotency-Key answers of the rows that honour one (lib/http/idempotency.ts). */
+const IDEMPOTENCY_ERRORS: Record<number, { code: keyof typeof KINDS; detail: string; description: string }> = {
+  409: {
+    code: 'idempotency_key_in_use',
+    detail: new IdempotencyKeyInUse(1).detail,
+    description:
+      'A request with this `Idempotency-Key` is still in progress (`code` `idempotency_key_in_use`): retry after `Retry-After` seconds to get its answer',
+  },
+  422: {
+    code: 'idempotency_key_reused',
+    detail: new IdempotencyKeyReused().detail,
+    description:
+      'This `Idempotency-Key` was already used, within 24 hours, for a different request: another body, path or operation (`code` `idempotency_key_reused`)',
+  },
+};
 
 function errorResponse(status: number, row: RouteRow): Json {
   const headers: Json = { 'Access-Control-Allow-Origin': header('Access-Control-Allow-Origin') };
   if (status === 401) headers['WWW-Authenticate'] = header('WWW-Authenticate');
   if (status === 503) headers['Retry-After'] = header('Retry-After');
-  const content: Json = { 'application/problem+json': problemContent(status) };
+  const idempotency = row.idempotent ? IDEMPOTENCY_ERRORS[status] : undefined;
+  if (idempotency && status === 409) {
+    headers['Retry-After'] = {
+      description: 'With `code` `idempotency_key_in_use`: whole seconds until the first request has surely answered or lapsed.',
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, example: 15 },
+    };
+  }
+  const ownRule = (row.errors ?? []).includes(status);
+  const content: Json = {
+    'application/problem+json': problemContent(status, idempotency && !ownRule ? idempotency : undefined),
+  };
   if (status === 413 && row.body) {
     content['application/json'] = {
       schema: { $ref: '#/components/schemas/GatewayMessage' },
@@ -227,7 +256,11 @@ function errorResponse(status: number, row: RouteRow): Json {
   const description =
     status === 401 && row.access.scope === 'public'
       ? 'The credential in the body was refused: a wrong email or password (login), or a wrong, expired or revoked refresh token (refresh, logout)'
-      : STATUS_TEXT[status];
+      : idempotency
+        ? ownRule
+          ? `${STATUS_TEXT[status]}; or: ${idempotency.description}`
+          : idempotency.description
+        : STATUS_TEXT[status];
   return { description, headers, content };
 }
 
@@ -236,6 +269,7 @@ function successResponse(id: string, row: RouteRow): Json {
   if (row.success.status === 204) return { description: 'Success, no content', headers };
   headers.Vary = header('Vary');
   headers['Content-Encoding'] = header('Content-Encoding');
+  if (row.idempotent) headers['Idempotent-Replayed'] = header('Idempotent-Replayed');
   if (id === 'openapi' || id === 'asyncapi') headers['Cache-Control'] = header('Cache-Control');
   const schema = row.success.schema
     ? responseSchema(row.success.schema)
@@ -303,16 +337,19 @@ export function buildOpenApiDocument() {
       description: OPERATION_TEXT[id as DocumentedRouteId],
       tags: [id.split('.')[0]],
       ...(row.access.scope === 'public' ? { security: [] } : {}),
-      ...(params
+      ...(params || row.idempotent
         ? {
-            parameters: Object.entries(params.properties).map(([name, schema]) => ({
-              name,
-              in: 'path',
-              required: true,
-              description: PATH_PARAMETER_TEXT[name]!(row),
-              schema,
-              example: '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
-            })),
+            parameters: [
+              ...Object.entries(params?.properties ?? {}).map(([name, schema]) => ({
+                name,
+                in: 'path',
+                required: true,
+                description: PATH_PARAMETER_TEXT[name]!(row),
+                schema,
+                example: '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
+              })),
+              ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+            ],
           }
         : {}),
       ...(row.body
@@ -364,6 +401,21 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Makes the POST safe to retry (IETF draft "The Idempotency-Key HTTP Header Field"): send a new unique value (a UUID) with each new request, and the same value when retrying it. ' +
+            'Within 24 hours, the same key with the same request (operation, path and body, compared as JSON) answers what the first one answered, with `Idempotent-Replayed: true`, and creates nothing more; ' +
+            'the same key with a different request is 422 (`idempotency_key_reused`); while the first is still running, 409 (`idempotency_key_in_use`) with `Retry-After`. ' +
+            'A request that failed keeps nothing: its retry runs again. Keys belong to the caller: other users cannot collide with them. ' +
+            `A Structured Field string (\`"..."\`) or the bare value, 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters; anything else is 400.`,
+          schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH + 2, pattern: '^[\\x20-\\x7e]+$' },
+          example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+        },
+      },
       responses: {
         TooManyRequests: {
           description:
@@ -401,6 +453,11 @@ export function buildOpenApiDocument() {
           description:
             'On bodies of 1,000 bytes or more when `Accept-Encoding` allows: `br` preferred, else `gzip`. Absent on an uncompressed body.',
           schema: { type: 'string', enum: ['br', 'gzip'] },
+        },
+        'Idempotent-Replayed': {
+          description:
+            '`true` when this answer is the first answer to an earlier request with the same `Idempotency-Key`, replayed; absent otherwise.',
+          schema: { type: 'string', enum: ['true'] },
         },
         'Cache-Control': {
           description: 'The description changes only with a deployment.',

@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type BaseIssue, safeParse } from 'valibot';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
 import type { RouteRow } from '../routes';
@@ -8,8 +9,9 @@ export const MAX_BODY_BYTES = 64 * 1024;
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
 /**
- * Path parameters and body, checked against the row's schemas before anything is looked up:
- * size (413), media type (415), JSON object (400), then the schema (400 with every issue).
+ * Path parameters, the Idempotency-Key header and the body, checked against the row's schemas
+ * before anything is looked up: size (413), media type (415), JSON object (400), then the schema
+ * (400 with every issue).
  */
 export function parseRequest(row: RouteRow): RouteMiddleware {
   return {
@@ -17,6 +19,7 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
       context.route.params = row.params
         ? (validate(row.params, event.pathParameters ?? {}, 'path') as Record<string, unknown>)
         : {};
+      if (row.idempotent) context.route.idempotencyKey = idempotencyKeyOf(event);
       if (!row.body) return;
       const raw = event.body ?? '';
       const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
@@ -36,6 +39,33 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
       context.route.body = validate(row.body, parsed, 'body');
     },
   };
+}
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+// Visible ASCII and spaces: what a Structured Field string may hold (RFC 8941 §3.3.3).
+const KEY_CHARACTERS = /^[\x20-\x7e]+$/;
+
+/**
+ * The key of a request, or undefined without the header. The draft sends it as a Structured Field
+ * string (`"8e03978e-..."`); many clients send the bare token (as Stripe's API takes it), so
+ * both are accepted and mean the same key. Checked with the rest of the request's shape, before
+ * any lookup: a malformed key is 400.
+ */
+export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefined {
+  const raw = event.headers?.[IDEMPOTENCY_HEADER];
+  if (raw === undefined) return undefined;
+  const trimmed = raw.trim();
+  const quoted = /^"((?:[^"\\]|\\["\\])*)"$/.exec(trimmed);
+  const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : trimmed;
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !KEY_CHARACTERS.test(key)) {
+    throw new BadRequest(
+      `Invalid Idempotency-Key header: it must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters (a UUID is a good key).`,
+      [{ path: 'header.Idempotency-Key', message: `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters` }],
+    );
+  }
+  return key;
 }
 
 function validate(schema: Lazy, value: unknown, where: 'path' | 'body'): unknown {

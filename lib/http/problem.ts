@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { cancellationCodes } from '../data/sdk-errors';
-import { DomainError, type ErrorKind, MethodNotAllowed, Unauthorized, Unavailable } from '../domain/errors';
+import { DomainError, type ErrorKind, IdempotencyKeyInUse, MethodNotAllowed, Unauthorized, Unavailable } from '../domain/errors';
 
 /** The one place where an error becomes an HTTP answer (RFC 9457 problem+json). */
 export const KINDS: Record<ErrorKind | 'internal', { status: number; title: string }> = {
@@ -13,6 +13,8 @@ export const KINDS: Record<ErrorKind | 'internal', { status: number; title: stri
   payload_too_large: { status: 413, title: 'Content Too Large' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
   response_too_large: { status: 422, title: 'Unprocessable Content' },
+  idempotency_key_reused: { status: 422, title: 'Unprocessable Content' },
+  idempotency_key_in_use: { status: 409, title: 'Conflict' },
   unavailable: { status: 503, title: 'Service Unavailable' },
   internal: { status: 500, title: 'Internal Server Error' },
 };
@@ -77,7 +79,9 @@ export function problemResponse(error: unknown, requestId?: string): APIGatewayP
     headers['www-authenticate'] = known.tokenPresented ? 'Bearer error="invalid_token"' : 'Bearer';
   }
   if (known instanceof MethodNotAllowed) headers.allow = known.allow.join(', ');
-  if (known instanceof Unavailable) headers['retry-after'] = String(known.retryAfterSeconds);
+  if (known instanceof Unavailable || known instanceof IdempotencyKeyInUse) {
+    headers['retry-after'] = String(known.retryAfterSeconds);
+  }
   const body = {
     type: 'about:blank',
     title,

@@ -10,6 +10,8 @@ export interface RouteState {
   body: unknown;
   scope?: BoardScope;
   preloaded?: unknown;
+  /** The Idempotency-Key of a row that honours one (lib/http/idempotency.ts), when sent. */
+  idempotencyKey?: string;
   startedAt: number;
 }
 

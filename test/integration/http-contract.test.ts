@@ -308,14 +308,15 @@ describe('CORS', () => {
       headers: {
         origin,
         'access-control-request-method': 'POST',
-        'access-control-request-headers': 'authorization,content-type',
+        'access-control-request-headers': 'authorization,content-type,idempotency-key',
       },
     });
     expect(reply.status).toBe(204);
     allowsOrigin(reply);
     expect(listOf(reply.headers.get('access-control-allow-methods'))).toContain('post');
+    // A web client may make a POST safe to retry (Idempotency-Key).
     expect(listOf(reply.headers.get('access-control-allow-headers'))).toEqual(
-      expect.arrayContaining(['authorization', 'content-type']),
+      expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']),
     );
     expect(reply.body).toBe('');
   });
@@ -337,5 +338,9 @@ describe('CORS', () => {
     const denied = await call('GET', '/boards', { headers: { origin } });
     expectProblem(denied, 401);
     allowsOrigin(denied);
+    // ...and the script may read the headers that tell it what to do next.
+    expect(listOf(denied.headers.get('access-control-expose-headers'))).toEqual(
+      expect.arrayContaining(['www-authenticate', 'retry-after', 'idempotent-replayed']),
+    );
   });
 });

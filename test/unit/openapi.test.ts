@@ -17,6 +17,15 @@ const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation: operation as any })),
 );
 
+/** A `$ref` to a component of the document, or the object itself. */
+const resolve = (object: { $ref?: string }): any =>
+  object.$ref
+    ? object.$ref
+        .slice(2)
+        .split('/')
+        .reduce((node: any, name) => node[name], document)
+    : object;
+
 describe('OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     const result = await new Validator().validate(structuredClone(document) as Parameters<Validator['validate']>[0]);
@@ -98,7 +107,7 @@ describe('OpenAPI document', () => {
   it('every operation and path parameter has a description', () => {
     for (const { operation } of operations) {
       expect(operation.description).toEqual(expect.any(String));
-      for (const parameter of operation.parameters ?? []) expect(parameter.description).toEqual(expect.any(String));
+      for (const parameter of operation.parameters ?? []) expect(resolve(parameter).description).toEqual(expect.any(String));
     }
   });
 
@@ -157,6 +166,32 @@ describe('servers of the served document', () => {
   it('falls back to the relative origin for a domain that is not a host', () => {
     for (const domain of ['', 'evil.example/path', 'a b', 'host:port', 'x"><script>']) {
       expect(serversFor(event(domain, 'local'))[0]!.url).toBe('/');
+    }
+  });
+});
+
+describe('Idempotency-Key in the document', () => {
+  const idempotent = operations.filter(
+    ({ operation }) => (routes as Record<string, { idempotent?: true }>)[operation.operationId]?.idempotent,
+  );
+
+  it('is a header parameter of exactly the POSTs that create something other than a secret', () => {
+    expect(idempotent.map(({ operation }) => operation.operationId).sort()).toEqual(
+      ['boards.create', 'cards.create', 'columns.create', 'labels.create', 'members.add'].sort(),
+    );
+    for (const { operation } of operations) {
+      const names = (operation.parameters ?? []).map((p: { $ref?: string }) => resolve(p).name);
+      expect(names.includes('Idempotency-Key')).toBe(idempotent.some((o) => o.operation === operation));
+    }
+  });
+
+  it('documents the replay header, the reused key (422) and the key in use (409, Retry-After) on those operations', () => {
+    for (const { operation } of idempotent) {
+      const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'))![1] as any;
+      expect(success.headers['Idempotent-Replayed']).toBeDefined();
+      expect(operation.responses[422].content['application/problem+json'].example.code).toBe('idempotency_key_reused');
+      expect(operation.responses[409].headers['Retry-After']).toBeDefined();
+      expect(operation.responses[409].description).toMatch(/idempotency_key_in_use/);
     }
   });
 });
