@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { max, median, percentile, round } from './util';
 
 /**
@@ -20,7 +21,23 @@ export interface Answer {
   status: number;
   // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of any route
   body: any;
+  /** The body's size after fetch has decoded it (the JSON, for a compressed answer). */
   bytes: number;
+  wallMs: number;
+  trace?: Trace;
+  /** The answer's `content-encoding` (fetch asks for `gzip, deflate` on http: URLs), if any. */
+  contentEncoding?: string;
+}
+
+/** An answer read with node:http, which decodes nothing: the body's bytes as they came over the socket. */
+export interface WireAnswer {
+  status: number;
+  contentEncoding?: string;
+  /** The `content-length` header (NaN when the answer had none). */
+  contentLength: number;
+  /** Body bytes as received, still encoded. */
+  wireBytes: number;
+  body: Buffer;
   wallMs: number;
   trace?: Trace;
 }
@@ -52,7 +69,54 @@ export class Client {
     } catch {
       body = text;
     }
-    return { status: response.status, body, bytes: buffer.length, wallMs, trace: readTrace(response.headers) };
+    return {
+      status: response.status,
+      body,
+      bytes: buffer.length,
+      wallMs,
+      trace: readTrace(response.headers),
+      contentEncoding: response.headers.get('content-encoding') ?? undefined,
+    };
+  }
+
+  /**
+   * A GET whose body is counted as it arrives, still encoded (undici's fetch would decode it):
+   * `acceptEncoding` is sent as `Accept-Encoding`, or no such header at all when it is undefined.
+   */
+  wire(path: string, token: string, acceptEncoding?: string): Promise<WireAnswer> {
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      const req = request(
+        `${this.baseUrl}${path}`,
+        {
+          method: 'GET',
+          headers: { authorization: `Bearer ${token}`, ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const body = Buffer.concat(chunks);
+            const header = (name: string) => {
+              const value = res.headers[name];
+              return Array.isArray(value) ? value.join(', ') : value;
+            };
+            resolve({
+              status: res.statusCode ?? 0,
+              contentEncoding: header('content-encoding'),
+              contentLength: Number(header('content-length') ?? Number.NaN),
+              wireBytes: body.length,
+              body,
+              wallMs: performance.now() - started,
+              trace: readTrace({ get: (name) => header(name) ?? null }),
+            });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
   }
 
   /** Sends and insists on one status; a 503 (storage busy, lost races) is retried a few times. */
@@ -82,7 +146,7 @@ export class Client {
   }
 }
 
-function readTrace(headers: Headers): Trace | undefined {
+function readTrace(headers: { get(name: string): string | null }): Trace | undefined {
   const calls = headers.get('x-trace-dynamodb-calls');
   if (calls === null) return undefined;
   const n = (name: string) => Number(headers.get(name) ?? Number.NaN);

@@ -17,17 +17,21 @@ import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
  * 1. bundles as `cdk synth` makes them, and their cold import against an SDK-only bundle;
  * 2-3. round trips, capacity and own time per route (sequential warm requests, trace headers);
  * 4. throughput under concurrent load (autocannon);
- * 5. scale: 500- and 5,000-card trees, deleting them, listing 1,000 boards;
+ * 5. scale: 500- and 5,000-card trees and their bytes on the wire per encoding, deleting them and a
+ *    50,000-card board, listing 1,000 boards;
  * 6. live board events: delivery latency to one watcher and to 20, the broadcaster's own work.
- * Prints markdown, writes bench/results/latest.json and latest.md. CI never runs it.
+ * Prints markdown, writes bench/results/latest.json and latest.md (a run with BENCH_SKIP writes
+ * partial-<UTC date and time>.json and .md instead, so that it never replaces the full run the
+ * documents quote; BENCH_OUT=<name> picks the name). CI never runs it.
  *
  * Knobs (environment): BENCH_REQUESTS (default 1000 per main route), BENCH_OTHER_REQUESTS (200),
- * BENCH_IMPORT_RUNS (15), BENCH_LARGE_BOARD (5000 cards), BENCH_SMALL_BOARD (500),
+ * BENCH_IMPORT_RUNS (15), BENCH_LARGE_BOARD (5000 cards), BENCH_SMALL_BOARD (500), BENCH_HUGE_BOARD
+ * (50000 cards, only deleted),
  * BENCH_LIST_BOARDS (1000), BENCH_LOAD_SECONDS (5), BENCH_CONNECTIONS (16), BENCH_SEED=http (seed the
  * large board over HTTP too, instead of BatchWriteItem), BENCH_KEEP=1 keeps
  * the synthesized bundles, BENCH_DELIVERY_CHANGES (240 changes to one watcher), BENCH_FANOUT_CHANGES
- * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_SKIP=bundles,delivery,load,scale leaves phases out
- * (for trying the bench).
+ * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_SKIP=bundles,delivery,load,scale,huge leaves phases
+ * out (for trying the bench; `huge` is the 50,000-card board of the scale phase).
  */
 
 const settings = {
@@ -36,6 +40,8 @@ const settings = {
   importRuns: envNumber('BENCH_IMPORT_RUNS', 15),
   largeBoard: envNumber('BENCH_LARGE_BOARD', 5000),
   smallBoard: envNumber('BENCH_SMALL_BOARD', 500),
+  /** Seeded like the large board and deleted, to time the deletion of a board past one request's reach. */
+  hugeBoard: envNumber('BENCH_HUGE_BOARD', 50_000),
   listBoards: envNumber('BENCH_LIST_BOARDS', 1000),
   loadSeconds: envNumber('BENCH_LOAD_SECONDS', 5),
   connections: envNumber('BENCH_CONNECTIONS', 16),
@@ -84,6 +90,7 @@ async function phase<T>(name: string, work: () => Promise<T>): Promise<T | undef
 }
 
 const skip = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
+results.meta.skipped = [...skip];
 if (!skip.has('bundles')) results.bundles = await phase('bundles', () => benchBundles(settings.importRuns));
 
 // DynamoDB Local keeps its data in SQLite files: on tmpfs they cost no disk syncs.
@@ -117,7 +124,7 @@ try {
           client,
           dataDir,
           running.child.pid,
-          { small: settings.smallBoard, large: settings.largeBoard },
+          { small: settings.smallBoard, large: settings.largeBoard, huge: skip.has('huge') ? undefined : settings.hugeBoard },
           settings.seedWriters,
           settings.treeRuns,
           settings.seed,
@@ -143,8 +150,11 @@ Object.assign(results.meta, { durationS: round((performance.now() - started) / 1
 const markdown = renderMarkdown(results);
 const outDir = join(REPO_ROOT, 'bench', 'results');
 mkdirSync(outDir, { recursive: true });
-writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-writeFileSync(join(outDir, 'latest.md'), markdown);
+// Only a full run replaces latest.*, which docs/performance.md quotes.
+const outName =
+  process.env.BENCH_OUT || (skip.size > 0 ? `partial-${String(results.meta.startedAt).slice(0, 16).replace(':', '')}` : 'latest');
+writeFileSync(join(outDir, `${outName}.json`), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(join(outDir, `${outName}.md`), markdown);
 process.stdout.write(markdown);
-log(`wrote bench/results/latest.json and latest.md in ${(results.meta as { durationS: number }).durationS} s`);
+log(`wrote bench/results/${outName}.json and ${outName}.md in ${(results.meta as { durationS: number }).durationS} s`);
 process.exit(results.errors.length > 0 ? 1 : 0);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import {
   type AttributeValue,
   BatchGetItemCommand,
@@ -13,17 +14,56 @@ import {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { STAMP_ATTRIBUTE, stamp } from '../lib/data/changes';
 import { columnPositionKey, type ItemKey, keys } from '../lib/data/table';
-import { type Client, RouteSample, type RouteSummary, type Stats, stats } from './client';
+import { type Client, RouteSample, type RouteSummary, type Stats, stats, type WireAnswer } from './client';
 import { type BoardFixture, makeBoard } from './latency';
-import { log, pool, processMemory, range, round } from './util';
+import { log, median, pool, processMemory, REPO_ROOT, range, round } from './util';
 
 /**
- * Part 5: board size. Trees of a 500- and a 5,000-card board (1 KB descriptions), deleting them,
- * and checking directly in DynamoDB Local that nothing of a deleted board is left.
+ * Part 5: board size. Trees of a 500- and a 5,000-card board (1 KB descriptions) and their bytes
+ * on the wire per encoding, deleting them and a 50,000-card board, and checking directly in
+ * DynamoDB Local that nothing of a deleted board is left.
  */
 
 export const DESCRIPTION_1K = 'The quick brown fox jumps over the lazy dog. '.repeat(23).slice(0, 1024);
 const MIB = 1024 * 1024;
+
+/**
+ * 1,024 characters of prose for card `n`, as long as DESCRIPTION_1K (same items, same pages) but
+ * as hard to compress as real text: words drawn from this repository's own documents (README.md
+ * and docs/*.md) at their natural frequencies, a sentence every 8 to 19 words, the same text for
+ * the same `n` in every run. DESCRIPTION_1K is one sentence repeated, which gzip takes to 3 %.
+ */
+export function proseDescriptions(): (n: number) => string {
+  const docs = join(REPO_ROOT, 'docs');
+  const text = [
+    join(REPO_ROOT, 'README.md'),
+    ...readdirSync(docs)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join(docs, f)),
+  ]
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
+  const words = text.match(/[A-Za-z][A-Za-z'-]*[a-z]/g) ?? [];
+  if (words.length < 1000) throw new Error(`only ${words.length} words in the documents`);
+  return (n) => {
+    // mulberry32, seeded with the card's number
+    let state = (n + 1) * 0x9e3779b9;
+    const next = () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    let out = '';
+    while (out.length < 1024) {
+      const length = 8 + Math.floor(next() * 12);
+      const sentence = range(length).map(() => words[Math.floor(next() * words.length)]!.toLowerCase());
+      sentence[0] = sentence[0]!.charAt(0).toUpperCase() + sentence[0]!.slice(1);
+      out += `${sentence.join(' ')}. `;
+    }
+    return out.slice(0, 1024);
+  };
+}
 
 /** DynamoDB's item size: attribute names plus values (numbers approximated from their digits). */
 export function itemBytes(item: Record<string, AttributeValue>): number {
@@ -149,7 +189,12 @@ export class Table {
    * many creates would have left it. BatchWriteItem, 25 items a request, 8 requests in flight.
    * Like the service's creates, each card's stream record goes through the broadcaster.
    */
-  async seedCards(board: BoardFixture, perColumn: number, description: string, actor: string): Promise<string[]> {
+  async seedCards(
+    board: BoardFixture,
+    perColumn: number,
+    description: string | ((n: number) => string),
+    actor: string,
+  ): Promise<string[]> {
     const writes: WriteRequest[] = [];
     const ids: string[] = [];
     for (const columnId of board.columns) {
@@ -161,7 +206,7 @@ export class Table {
           board_id: board.id,
           column_id: columnId,
           title: `Card ${i}`,
-          description,
+          description: typeof description === 'string' ? description : description(ids.length),
           position,
           created_at: new Date().toISOString(),
         };
@@ -245,7 +290,45 @@ export interface TreeRun {
   wallMs: Stats;
   serverMs: Stats;
   ownMs: Stats;
+  /** The JSON's size (fetch decodes the answer before it is counted). */
   responseBytes: number;
+  /** What the timed requests asked for (fetch's default on http: URLs) and what came back. */
+  timedWith: { acceptEncoding: string; contentEncoding: string };
+}
+
+/** `Accept-Encoding` of the timed tree requests: what undici's fetch sends to an http: URL. */
+const FETCH_ACCEPT_ENCODING = 'gzip, deflate';
+
+/** One tree, one `Accept-Encoding`: the body as it came over the socket, and the times. */
+export interface WireEncodingRun {
+  /** The header sent; `none` for a request without `Accept-Encoding` (identity). */
+  acceptEncoding: 'none' | 'gzip' | 'br';
+  status: number;
+  /** `content-encoding` of the answer, `identity` when it had none. */
+  contentEncoding: string;
+  /** Body bytes as received, not decoded (median of the runs; min and max beside it). */
+  wireBytes: number;
+  wireBytesRange: [number, number];
+  /**
+   * The `content-length` headers against the bytes counted: `none` when the answers had none (the
+   * local adapter writes its head before the body, so Node sends it chunked; the bytes counted are
+   * the body without the chunk framing, what API Gateway's Content-Length would say).
+   */
+  contentLength: 'equal' | 'differs' | 'none';
+  /** wireBytes ÷ the tree's JSON. */
+  ratio: number;
+  wallMs: Stats;
+  serverMs: Stats;
+  ownMs: Stats;
+}
+
+export interface WireRun {
+  cards: number;
+  /** The bench's repeated sentence (the timed trees) or prose (`proseDescriptions`). */
+  descriptions: 'repeated sentence' | 'prose';
+  /** The tree's JSON, decoded from the compressed answers (the identity answer's body when that is 200). */
+  jsonBytes: number;
+  encodings: WireEncodingRun[];
 }
 
 export interface DeleteRun {
@@ -260,18 +343,35 @@ export interface DeleteRun {
   /**
    * From sending the DELETE until the partition and the lookups were found empty: the request
    * removes the board item (and the memberships), the table stream's `children.collect` consumer
-   * the rest after the answer. Polled every 100 ms, so up to that much late.
+   * the rest after the answer. Polled every `pollMs`, so up to that much late; NaN when the
+   * partition was not empty after `capMs`.
    */
   goneMs: number;
+  pollMs: number;
+  capMs: number;
+  /** Waited before the DELETE for the stream consumers to finish earlier records (see `streamSettled`). */
+  streamWaitMs: number;
+  /** The board's items before the DELETE: its partition (counted) and the lookups and mirror outside it. */
+  itemsBefore: number;
+  /** itemsBefore ÷ goneMs: what the request and the collector removed per second. */
+  itemsPerSecond: number;
 }
 
 export interface ScaleReport {
   seeding: {
     http: { cards: number; seconds: number; cardsPerSecond: number; writers: number; createMs: Stats };
     large: { mode: 'http' | 'direct'; cards: number; seconds: number };
+    /**
+     * The board only deleted (BENCH_HUGE_BOARD, BENCH_SKIP=huge leaves it out), seeded like the
+     * large one; then the stream consumers' wait for the seed's records, before its DELETE.
+     */
+    huge?: { cards: number; seconds: number; cardsPerSecond: number; streamDrainSeconds: number };
   };
   trees: TreeRun[];
   treeRatio: number;
+  /** The trees' bytes on the wire without `Accept-Encoding`, with `gzip` and with `br`. */
+  wire: WireRun[];
+  /** The large board, the small one, then the huge one when it ran. */
   deletes: DeleteRun[];
   memory: { beforeTrees?: ReturnType<typeof processMemory>; afterTrees?: ReturnType<typeof processMemory> };
 }
@@ -331,16 +431,121 @@ async function treeRuns(client: Client, table: Table, token: string, boards: Boa
       serverMs: summary.totalMs,
       ownMs: summary.ownMs,
       responseBytes: summary.responseBytes,
+      timedWith: {
+        acceptEncoding: FETCH_ACCEPT_ENCODING,
+        contentEncoding: [...new Set(sample.answers.map((a) => a.contentEncoding ?? 'identity'))].join(', '),
+      },
     };
   });
+}
+
+/**
+ * The trees' bytes on the wire, read with node:http (which decodes nothing): without
+ * `Accept-Encoding`, with `gzip` and with `br`, each tree `runs` times, the boards and encodings
+ * in alternation like the timed trees. Content-Length is checked against the bytes counted; the
+ * JSON's size comes from decoding each compressed answer after it was counted.
+ */
+async function wireRuns(
+  client: Client,
+  token: string,
+  boards: (BoardFixture & { descriptions: WireRun['descriptions'] })[],
+  runs: number,
+): Promise<WireRun[]> {
+  const encodings = ['none', 'gzip', 'br'] as const;
+  const answers = boards.map(() => encodings.map((): WireAnswer[] => []));
+  for (const _ of range(runs)) {
+    for (const [b, board] of boards.entries()) {
+      for (const [e, encoding] of encodings.entries()) {
+        answers[b]![e]!.push(await client.wire(`/boards/${board.id}`, token, encoding === 'none' ? undefined : encoding));
+      }
+    }
+  }
+  return boards.map((board, b) => {
+    const jsonSizes = new Set<number>();
+    const perEncoding = encodings.map((encoding, e): Omit<WireEncodingRun, 'ratio'> => {
+      const list = answers[b]![e]!;
+      const status = median(list.map((a) => a.status));
+      const contentEncoding = [...new Set(list.map((a) => a.contentEncoding ?? 'identity'))].join(', ');
+      if (encoding !== 'none' && status === 200 && contentEncoding !== encoding)
+        throw new Error(`tree of ${board.cards.length} cards asked for ${encoding}, answered ${contentEncoding}`);
+      for (const [k, a] of list.entries()) {
+        if (a.status !== 200) continue;
+        const json =
+          a.contentEncoding === 'gzip' ? gunzipSync(a.body) : a.contentEncoding === 'br' ? brotliDecompressSync(a.body) : a.body;
+        jsonSizes.add(json.length);
+        if (k === 0) {
+          const tree = JSON.parse(json.toString('utf8')) as { columns: { cards: unknown[] }[] };
+          const cards = tree.columns.reduce((sum, c) => sum + c.cards.length, 0);
+          if (cards !== board.cards.length) throw new Error(`tree has ${cards} cards, expected ${board.cards.length}`);
+        }
+      }
+      const sizes = list.map((a) => a.wireBytes);
+      const traces = list.map((a) => a.trace).filter((t) => t !== undefined);
+      return {
+        acceptEncoding: encoding,
+        status,
+        contentEncoding,
+        wireBytes: median(sizes),
+        wireBytesRange: [Math.min(...sizes), Math.max(...sizes)],
+        contentLength: list.every((a) => Number.isNaN(a.contentLength))
+          ? 'none'
+          : list.every((a) => a.contentLength === a.wireBytes)
+            ? 'equal'
+            : 'differs',
+        wallMs: stats(list.map((a) => a.wallMs)),
+        serverMs: stats(traces.map((t) => t.totalMs)),
+        ownMs: stats(traces.map((t) => t.ownMs)),
+      };
+    });
+    if (jsonSizes.size !== 1)
+      throw new Error(`tree of ${board.cards.length} cards decoded to ${[...jsonSizes].join(', ')} bytes`);
+    const jsonBytes = [...jsonSizes][0]!;
+    return {
+      cards: board.cards.length,
+      descriptions: board.descriptions,
+      jsonBytes,
+      encodings: perEncoding.map((run) => ({ ...run, ratio: round(run.wireBytes / jsonBytes, 3) })),
+    };
+  });
+}
+
+/**
+ * Waits until the local stack's stream consumers have read every record written so far: each
+ * poller rewrites its checkpoint file (`DATA_DIR/stream-<consumer>.json`) after every GetRecords
+ * that returned records, and leaves it alone when idle, so all of them unchanged for `quietMs`
+ * means the backlog is read. Bulk writes leave a backlog (the collector's poller reads 10 records
+ * a call, its batch size), and a DELETE sent behind it would time the backlog, not the deletion.
+ * Returns how long it waited, counted to the last checkpoint write (NaN after `capMs`).
+ */
+async function streamSettled(dataDir: string, quietMs = 2_000, capMs = 600_000): Promise<number> {
+  const started = Date.now();
+  const files = readdirSync(dataDir).filter((name) => /^stream-.+\.json$/.test(name));
+  if (files.length === 0) throw new Error(`no stream checkpoint files in ${dataDir}`);
+  while (Date.now() - started < capMs) {
+    const lastWrite = Math.max(...files.map((name) => statSync(join(dataDir, name)).mtimeMs));
+    if (Date.now() - lastWrite >= quietMs) return Math.max(0, lastWrite - started);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return Number.NaN;
 }
 
 async function deleteRun(
   client: Client,
   table: Table,
+  dataDir: string,
   owner: { token: string; userId: string },
   board: BoardFixture,
+  { pollMs, capMs }: { pollMs: number; capMs: number },
 ): Promise<DeleteRun> {
+  const streamWaitMs = await streamSettled(dataDir);
+  if (Number.isNaN(streamWaitMs)) throw new Error('the stream consumers did not catch up within 10 minutes');
+  const pk = keys.boardPartition(board.id);
+  const lookups = [
+    ...board.cards.map(keys.cardLookup),
+    ...board.columns.map(keys.columnLookup),
+    keys.userBoard(owner.userId, board.id),
+  ];
+  const itemsBefore = (await table.partition(pk)).items + lookups.length;
   const sent = performance.now();
   const answer = await client.send('DELETE', `/boards/${board.id}`, { token: owner.token });
   if (answer.status !== 204) throw new Error(`DELETE /boards/${board.id}: ${answer.status} ${JSON.stringify(answer.body)}`);
@@ -348,20 +553,15 @@ async function deleteRun(
   let answering404 = 0;
   for (const id of checked) if ((await client.send('GET', `/cards/${id}`, { token: owner.token })).status === 404) answering404++;
   // The rest goes after the answer (the stream's collector): wait until the partition is empty
-  // (one item asked for, every 100 ms), then check everything, for up to two minutes.
-  const pk = keys.boardPartition(board.id);
-  const lookups = [
-    ...board.cards.map(keys.cardLookup),
-    ...board.columns.map(keys.columnLookup),
-    keys.userBoard(owner.userId, board.id),
-  ];
+  // (one item asked for, strongly consistent, every `pollMs`), then count it and check the
+  // lookups, for up to `capMs`.
   let partitionItems = Number.NaN;
   let outside = Number.NaN;
   let goneMs = Number.NaN;
-  const deadline = sent + 120_000;
+  const deadline = sent + capMs;
   while (performance.now() < deadline) {
     if (await table.anyItem(pk)) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
       continue;
     }
     const emptyAt = performance.now();
@@ -386,14 +586,36 @@ async function deleteRun(
     left: { partitionItems, lookupsAndMirrors: outside, cardsAnswering404: answering404, cardsChecked: checked.length },
     nothingLeft: partitionItems === 0 && outside === 0 && answering404 === checked.length,
     goneMs: round(goneMs, 0),
+    pollMs,
+    capMs,
+    streamWaitMs: round(streamWaitMs, 0),
+    itemsBefore,
+    itemsPerSecond: round(itemsBefore / (goneMs / 1000), 0),
   };
 }
+
+/** A board of `cards` cards in `columns` columns: board and columns over HTTP, cards straight into the table. */
+async function seedDirect(
+  client: Client,
+  table: Table,
+  owner: { token: string; userId: string },
+  columns: number,
+  cards: number,
+  description: string | ((n: number) => string) = DESCRIPTION_1K,
+): Promise<BoardFixture> {
+  const board = await makeBoard(client, owner.token, columns, 0, DESCRIPTION_1K);
+  board.cards = await table.seedCards(board, Math.ceil(cards / columns), description, owner.userId);
+  return board;
+}
+
+const describeDelete = (d: DeleteRun) =>
+  `${d.cards} cards answered in ${d.wallMs} ms, all gone after ${d.goneMs} ms (${d.itemsPerSecond} items/s), nothing left: ${d.nothingLeft}`;
 
 export async function benchScale(
   client: Client,
   dataDir: string,
   stackPid: number | undefined,
-  sizes: { small: number; large: number },
+  sizes: { small: number; large: number; huge?: number },
   columns: number,
   runs: number,
   seedMode: 'http' | 'direct',
@@ -419,8 +641,7 @@ export async function benchScale(
         createMs.push(a.wallMs),
       );
     } else {
-      large = await makeBoard(client, owner.token, columns, 0, DESCRIPTION_1K);
-      large.cards = await table.seedCards(large, perColumn(sizes.large), DESCRIPTION_1K, owner.userId);
+      large = await seedDirect(client, table, owner, columns, sizes.large);
       // The direct items must look exactly like the service's own: same attributes as a card it created.
       const shape = (item: Record<string, unknown> | undefined) =>
         Object.keys(item ?? {})
@@ -442,11 +663,61 @@ export async function benchScale(
     const beforeTrees = processMemory(stackPid);
     const trees = await treeRuns(client, table, owner.token, [small, large], runs);
     const afterTrees = processMemory(stackPid);
-    log(`trees: ${trees.map((t) => `${t.cards} cards ${t.wallMs.p50} ms, ${t.pages} pages`).join('; ')}`);
-    const deletes = [await deleteRun(client, table, owner, large), await deleteRun(client, table, owner, small)];
     log(
-      `deletes: ${deletes.map((d) => `${d.cards} cards answered in ${d.wallMs} ms, all gone after ${d.goneMs} ms, nothing left: ${d.nothingLeft}`).join('; ')}`,
+      `trees: ${trees.map((t) => `${t.cards} cards ${t.wallMs.p50} ms, ${t.pages} pages, timed with ${t.timedWith.contentEncoding}`).join('; ')}`,
     );
+    // Two more boards of the same sizes with prose descriptions, read only here: the timed trees'
+    // repeated sentence compresses far better than text does.
+    const prose = proseDescriptions();
+    const proseBoards = [
+      await seedDirect(client, table, owner, columns, sizes.small, prose),
+      await seedDirect(client, table, owner, columns, sizes.large, prose),
+    ];
+    const wire = await wireRuns(
+      client,
+      owner.token,
+      [
+        { ...small, descriptions: 'repeated sentence' },
+        { ...large, descriptions: 'repeated sentence' },
+        ...proseBoards.map((board) => ({ ...board, descriptions: 'prose' as const })),
+      ],
+      runs,
+    );
+    log(
+      `bytes on the wire: ${wire
+        .map(
+          (w) =>
+            `${w.cards} cards, ${w.descriptions} (JSON ${w.jsonBytes}) ` +
+            w.encodings
+              .map((e) => `${e.acceptEncoding} ${e.status} ${e.contentEncoding} ${e.wireBytes} B own p50 ${e.ownMs.p50} ms`)
+              .join(', '),
+        )
+        .join('; ')}`,
+    );
+    const usual = { pollMs: 100, capMs: 120_000 };
+    const deletes = [
+      await deleteRun(client, table, dataDir, owner, large, usual),
+      await deleteRun(client, table, dataDir, owner, small, usual),
+    ];
+    log(`deletes: ${deletes.map(describeDelete).join('; ')}`);
+    let huge: ScaleReport['seeding']['huge'];
+    if (sizes.huge) {
+      log(`seeding the ${sizes.huge}-card board with BatchWriteItem`);
+      started = performance.now();
+      const board = await seedDirect(client, table, owner, columns, sizes.huge);
+      const seconds = (performance.now() - started) / 1000;
+      log(`seeded ${board.cards.length} cards in ${seconds.toFixed(1)} s; waiting for the stream consumers to read them`);
+      const drainMs = await streamSettled(dataDir);
+      huge = {
+        cards: board.cards.length,
+        seconds: round(seconds, 1),
+        cardsPerSecond: round(board.cards.length / seconds, 0),
+        streamDrainSeconds: round(drainMs / 1000, 1),
+      };
+      log(`the stream consumers read the seed's records in ${huge.streamDrainSeconds} s; deleting`);
+      deletes.push(await deleteRun(client, table, dataDir, owner, board, { pollMs: 250, capMs: 600_000 }));
+      log(`delete: ${describeDelete(deletes.at(-1)!)}`);
+    }
     return {
       seeding: {
         http: {
@@ -461,9 +732,11 @@ export async function benchScale(
           createMs: stats(createMs),
         },
         large: { mode: seedMode, cards: large.cards.length, seconds: round(largeSeconds, 1) },
+        ...(huge ? { huge } : {}),
       },
       trees,
       treeRatio: round(trees[1]!.wallMs.p50 / trees[0]!.wallMs.p50),
+      wire,
       deletes,
       memory: { beforeTrees, afterTrees },
     };
