@@ -84,8 +84,10 @@ export async function claimIdempotencyKey(request: IdempotencyRequest): Promise<
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     const found = (error as { Item?: Record<string, AttributeValue> }).Item;
-    // The condition fails only on an item that exists, which DynamoDB then returns.
-    const record = unmarshall(found ?? {}) as IdempotencyRecord;
+    // The condition fails only on an item that exists, which DynamoDB then returns; should it
+    // not, the client is asked to retry shortly rather than told anything about its key.
+    if (!found) throw new IdempotencyKeyInUse(1);
+    const record = unmarshall(found) as IdempotencyRecord;
     if (record.fingerprint !== request.fingerprint) throw new IdempotencyKeyReused();
     if (record.status !== 'completed' || record.answer === undefined) {
       throw new IdempotencyKeyInUse(Math.max(1, (record.locked_until ?? now) - now));
