@@ -37,6 +37,8 @@ export interface RouteInput<Id extends RouteId, P> {
 export interface RouteResult {
   status: number;
   body?: unknown;
+  /** Sent as these bytes with this content type instead of `body` as JSON (a page, a script). */
+  raw?: { bytes: Buffer; contentType: string };
   headers?: Record<string, string>;
   /** The problem to answer when the body is over what a Lambda answer may carry (`compressed`: it already was). */
   oversize?: (compressed: boolean) => Error;
@@ -115,29 +117,31 @@ function withDeadline(
 }
 
 /**
- * The handler's result as the HTTP API's answer: JSON, compressed when the client accepts it and
- * the body is worth it (`Vary: Accept-Encoding` either way, for caches), and never larger than a
- * Lambda answer may be: past 6 MB the result's own `oversize` problem (or a generic one) is the
- * answer, a clear 4xx instead of the gateway's 500.
+ * The handler's result as the HTTP API's answer: JSON (or the result's `raw` bytes), compressed
+ * when the client accepts it and the body is worth it (`Vary: Accept-Encoding` either way, for
+ * caches), and never larger than a Lambda answer may be: past 6 MB the result's own `oversize`
+ * problem (or a generic one) is the answer, a clear 4xx instead of the gateway's 500.
  */
 function toResponse(
-  { status, body, headers = {}, oversize }: RouteResult,
+  { status, body, raw, headers = {}, oversize }: RouteResult,
   event: APIGatewayProxyEventV2,
 ): APIGatewayProxyStructuredResultV2 {
-  if (body === undefined) return { statusCode: status, headers };
-  const json = Buffer.from(JSON.stringify(body), 'utf8');
+  if (body === undefined && raw === undefined) return { statusCode: status, headers };
+  const json = raw?.bytes ?? Buffer.from(JSON.stringify(body), 'utf8');
+  const contentType = raw?.contentType ?? 'application/json';
   const encoding = json.length >= COMPRESS_MIN_BYTES ? negotiateEncoding(event.headers?.['accept-encoding']) : undefined;
   const answer: APIGatewayProxyStructuredResultV2 = encoding
     ? {
         statusCode: status,
-        headers: { 'content-type': 'application/json', 'content-encoding': encoding, vary: 'accept-encoding', ...headers },
+        headers: { 'content-type': contentType, 'content-encoding': encoding, vary: 'accept-encoding', ...headers },
         body: compress(json, encoding).toString('base64'),
         isBase64Encoded: true,
       }
     : {
         statusCode: status,
-        headers: { 'content-type': 'application/json', vary: 'accept-encoding', ...headers },
-        body: json.toString('utf8'),
+        headers: { 'content-type': contentType, vary: 'accept-encoding', ...headers },
+        // Raw bytes need not be UTF-8 text (an image): base64, as API Gateway expects binary.
+        ...(raw ? { body: json.toString('base64'), isBase64Encoded: true } : { body: json.toString('utf8') }),
       };
   // Lambda counts the JSON the function returns, in which the body is a string again (its quotes
   // and backslashes escaped once more); only an answer that could be near the limit is measured so.
