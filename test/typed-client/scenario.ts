@@ -100,7 +100,14 @@ const first: Schemas['Card'] = ok(
   await client.POST('/columns/{id}/cards', { ...inTodo, body: { title: 'First', description: 'With a description' } }),
 );
 const second = ok('create card', 201, await client.POST('/columns/{id}/cards', { ...inTodo, body: { title: 'Second' } }));
-const third = ok('create card', 201, await client.POST('/columns/{id}/cards', { ...inTodo, body: { title: 'Third' } }));
+// A retry after a lost answer, made safe by an Idempotency-Key: one card, the first answer again.
+const once = { params: { path: { id: todo.id }, header: { 'Idempotency-Key': randomUUID() } } };
+const third = ok('create card', 201, await client.POST('/columns/{id}/cards', { ...once, body: { title: 'Third' } }));
+const retried = await client.POST('/columns/{id}/cards', { ...once, body: { title: 'Third' } });
+check(
+  ok('retry create card', 201, retried).id === third.id && retried.response.headers.get('idempotent-replayed') === 'true',
+  'a retry with the same Idempotency-Key answers the first answer',
+);
 const noDescription: string | null = second.description;
 check(noDescription === null && first.description === 'With a description', 'create card: description or null');
 const labelIds: string[] = first.label_ids;
