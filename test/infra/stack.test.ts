@@ -71,6 +71,12 @@ describe('route tables -> APIs and functions', () => {
     const { AllowMethods } = resources[apiOf('HTTP')]!.Properties.CorsConfiguration;
     expect([...AllowMethods].sort()).toEqual([...methods, 'OPTIONS'].sort());
   });
+
+  it('lets browsers send an Idempotency-Key and read the headers that say what to do next', () => {
+    const { AllowHeaders, ExposeHeaders } = resources[apiOf('HTTP')]!.Properties.CorsConfiguration;
+    expect(AllowHeaders).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']));
+    expect(ExposeHeaders).toEqual(expect.arrayContaining(['idempotent-replayed', 'retry-after', 'www-authenticate']));
+  });
 });
 
 describe('functions', () => {
