@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, relative, resolve } from 'node:path';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { IWebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -10,6 +11,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { COLUMN_POSITION_INDEX } from '../lib/data/table';
+import { DOCS_BUNDLED_FILES, DOCS_PACKAGE } from '../lib/http/docs-assets';
 import type { FunctionRow, RouteRow, ScheduleRow, SocketRouteRow, StreamConsumerRow } from '../lib/routes';
 import { ENV, type EnvName } from '../lib/runtime/config';
 
@@ -37,6 +39,22 @@ export const functionIdOf = (rowId: string) =>
 
 /** Configuration a row may name in `env` and leave unset: the code has a default (lib/runtime/config.ts). */
 const OPTIONAL_ENV: EnvName[] = [ENV.ticketSeconds];
+
+/**
+ * Files a function reads at run time, by its entry: copied after bundling from the repository's
+ * node_modules into node_modules/<package>/ beside index.mjs, where the handler resolves the
+ * package (lib/http/docs.ts) exactly as it does in the repository. Plain copies: synth stays offline.
+ */
+const PACKAGE_FILES: Record<string, { name: string; files: string[] }> = {
+  'functions/docs/file.ts': { name: DOCS_PACKAGE, files: DOCS_BUNDLED_FILES },
+};
+
+/** The shell commands that copy a package's files into the bundle (CDK runs them with bash, from the project root). */
+function copyPackageFiles(inputDir: string, outputDir: string, pkg: { name: string; files: string[] }): string[] {
+  const from = relative(process.cwd(), dirname(createRequire(import.meta.url).resolve(`${pkg.name}/package.json`)));
+  const to = `${outputDir}/node_modules/${pkg.name}`;
+  return [`mkdir -p "${to}"`, ...pkg.files.map((file) => `cp "${inputDir}/${from}/${file}" "${to}/${file}"`)];
+}
 
 /** Only these connection management calls are made (PostToConnection, DeleteConnection). */
 const CONNECTION_METHODS = ['POST', 'DELETE'] as const;
@@ -67,6 +85,7 @@ export class ApiFunction extends Construct {
   ) {
     super(scope, id);
     this.row = props.row;
+    const packageFiles = PACKAGE_FILES[props.row.entry];
     const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
@@ -101,6 +120,15 @@ export class ApiFunction extends Construct {
         banner:
           "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
         forceDockerBundling: false,
+        ...(packageFiles
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => copyPackageFiles(inputDir, outputDir, packageFiles),
+              },
+            }
+          : {}),
       },
     });
   }

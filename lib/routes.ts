@@ -1,5 +1,6 @@
 import type { AccessRule } from './data/access';
 import { changeRecordFilter, deletionRecordFilter } from './data/changes';
+import { docsFileParams } from './http/docs-assets';
 import type { Lazy } from './http/schemas';
 import * as s from './http/schemas';
 import { LONGEST_ROUTE_SECONDS } from './runtime/aws-limits';
@@ -101,6 +102,28 @@ export const routes = {
     access: { scope: 'public' },
     success: { status: 200 },
     table: [],
+    cognito: [],
+  },
+  docs: {
+    method: 'GET',
+    path: '/docs',
+    entry: 'functions/docs/page.ts',
+    summary: 'This API as an interactive reference page (Swagger UI), served by the service itself',
+    access: { scope: 'public' },
+    success: { status: 200 },
+    table: [],
+    cognito: [],
+  },
+  'docs.file': {
+    method: 'GET',
+    path: '/docs/{file}',
+    entry: 'functions/docs/file.ts',
+    summary: "A script, style or image of the reference page (an allow-list of the renderer's files)",
+    access: { scope: 'public' },
+    params: docsFileParams,
+    success: { status: 200 },
+    table: [],
+    errors: [404],
     cognito: [],
   },
   'auth.register': {

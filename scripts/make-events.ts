@@ -54,10 +54,13 @@ const REGION = 'us-east-1';
 const SOCKET_API = 'a1b2c3d4e5';
 const SOCKET_DOMAIN = `${SOCKET_API}.execute-api.${REGION}.amazonaws.com`;
 
-const samples: Record<RouteId, { id?: string; userId?: string; labelId?: string; body?: unknown; path?: string }> = {
+type Sample = { id?: string; userId?: string; labelId?: string; file?: string; body?: unknown; path?: string };
+const samples: Record<RouteId, Sample> = {
   health: {},
   openapi: {},
   asyncapi: {},
+  docs: {},
+  'docs.file': { file: 'swagger-ui.css' },
   'auth.register': { body: { email: 'new-user@example.com', password: 'correct horse battery', display_name: 'New User' } },
   'auth.login': { body: { email: 'new-user@example.com', password: 'correct horse battery' } },
   'auth.refresh': { body: { refresh_token: PLACEHOLDER.refreshToken } },
@@ -100,7 +103,8 @@ export function sampleEvent(routeId: RouteId) {
     row.path
       .replace('{id}', sample.id ?? '')
       .replace('{user_id}', sample.userId ?? '')
-      .replace('{label_id}', sample.labelId ?? '');
+      .replace('{label_id}', sample.labelId ?? '')
+      .replace('{file}', sample.file ?? '');
   const routeKey = row.path === '$default' ? '$default' : `${row.method} ${row.path}`;
   const headers: Record<string, string> = { accept: 'application/json', host: 'localhost:3000' };
   if (row.access.scope !== 'public') headers.authorization = `Bearer ${PLACEHOLDER.token}`;
@@ -120,6 +124,7 @@ export function sampleEvent(routeId: RouteId) {
           },
         }
       : {}),
+    ...(sample.file ? { pathParameters: { file: sample.file } } : {}),
     requestContext: {
       accountId: '123456789012',
       apiId: 'local',

@@ -135,6 +135,9 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
     'This document. No token. `servers` names the origin the document was requested from, so "try it" works against the deployment that served it.',
   asyncapi:
     'The WebSocket protocol of live board events (AsyncAPI 3): how to connect with a ticket from `POST /realtime/tickets`, the messages to send and the events received. No token.',
+  docs: 'An HTML page that renders `GET /openapi.json` with Swagger UI (npm `swagger-ui-dist`), for reading the API and trying its operations in a browser ("Try it out" calls the origin the page was served from; paste an access token under "Authorize"). Its scripts and styles come from `GET /docs/{file}`: nothing is loaded from elsewhere (see the `Content-Security-Policy`). No token.',
+  'docs.file':
+    "One file of the reference page, from an allow-list of the renderer's files, with its own content type; a name not on the list is 404. The URLs the page uses carry the renderer's version (`?v=`), so the files are cached for a year. No token.",
   'auth.register':
     'Creates a user in the Cognito user pool (confirmed at once) and answers with an access token, as login would. The email must not be registered yet (409).',
   'auth.login':
@@ -188,6 +191,7 @@ const TAGS: Record<string, string> = {
   health: 'Liveness',
   openapi: 'This API description',
   asyncapi: 'The live events protocol description',
+  docs: 'This API as an interactive reference page in the browser',
   auth: 'Registration and login (Cognito access tokens)',
   boards: 'Boards, the unit of access: every other resource belongs to one',
   columns: 'Ordered columns of a board',
@@ -201,7 +205,11 @@ const PATH_PARAMETER_TEXT: Record<string, (row: RouteRow) => string> = {
   id: (row) => `The ${row.access.scope === 'board' ? row.access.via : 'resource'} id: a UUID, any case.`,
   user_id: () => "The member's user id (Cognito `sub`): a UUID, any case.",
   label_id: () => "The label's id (a label of the card's board): a UUID, any case.",
+  file: () => 'The file name, one of those listed: another name is 404, one with characters no file name has 400.',
 };
+
+/** Path parameters that are not UUIDs have their own example. */
+const PATH_PARAMETER_EXAMPLE: Record<string, string> = { file: 'swagger-ui.css' };
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const problemContent = (status: number, example?: { code: keyof typeof KINDS; detail: string }) => ({
@@ -269,6 +277,7 @@ function successResponse(id: string, row: RouteRow): Json {
   if (row.success.status === 204) return { description: 'Success, no content', headers };
   headers.Vary = header('Vary');
   headers['Content-Encoding'] = header('Content-Encoding');
+  if (id === 'docs' || id === 'docs.file') return docsResponse(id, headers);
   if (row.idempotent) headers['Idempotent-Replayed'] = header('Idempotent-Replayed');
   if (id === 'openapi' || id === 'asyncapi') headers['Cache-Control'] = header('Cache-Control');
   const schema = row.success.schema
@@ -281,6 +290,56 @@ function successResponse(id: string, row: RouteRow): Json {
             : 'The AsyncAPI 3 document of the live board events protocol (docs/asyncapi.yaml, as JSON).',
       };
   return { description: 'Success', headers, content: { 'application/json': { schema } } };
+}
+
+/** Not JSON: the reference page (HTML) and its files (lib/http/docs.ts), each with its own media type. */
+function docsResponse(id: 'docs' | 'docs.file', headers: Json): Json {
+  const nosniff = {
+    description: 'Always `nosniff`: the content type is the one to use.',
+    required: true,
+    schema: { type: 'string', enum: ['nosniff'] },
+  };
+  if (id === 'docs') {
+    return {
+      description: 'The page',
+      headers: {
+        ...headers,
+        'Cache-Control': header('Cache-Control'),
+        'Content-Security-Policy': {
+          description:
+            "This origin's scripts and styles and the page's one inline script (by its hash); requests only to this origin; no framing.",
+          required: true,
+          schema: { type: 'string', maxLength: 1024, pattern: "^default-src 'none'; " },
+        },
+        'X-Content-Type-Options': nosniff,
+      },
+      content: {
+        'text/html': {
+          schema: { type: 'string', maxLength: 65536, pattern: '^<!doctype html>', description: 'The reference page.' },
+        },
+      },
+    };
+  }
+  // A file's bytes, not a JSON value: described by its media type alone.
+  const file = (mediaType: string, description: string) => ({ schema: { contentMediaType: mediaType, description } });
+  return {
+    description: 'The file, with the content type of its kind',
+    headers: {
+      ...headers,
+      'Cache-Control': {
+        description: "The files change only with the renderer's version, which the URLs the page uses carry.",
+        required: true,
+        schema: { type: 'string', enum: ['public, max-age=31536000, immutable'] },
+      },
+      'X-Content-Type-Options': nosniff,
+    },
+    content: {
+      'text/javascript': file('text/javascript', '`swagger-ui-bundle.js`: the renderer.'),
+      'text/css': file('text/css', '`swagger-ui.css`: its styles.'),
+      'text/plain': file('text/plain', "`swagger-ui-bundle.js.LICENSE.txt`: the licences of the bundle's third-party code."),
+      'image/png': file('image/png', '`favicon-32x32.png`: the page icon.'),
+    },
+  };
 }
 
 /** The deployed form of `servers`; the served document names the origin it was requested from instead. */
@@ -346,7 +405,7 @@ export function buildOpenApiDocument() {
                 required: true,
                 description: PATH_PARAMETER_TEXT[name]!(row),
                 schema,
-                example: '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
+                example: PATH_PARAMETER_EXAMPLE[name] ?? '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
               })),
               ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
             ],

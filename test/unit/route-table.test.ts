@@ -32,7 +32,18 @@ const knownAccessRule = v.variant('scope', [
 ]);
 
 /** Adding a public row is a decision: it has to be made here too. */
-const PUBLIC_ROWS = ['asyncapi', 'auth.login', 'auth.logout', 'auth.refresh', 'auth.register', 'fallback', 'health', 'openapi'];
+const PUBLIC_ROWS = [
+  'asyncapi',
+  'auth.login',
+  'auth.logout',
+  'auth.refresh',
+  'auth.register',
+  'docs',
+  'docs.file',
+  'fallback',
+  'health',
+  'openapi',
+];
 
 // ---- compile-time: the table's type makes a missing or unknown access rule an error --------
 

@@ -1,0 +1,5 @@
+import { docsPage } from '../../lib/http/docs';
+import { publicRoute } from '../../lib/http/public-route';
+
+/** The API reference page: Swagger UI on GET /openapi.json, its files from GET /docs/{file}. No token. */
+export const handler = publicRoute('docs', async () => docsPage());
