@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { safeParse } from 'valibot';
+import { DOCS_FILE_NAMES } from '../../lib/http/docs-assets';
 import { errorStatuses } from '../../lib/http/openapi';
 import { type RouteRow, routes } from '../../lib/routes';
 import {
@@ -198,12 +199,16 @@ const TEMPLATES: Record<string, (world: World) => Template> = {
   'labels.delete': (x) => ({ params: { id: x.labelA } }),
   'cards.labels.attach': (x) => ({ params: { id: x.A.cards[0], label_id: x.labelA } }),
   'cards.labels.detach': (x) => ({ params: { id: x.A.cards[0], label_id: x.labelA } }),
+  'docs.file': () => ({ params: { file: 'swagger-ui.css' } }),
 };
 
 const allRows = Object.entries(routes) as [string, RouteRow][];
 const fuzzedRows = allRows.filter(([, row]) => row.body || row.params);
 const bodyRows = fuzzedRows.filter(([id, row]) => row.body && TEMPLATES[id]);
-const idRows = fuzzedRows.filter(([id, row]) => row.params && TEMPLATES[id]);
+/** Path parameters that are ids: every one but GET /docs/{file}'s file name (fuzzed on its own below). */
+const idNamesOf = (row: RouteRow) =>
+  [...row.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name!).filter((name) => name !== 'file');
+const idRows = fuzzedRows.filter(([id, row]) => row.params && TEMPLATES[id] && idNamesOf(row).length > 0);
 
 const pathOf = (row: RouteRow, params: Record<string, string>) =>
   row.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name]!));
@@ -458,7 +463,7 @@ describe.each(bodyRows.map(([id, row]) => ({ id, row })))('$id: $row.method $row
 });
 
 describe.each(idRows.map(([id, row]) => ({ id, row })))('$id: $row.method $row.path, generated ids', ({ id, row }) => {
-  const names = [...row.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name!);
+  const names = idNamesOf(row);
 
   it.each(names)('a {%s} that is not a UUID is 400 and changes nothing', async (name) => {
     const template = TEMPLATES[id]!(w);
@@ -471,6 +476,31 @@ describe.each(idRows.map(([id, row]) => ({ id, row })))('$id: $row.method $row.p
         await expectRejected(row, reply, 400, before);
       }),
       settings(RUNS.ids),
+    );
+  });
+});
+
+describe('docs.file: GET /docs/{file}, generated names', () => {
+  const row: RouteRow = routes['docs.file'];
+  // Dot segments ('.', '..') are resolved by the URL parser before any request: not a {file}.
+  const names = fc
+    .oneof(
+      fc.constantFrom(...DOCS_FILE_NAMES, 'index.html', 'swagger-ui.js', '../package.json', ...interesting),
+      fc.stringMatching(/^[A-Za-z0-9._-]{1,120}$/),
+      fc.string({ minLength: 1, maxLength: 40 }),
+    )
+    .filter((name) => !/^\.*$/.test(name));
+
+  it('any name is the allow-listed file (200), another file name 404, anything else 400; never a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(names, async (name) => {
+        const reply = await call('GET', `/docs/${encodeURIComponent(name)}`);
+        const expected = (DOCS_FILE_NAMES as string[]).includes(name) ? 200 : /^[A-Za-z0-9._-]{1,100}$/.test(name) ? 404 : 400;
+        expect({ name, status: reply.status }).toEqual({ name, status: expected });
+        expect([row.success.status, ...errorStatuses(row)]).toContain(reply.status);
+        if (expected !== 200) expectProblem(reply, expected);
+      }),
+      settings(RUNS.ids * 3),
     );
   });
 });
