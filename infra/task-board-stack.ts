@@ -303,7 +303,7 @@ export class TaskBoardStack extends Stack {
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
-        "Every route verifies the Cognito access token inside its function (aws-jwt-verify), so that a missing or bad token gets the contract's problem+json 401 with WWW-Authenticate; a gateway authorizer would answer with its own body. Public routes (health, register, login, fallback) need no token by design.",
+        "Every route verifies the Cognito access token inside its function (aws-jwt-verify), so that a missing or bad token gets the contract's problem+json 401 with WWW-Authenticate; a gateway authorizer would answer with its own body. Public routes need no token by design: health, the API and events documents and the browser reference (/docs), register, login, refresh and logout (whose credential is in the body), and the catch-all.",
     });
     for (const fn of this.functions.values()) {
       Validations.of(fn.role).acknowledge({
