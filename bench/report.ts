@@ -541,6 +541,7 @@ export function renderMarkdown(r: Results): string {
           'run',
           'client ms',
           'server ms',
+          'of it DynamoDB ms',
           'sequential',
           'DynamoDB requests',
           'by command',
@@ -558,6 +559,7 @@ export function renderMarkdown(r: Results): string {
           `DELETE board, ${d.cards} cards`,
           fmt(d.wallMs, 1),
           fmt(d.serverMs, 1),
+          fmt(d.dynamoMs, 1),
           d.sequential,
           d.calls,
           Object.entries(d.commands)

@@ -335,6 +335,8 @@ export interface DeleteRun {
   cards: number;
   wallMs: number;
   serverMs: number;
+  /** Of serverMs, waiting on DynamoDB (a collector already at work on the board slows DynamoDB Local for everyone). */
+  dynamoMs: number;
   calls: number;
   sequential: number;
   commands: Record<string, number>;
@@ -584,6 +586,7 @@ async function deleteRun(
     cards: board.cards.length,
     wallMs: round(answer.wallMs, 1),
     serverMs: round(answer.trace?.totalMs ?? Number.NaN, 1),
+    dynamoMs: round(answer.trace?.dynamoMs ?? Number.NaN, 1),
     calls: answer.trace?.calls ?? Number.NaN,
     sequential: answer.trace?.sequential ?? Number.NaN,
     commands: countCommands(answer.trace?.commands ?? ''),
