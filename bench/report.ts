@@ -141,11 +141,16 @@ export function evaluateTargets(r: Results): Target[] {
       // Nothing per card: the membership read plus the query pages, and no more. The pages of a big
       // board are read in parallel ranges, so fewer of them are sequential than there are pages.
       const nothingPerCard = tree.summary.calls.max === 1 + tree.pages && tree.summary.sequential.max <= 1 + tree.pages;
+      // The pages after the first are read as 15 % more ranges than they fill (lib/data/boards.ts,
+      // RANGE_MARGIN), one page each: the membership read, the first page, then one parallel round.
+      const { expectedPages } = tree.partition;
+      const allowedPages = expectedPages === 1 ? 1 : 1 + Math.ceil(1.15 * (expectedPages - 1));
+      const allowedSequential = expectedPages === 1 ? 2 : 3;
       targets.push({
         name: `board tree, ${tree.cards} cards`,
-        target: `1 query page per MB (${tree.partition.mib} MiB → ≤ ${tree.partition.expectedPages}), nothing per card`,
+        target: `about 1 query page per MB (${tree.partition.mib} MiB → ≤ ${allowedPages}, ranges with a 15 % margin), ≤ ${allowedSequential} sequential, nothing per card`,
         measured: `${tree.pages} pages; ${tree.summary.sequential.max} sequential / ${tree.summary.calls.max} total round trips`,
-        pass: tree.pages <= tree.partition.expectedPages && nothingPerCard,
+        pass: tree.pages <= allowedPages && tree.summary.sequential.max <= allowedSequential && nothingPerCard,
       });
     }
     const [small, large] = r.scale.trees;

@@ -29,10 +29,12 @@ describe('the ranges a big board tree is read in, after its first page', () => {
     expect(treeRangesAfter(`COLUMN#${randomUUID()}`)).toEqual([{ from: 'COLUMN#', to: 'LABEL#\uffff', resume: true }]);
   });
 
-  it('split the rest of the cards into about as many ranges as the first page suggests pages', () => {
+  it('split the rest of the cards into 15 % more ranges than the first page suggests pages, so each fits one page', () => {
     const cardRanges = (lastSk: string) => treeRangesAfter(lastSk).length;
-    // The first page covered 1/8 of the card ids: about 7 more pages' worth.
-    expect(cardRanges('CARD#1fff0000-0000-4000-8000-000000000000')).toBe(7);
+    // The first page covered 1/8 of the card ids: about 7 more pages' worth, read as ⌈7 × 1.15⌉ = 9 ranges.
+    expect(cardRanges('CARD#1fff0000-0000-4000-8000-000000000000')).toBe(9);
+    // 1/4: 3 more pages' worth, as 4 ranges.
+    expect(cardRanges('CARD#3fff0000-0000-4000-8000-000000000000')).toBe(4);
     // It covered almost all: one range finishes the job.
     expect(cardRanges('CARD#f0000000-0000-4000-8000-000000000000')).toBe(1);
     // A tiny first share is capped at 16 parallel ranges.
