@@ -12,7 +12,14 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { COLUMN_POSITION_INDEX } from '../lib/data/table';
 import { DOCS_BUNDLED_FILES, DOCS_PACKAGE } from '../lib/http/docs-assets';
-import type { FunctionRow, RouteRow, ScheduleRow, SocketRouteRow, StreamConsumerRow } from '../lib/routes';
+import {
+  type FunctionRow,
+  functionTimeoutSeconds,
+  type RouteRow,
+  type ScheduleRow,
+  type SocketRouteRow,
+  type StreamConsumerRow,
+} from '../lib/routes';
 import { ENV, type EnvName } from '../lib/runtime/config';
 
 /** Any row of lib/routes.ts: HTTP route, WebSocket route, stream consumer or schedule. */
@@ -103,7 +110,7 @@ export class ApiFunction extends Construct {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: 1024,
-      timeout: Duration.seconds(props.row.timeoutSeconds ?? 10),
+      timeout: Duration.seconds(functionTimeoutSeconds(props.row)),
       tracing: Tracing.ACTIVE,
       logGroup,
       role: this.role,

@@ -36,7 +36,7 @@ export interface FunctionRow {
   manageConnections?: boolean;
   /** Configuration the function reads beyond the table and the pool (lib/runtime/config.ts). */
   env?: EnvName[];
-  /** Function timeout; default 10 s. */
+  /** Function timeout; default 10 s (`functionTimeoutSeconds`). */
   timeoutSeconds?: number;
   /** Business metric counted on each success (CloudWatch namespace TaskBoard). */
   metric?: string;
@@ -54,23 +54,26 @@ export interface RouteRow extends FunctionRow {
   errors?: number[];
   /**
    * Honours an Idempotency-Key (lib/http/idempotency.ts): the POSTs that create something. Set
-   * by `withIdempotencyKeys`, which also grants the key records' table actions.
+   * by `withIdempotencyKeys`.
    */
   idempotent?: true;
 }
+
+/** A function's timeout: the row's own, or 10 s. */
+export const functionTimeoutSeconds = (row: Pick<FunctionRow, 'timeoutSeconds'>) => row.timeoutSeconds ?? 10;
 
 /** Every read by key goes through BatchGetItem (lib/data/db.ts getItems), single keys included. */
 const boardRead: TableAction[] = ['dynamodb:BatchGetItem'];
 
 /**
- * A row that honours an Idempotency-Key, with its table actions plus those of the key records
- * (lib/data/idempotency.ts: claim with a conditional PutItem, keep the answer with UpdateItem,
- * release after a failure with DeleteItem). Registration and socket tickets do not honour keys:
- * their answers hold secrets (tokens, a ticket) that the table must never keep.
+ * A row that honours an Idempotency-Key (lib/http/idempotency.ts). Its records are written with
+ * conditional PutItems only (lib/data/idempotency.ts), which every create already has: no other
+ * action is granted for them. Registration and socket tickets do not honour keys: their answers
+ * hold secrets (tokens, a ticket) that the table must never keep.
  */
 const withIdempotencyKeys = (table: TableAction[]) => ({
   idempotent: true as const,
-  table: [...new Set<TableAction>([...table, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])],
+  table: table.includes('dynamodb:PutItem') ? table : [...table, 'dynamodb:PutItem' as const],
 });
 
 export const routes = {

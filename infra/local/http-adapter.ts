@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../lib/http/cors';
-import { matchPath, type RouteRow, routes } from '../../lib/routes';
+import { functionTimeoutSeconds, matchPath, type RouteRow, routes } from '../../lib/routes';
 import { httpApiLimits, lambdaLimits } from '../../lib/runtime/aws-limits';
 import { asFunction } from './iam';
 import { instrumentClient, type RequestTrace, sequentialRoundTrips, timeInDynamoDb, traceStorage } from './trace';
@@ -74,7 +74,7 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
     }
     const row = routes[routeId as keyof typeof routes] as RouteRow;
     const event = toEvent(req, url, method, row, pathParameters, body);
-    const deadline = Date.now() + (row.timeoutSeconds ?? 10) * 1000;
+    const deadline = Date.now() + functionTimeoutSeconds(row) * 1000;
     const context = {
       awsRequestId: randomUUID(),
       functionName: `local-${routeId}`,

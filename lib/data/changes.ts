@@ -40,7 +40,8 @@ export function stamp(kind: BoardEventKind, actor: string, data?: Record<string,
 
 /** Event items outlive their stream record by a day at most: nothing reads them afterwards. */
 const EVENT_ITEM_SECONDS = 24 * 60 * 60;
-export const ttlIn = (seconds: number) => Math.floor(Date.now() / 1000) + seconds;
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+export const ttlIn = (seconds: number) => nowSeconds() + seconds;
 
 /**
  * The Put of a deletion's event item, to go in the deleting transaction. A deleted item leaves

@@ -193,14 +193,23 @@ export async function updateExisting<T>(
     return out.Attributes as T;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const current = (error as { Item?: Record<string, AttributeValue> }).Item;
-    if (differs && current) return unmarshall(current) as T;
+    const current = itemAtConditionFailure<T>(error);
+    if (differs && current) return current;
     throw new NotFound(what);
   }
 }
 
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * The item as it was when a single write failed its condition, from a write sent with
+ * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`; undefined if the item did not exist.
+ */
+export function itemAtConditionFailure<T>(error: unknown): T | undefined {
+  const item = (error as { Item?: Record<string, AttributeValue> }).Item;
+  return item ? (unmarshall(item) as T) : undefined;
 }
 
 /** Thrown by an optimistic attempt whose version check lost a race; the attempt is run again. */

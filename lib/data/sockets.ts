@@ -1,11 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DomainError, Forbidden, Unauthorized } from '../domain/errors';
 import { MAX_WATCHES_PER_SOCKET } from '../domain/events';
+import { nowSeconds } from './changes';
 import { deleteItems, documentClient, getItems, isConditionFailure, queryAll, tableName, transactWrite } from './db';
 import type { BoardRecord, LiveLabels, MemberRecord, Role } from './records';
 import { cancellationCodes } from './sdk-errors';
-import { expiryMinute, keys, TTL_ATTRIBUTE } from './table';
+import { expiryMinute, keyHash, keys, TTL_ATTRIBUTE } from './table';
 
 /**
  * Socket tickets, connections and watches (docs/realtime.md). A ticket is stored by the hash of
@@ -29,8 +30,6 @@ export interface WatchRecord {
   expires_at: number;
 }
 
-const hashTicket = (ticket: string) => createHash('sha256').update(ticket).digest('base64url');
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** Connection and watch items outlive their token by an hour, for the sweeper to find them first. */
 const AFTER_EXPIRY_SECONDS = 60 * 60;
 
@@ -42,7 +41,7 @@ export async function issueTicket(userId: string, tokenExpiresAt: number, lifeti
     new PutCommand({
       TableName: tableName(),
       Item: {
-        ...keys.ticket(hashTicket(ticket)),
+        ...keys.ticket(keyHash(ticket)),
         type: 'ticket',
         user_id: userId,
         token_expires_at: tokenExpiresAt,
@@ -64,7 +63,7 @@ export async function openConnection(ticket: string, connectionId: string): Prom
     const out = await documentClient.send(
       new DeleteCommand({
         TableName: tableName(),
-        Key: keys.ticket(hashTicket(ticket)),
+        Key: keys.ticket(keyHash(ticket)),
         ConditionExpression: 'attribute_exists(pk) AND expires_at > :now',
         ExpressionAttributeValues: { ':now': nowSeconds() },
         ReturnValues: 'ALL_OLD',

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The single table: its shape, its index and every key builder. CDK (infra/task-board-stack.ts)
  * and the local stack (infra/local) both create the table from `tableDefinition`, so the two can
@@ -51,6 +53,9 @@ export const tableDefinition = {
 } as const;
 
 export type ItemKey = { pk: string; sk: string };
+
+/** A secret or a client's text as a key part: SHA-256, base64url (43 characters, never the value). */
+export const keyHash = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 const BOARD_SK = '#BOARD';
 const MEMBER_PREFIX = '#MEMBER#';

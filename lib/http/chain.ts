@@ -4,7 +4,7 @@ import type * as v from 'valibot';
 import type { Caller } from '../auth/verifier';
 import type { BoardScope } from '../data/access';
 import { ResponseTooLarge, Unavailable } from '../domain/errors';
-import { type RouteId, type RouteRow, type Routes, routes } from '../routes';
+import { functionTimeoutSeconds, type RouteId, type RouteRow, type Routes, routes } from '../routes';
 import { lambdaLimits } from '../runtime/aws-limits';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
@@ -104,7 +104,7 @@ function withDeadline(
   chain: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>,
 ) {
   return (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
-    const remaining = context?.getRemainingTimeInMillis?.() ?? (row.timeoutSeconds ?? 10) * 1000;
+    const remaining = context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
     return raceDeadline(
       remaining,
       () => chain(event, context),

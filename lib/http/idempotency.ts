@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { claimIdempotencyKey, type IdempotencyRequest, recordIdempotentAnswer, releaseIdempotencyKey } from '../data/idempotency';
-import type { RouteRow } from '../routes';
+import { claimIdempotencyKey, recordIdempotentAnswer, releaseIdempotencyKey } from '../data/idempotency';
+import { functionTimeoutSeconds, type RouteRow } from '../routes';
 import type { RouteResult } from './chain';
-import type { RouteState } from './types';
+import { REPLAYED_HEADER, type RouteState } from './types';
 
 /**
  * Safe retries of the POSTs that create something (rows with `idempotent: true`), after the IETF
@@ -11,7 +11,6 @@ import type { RouteState } from './types';
  * done twice; the same key with another request is 422; while the first is still running, 409.
  * A request without the header is untouched: no record, no extra round trip.
  */
-export const REPLAYED_HEADER = 'idempotent-replayed';
 
 /** JSON with object keys sorted: two bodies that differ only in key order or spacing are one request. */
 function canonicalJson(value: unknown): string {
@@ -35,7 +34,10 @@ export const fingerprintOf = (routeId: string, state: Pick<RouteState, 'params' 
     .digest('base64url');
 
 /** The claim outlives the function's own timeout, after which a crashed request's key is free again. */
-const lockSecondsOf = (row: RouteRow) => (row.timeoutSeconds ?? 10) + 5;
+const lockSecondsOf = (row: RouteRow) => functionTimeoutSeconds(row) + 5;
+
+/** What is kept of a first answer: status, body and headers; compression is chosen per retry. */
+type StoredAnswer = Pick<RouteResult, 'status' | 'body' | 'headers'>;
 
 /** Runs `work` once per key: the first time for real, every retry from the record. */
 export async function answerOnce(
@@ -45,25 +47,27 @@ export async function answerOnce(
   work: () => Promise<RouteResult>,
 ): Promise<RouteResult> {
   if (state.idempotencyKey === undefined || !state.caller) return work();
-  const request: IdempotencyRequest = {
+  const claim = await claimIdempotencyKey({
     userId: state.caller.id,
     key: state.idempotencyKey,
     fingerprint: fingerprintOf(routeId, state),
     lockSeconds: lockSecondsOf(row),
-  };
-  const claim = await claimIdempotencyKey(request);
+  });
   if (claim.replay) {
-    const { answer } = claim;
+    const answer = JSON.parse(claim.answer) as StoredAnswer;
     return { ...answer, headers: { ...answer.headers, [REPLAYED_HEADER]: 'true' } };
   }
   let result: RouteResult;
   try {
     result = await work();
   } catch (error) {
-    await releaseIdempotencyKey(request);
+    await releaseIdempotencyKey(claim.claimed);
     throw error;
   }
-  if (result.status >= 400) await releaseIdempotencyKey(request);
-  else await recordIdempotentAnswer(request, { status: result.status, body: result.body, headers: result.headers });
+  if (result.status >= 400) await releaseIdempotencyKey(claim.claimed);
+  else {
+    const answer: StoredAnswer = { status: result.status, body: result.body, headers: result.headers };
+    await recordIdempotentAnswer(claim.claimed, JSON.stringify(answer));
+  }
   return result;
 }

@@ -59,9 +59,12 @@ export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefi
   const trimmed = raw.trim();
   const quoted = /^"((?:[^"\\]|\\["\\])*)"$/.exec(trimmed);
   const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : trimmed;
-  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !KEY_CHARACTERS.test(key)) {
+  // A bare key cannot hold what only a quoted one may: a quote, a backslash, or a comma (two
+  // Idempotency-Key headers arrive joined by one, and must not pass as a single key).
+  const bareButQuoting = !quoted && /["\\,]/.test(key);
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !KEY_CHARACTERS.test(key) || bareButQuoting) {
     throw new BadRequest(
-      `Invalid Idempotency-Key header: it must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters (a UUID is a good key).`,
+      `Invalid Idempotency-Key header: send one key of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters, quoted if it holds a quote, backslash or comma (a UUID is a good key).`,
       [{ path: 'header.Idempotency-Key', message: `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters` }],
     );
   }

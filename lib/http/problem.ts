@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { cancellationCodes } from '../data/sdk-errors';
-import { DomainError, type ErrorKind, IdempotencyKeyInUse, MethodNotAllowed, Unauthorized, Unavailable } from '../domain/errors';
+import { DomainError, type ErrorKind, MethodNotAllowed, Unauthorized, Unavailable } from '../domain/errors';
 
 /** The one place where an error becomes an HTTP answer (RFC 9457 problem+json). */
 export const KINDS: Record<ErrorKind | 'internal', { status: number; title: string }> = {
@@ -79,9 +79,9 @@ export function problemResponse(error: unknown, requestId?: string): APIGatewayP
     headers['www-authenticate'] = known.tokenPresented ? 'Bearer error="invalid_token"' : 'Bearer';
   }
   if (known instanceof MethodNotAllowed) headers.allow = known.allow.join(', ');
-  if (known instanceof Unavailable || known instanceof IdempotencyKeyInUse) {
-    headers['retry-after'] = String(known.retryAfterSeconds);
-  }
+  // Errors that say when to come back (storage busy, an Idempotency-Key in use) carry the seconds.
+  const retryAfter = (known as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  if (typeof retryAfter === 'number') headers['retry-after'] = String(retryAfter);
   const body = {
     type: 'about:blank',
     title,

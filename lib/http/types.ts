@@ -19,3 +19,6 @@ export type RouteContext = Context & { route: RouteState };
 export type RouteMiddleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext>;
 
 export const requestIdOf = (event: APIGatewayProxyEventV2) => event.requestContext?.requestId;
+
+/** Marks an answer replayed for a retried Idempotency-Key (lib/http/idempotency.ts). */
+export const REPLAYED_HEADER = 'idempotent-replayed';

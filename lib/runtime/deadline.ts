@@ -10,6 +10,9 @@ const deadlineStorage = new AsyncLocalStorage<AbortSignal>();
 
 export const runWithDeadline = <T>(signal: AbortSignal, fn: () => Promise<T>) => deadlineStorage.run(signal, fn);
 
+/** Whether the current request's deadline has passed (its 503 answered): no backing call may start. */
+export const deadlinePassed = () => deadlineStorage.getStore()?.aborted === true;
+
 /** Runs `fn` free of the request's deadline: for clean-up that must happen even after it. */
 export const outsideDeadline = <T>(fn: () => Promise<T>) => deadlineStorage.exit(fn);
 
@@ -25,7 +28,7 @@ type Stack = {
 export function stopAtDeadline(client: { middlewareStack: unknown }): void {
   (client.middlewareStack as Stack).add(
     (next) => async (args) => {
-      if (deadlineStorage.getStore()?.aborted) throw new DeadlineExceeded('the request deadline passed; attempt not sent');
+      if (deadlinePassed()) throw new DeadlineExceeded('the request deadline passed; attempt not sent');
       return next(args);
     },
     { step: 'finalizeRequest', priority: 'low', name: 'taskBoardStopAtDeadline' },

@@ -5,7 +5,7 @@ import { BadRequest, type DomainError, Unavailable } from '../domain/errors';
 import type { ControlFrame, SocketErrorCode } from '../domain/events';
 import { expectation } from '../http/parse';
 import { classify } from '../http/problem';
-import { type SocketRouteId, type SocketRouteRow, socketRoutes } from '../routes';
+import { functionTimeoutSeconds, type SocketRouteId, type SocketRouteRow, socketRoutes } from '../routes';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
@@ -80,7 +80,7 @@ export function socketRoute(id: SocketRouteId, handler: SocketHandler) {
       return frame ? { statusCode: 200, body: JSON.stringify(frame) } : { statusCode: 200 };
     }) as unknown as (event: SocketEvent, context: Context) => Promise<SocketResult>;
   return (event: SocketEvent, context: Context): Promise<SocketResult> => {
-    const remaining = context?.getRemainingTimeInMillis?.() ?? (row.timeoutSeconds ?? 10) * 1000;
+    const remaining = context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
     return raceDeadline(
       remaining,
       () => chain(event, context),

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { type StreamConsumerId, type StreamConsumerRow, streamConsumers } from '../routes';
+import { functionTimeoutSeconds, type StreamConsumerId, type StreamConsumerRow, streamConsumers } from '../routes';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
@@ -21,7 +21,7 @@ export function streamConsumer<E extends { Records: { dynamodb?: { SequenceNumbe
   if (row.table.length > 0) requireEnv(ENV.tableName);
   return (event: E, context: Context): Promise<BatchResult> => {
     countColdStart(row.entry);
-    const remaining = context?.getRemainingTimeInMillis?.() ?? (row.timeoutSeconds ?? 10) * 1000;
+    const remaining = context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
     return raceDeadline(
       remaining,
       () => consume(event, context),

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler as createBoard } from '../../functions/boards/create';
 import { accessTokenVerifier } from '../../lib/auth/verifier';
+import { deadlinePassed } from '../../lib/runtime/deadline';
 import { apiEvent } from '../support/events';
 import { accessClaims, makeSigner } from '../support/tokens';
 
@@ -24,10 +25,13 @@ const withKey = (key: string | undefined) => {
   if (key !== undefined) event.headers['idempotency-key'] = key;
   return event;
 };
-const isClaim = (input: { Item?: Record<string, unknown> }) => input.Item?.type === 'idempotency';
+const isClaim = (item: Record<string, unknown>) => item.status === 'in_progress' && (item.locked_until as number) > 0;
 const throttled = () => new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
 
 beforeEach(() => ddb.reset());
+
+const puts = () => ddb.commandCalls(PutCommand).map((call) => call.args[0].input.Item!);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Idempotency-Key failure paths', () => {
   it('without the header, the create is its one transaction and nothing else', async () => {
@@ -37,17 +41,24 @@ describe('Idempotency-Key failure paths', () => {
     expect(ddb.calls().map((call) => call.args[0].constructor.name)).toEqual(['TransactWriteCommand']);
   });
 
-  it('with the header: claim, create, keep the answer, in that order', async () => {
+  it('with the header: claim (24 h, held past the timeout), create, keep the answer, in that order, all PutItem', async () => {
     ddb.on(PutCommand).resolves({});
     ddb.on(TransactWriteCommand).resolves({});
-    ddb.on(UpdateCommand).resolves({});
+    const before = Math.floor(Date.now() / 1000);
     const reply = await createBoard(withKey(randomUUID()), context);
     expect(reply.statusCode).toBe(201);
-    const calls = ddb.calls().map((call) => call.args[0]);
-    expect(calls.map((command) => command.constructor.name)).toEqual(['PutCommand', 'TransactWriteCommand', 'UpdateCommand']);
-    expect(isClaim((calls[0] as PutCommand).input)).toBe(true);
-    const kept = JSON.parse((calls[2] as UpdateCommand).input.ExpressionAttributeValues![':answer']);
-    expect(kept).toEqual({ status: 201, body: JSON.parse(reply.body as string) });
+    expect(ddb.calls().map((call) => call.args[0].constructor.name)).toEqual([
+      'PutCommand',
+      'TransactWriteCommand',
+      'PutCommand',
+    ]);
+    const [claim, kept] = puts();
+    expect(claim).toMatchObject({ type: 'idempotency', status: 'in_progress' });
+    expect(claim!.ttl).toBeGreaterThanOrEqual(before + 86_400);
+    expect(claim!.ttl).toBeLessThanOrEqual(before + 86_401);
+    expect(claim!.locked_until).toBeGreaterThanOrEqual(before + 15);
+    expect(kept).toMatchObject({ pk: claim!.pk, sk: claim!.sk, owner: claim!.owner, ttl: claim!.ttl, status: 'completed' });
+    expect(JSON.parse(kept!.answer as string)).toEqual({ status: 201, body: JSON.parse(reply.body as string) });
   });
 
   it('a throttled claim is 503 with Retry-After and does no work', async () => {
@@ -55,29 +66,53 @@ describe('Idempotency-Key failure paths', () => {
     const reply = await createBoard(withKey(randomUUID()), context);
     expect(reply.statusCode).toBe(503);
     expect(reply.headers).toMatchObject({ 'retry-after': expect.stringMatching(/^\d+$/) });
-    expect(ddb.commandCalls(PutCommand).every((call) => isClaim(call.args[0].input))).toBe(true);
+    expect(puts().length).toBeGreaterThan(0);
+    expect(puts().every(isClaim)).toBe(true);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 
-  it('when the answer cannot be kept, the client still gets its 201 (the claim lapses after the timeout)', async () => {
-    ddb.on(PutCommand).resolves({});
+  it('when the answer cannot be kept, the client still gets its 201 and the key is not released (the claim lapses)', async () => {
+    ddb.on(PutCommand).callsFake((input) => {
+      if (input.Item.status === 'in_progress' && input.Item.locked_until > 0) return {};
+      throw throttled();
+    });
     ddb.on(TransactWriteCommand).resolves({});
-    ddb.on(UpdateCommand).rejects(throttled());
     const reply = await createBoard(withKey(randomUUID()), context);
     expect(reply.statusCode).toBe(201);
     expect(JSON.parse(reply.body as string)).toMatchObject({ title: 'Retry me', owner_id: userId });
+    expect(puts().map((item) => item.status)).toEqual(['in_progress', 'completed']);
   });
 
-  it('when the create fails after the claim, the key is released so that a retry runs again', async () => {
+  it('when the create fails after the claim, the key is released (its claim lapsed at once) so that a retry runs again', async () => {
     ddb.on(PutCommand).resolves({});
     ddb.on(TransactWriteCommand).rejects(throttled());
-    ddb.on(DeleteCommand).resolves({});
     const reply = await createBoard(withKey(randomUUID()), context);
     expect(reply.statusCode).toBe(503);
-    const claim = ddb.commandCalls(PutCommand)[0]!.args[0].input.Item!;
-    const released = ddb.commandCalls(DeleteCommand).map((call) => call.args[0].input.Key);
-    expect(released).toEqual([{ pk: claim.pk, sk: claim.sk }]);
-    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    const [claim, released, ...rest] = puts();
+    expect(rest).toEqual([]);
+    expect(released).toMatchObject({ pk: claim!.pk, owner: claim!.owner, status: 'in_progress', locked_until: 0 });
+    const condition = ddb.commandCalls(PutCommand)[1]!.args[0].input;
+    expect(condition.ExpressionAttributeValues).toMatchObject({ ':owner': claim!.owner });
+  });
+
+  it('a create that lands after the deadline answered 503 still has its answer kept, so the retry replays it', async () => {
+    // The mock replaces the client's send, so its deadline middleware (stopAtDeadline) does not
+    // run: each put notes whether that middleware would have refused it.
+    const refusedAtDeadline: boolean[] = [];
+    ddb.on(PutCommand).callsFake(() => {
+      refusedAtDeadline.push(deadlinePassed());
+      return {};
+    });
+    ddb.on(TransactWriteCommand).callsFake(async () => {
+      await pause(300);
+      return {};
+    });
+    const nearTheEnd = { getRemainingTimeInMillis: () => 600 } as unknown as Context;
+    const reply = await createBoard(withKey(randomUUID()), nearTheEnd);
+    expect(reply.statusCode).toBe(503);
+    await pause(400);
+    expect(puts().map((item) => item.status)).toEqual(['in_progress', 'completed']);
+    expect(refusedAtDeadline).toEqual([false, false]);
   });
 
   it('a failed claim that returns no record (DynamoDB always should) asks for a retry: 409 with Retry-After', async () => {
