@@ -247,7 +247,8 @@ function errorResponse(status: number, row: RouteRow): Json {
   const idempotency = row.idempotent ? IDEMPOTENCY_ERRORS[status] : undefined;
   if (idempotency && status === 409) {
     headers['Retry-After'] = {
-      description: 'With `code` `idempotency_key_in_use`: whole seconds to wait before retrying (1 or 2; the first request answers in milliseconds).',
+      description:
+        'With `code` `idempotency_key_in_use`: whole seconds to wait before retrying (1 or 2; the first request answers in milliseconds).',
       schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, example: 2 },
     };
   }
