@@ -54,9 +54,12 @@ export interface RouteRow extends FunctionRow {
   errors?: number[];
   /**
    * Honours an Idempotency-Key (lib/http/idempotency.ts): the POSTs that create something. Set
-   * by `withIdempotencyKeys`.
+   * by `withIdempotencyKeys`. `caller`: the key belongs to the caller and the first answer is
+   * kept for the retries. `account` (registration, no caller yet): the key belongs to the account
+   * the body names, and since the answer holds credentials it is never kept: a retry makes it
+   * again (a new login) without creating the account twice.
    */
-  idempotent?: true;
+  idempotent?: 'caller' | 'account';
 }
 
 /** A function's timeout: the row's own, or 10 s. */
@@ -68,11 +71,11 @@ const boardRead: TableAction[] = ['dynamodb:BatchGetItem'];
 /**
  * A row that honours an Idempotency-Key (lib/http/idempotency.ts). Its records are written with
  * conditional PutItems only (lib/data/idempotency.ts), which every create already has: no other
- * action is granted for them. Registration and socket tickets do not honour keys: their answers
- * hold secrets (tokens, a ticket) that the table must never keep.
+ * action is granted for them. Socket tickets do not honour keys: a ticket is a secret the table
+ * never holds, and a retried ticket request just gets another (the unused one expires in 60 s).
  */
-const withIdempotencyKeys = (table: TableAction[]) => ({
-  idempotent: true as const,
+const withIdempotencyKeys = (table: TableAction[], owner: 'caller' | 'account' = 'caller') => ({
+  idempotent: owner,
   table: table.includes('dynamodb:PutItem') ? table : [...table, 'dynamodb:PutItem' as const],
 });
 
@@ -137,7 +140,7 @@ export const routes = {
     access: { scope: 'public' },
     body: s.registerBody,
     success: { status: 201, schema: s.tokenResponse },
-    table: ['dynamodb:PutItem'],
+    ...withIdempotencyKeys(['dynamodb:PutItem'], 'account'),
     errors: [409],
     metric: 'UserRegistered',
     cognito: ['cognito-idp:AdminConfirmSignUp', 'cognito-idp:AdminDeleteUser'],

@@ -1,11 +1,21 @@
 import { createUser, logIn } from '../../lib/auth/cognito';
 import { putUserProfile } from '../../lib/data/users';
+import { answerOnce } from '../../lib/http/idempotency';
 import { publicRoute } from '../../lib/http/public-route';
 
-/** Creates the Cognito user and its profile, then logs in once to hand back the first token. */
-export const handler = publicRoute('auth.register', async ({ body }) => {
-  await createUser(body.email, body.password, body.display_name, (userId) =>
-    putUserProfile(userId, body.email, body.display_name),
-  );
-  return { status: 201, body: await logIn(body.email, body.password) };
-});
+/**
+ * Creates the Cognito user and its profile, then logs in once to hand back the first token. A
+ * retry under the same Idempotency-Key (`replay`) only logs in again: its tokens are never kept.
+ */
+export const handler = publicRoute(
+  'auth.register',
+  async ({ body, replay }) => {
+    if (!replay) {
+      await createUser(body.email, body.password, body.display_name, (userId) =>
+        putUserProfile(userId, body.email, body.display_name),
+      );
+    }
+    return { status: 201, body: await logIn(body.email, body.password) };
+  },
+  { once: answerOnce },
+);

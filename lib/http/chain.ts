@@ -32,6 +32,11 @@ export interface RouteInput<Id extends RouteId, P> {
   scope: ScopeOf<Id>;
   preloaded: P;
   event: APIGatewayProxyEventV2;
+  /**
+   * A retry of a request already done under its Idempotency-Key, on a row whose answer is made
+   * again rather than kept (registration): create nothing, answer as the first time.
+   */
+  replay: boolean;
 }
 
 export interface RouteResult {
@@ -51,7 +56,12 @@ export interface RouteResult {
 export interface AccessSteps {
   authenticate?: RouteMiddleware;
   authorize?: RouteMiddleware;
-  once?: (routeId: string, row: RouteRow, state: RouteState, work: () => Promise<RouteResult>) => Promise<RouteResult>;
+  once?: (
+    routeId: string,
+    row: RouteRow,
+    state: RouteState,
+    work: (replay: boolean) => Promise<RouteResult>,
+  ) => Promise<RouteResult>;
 }
 
 /**
@@ -79,7 +89,7 @@ export function buildRoute<Id extends RouteId, P>(
     .use(access.authorize ? [access.authorize] : [])
     .handler(async (event, context) => {
       const state = context.route;
-      const work = () =>
+      const work = (replay: boolean) =>
         handler({
           caller: state.caller as CallerOf<Id>,
           params: state.params as ParamsOf<Id>,
@@ -87,8 +97,9 @@ export function buildRoute<Id extends RouteId, P>(
           scope: state.scope as ScopeOf<Id>,
           preloaded: state.preloaded as P,
           event,
+          replay,
         });
-      const result = await (access.once ? access.once(id, row, state, work) : work());
+      const result = await (access.once ? access.once(id, row, state, work) : work(false));
       return toResponse(result, event);
     }) as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
   return withDeadline(id, row, chain);

@@ -51,6 +51,8 @@ export function errorStatuses(row: RouteRow): number[] {
   if (row.access.scope === 'board') for (const status of [403, 404]) statuses.add(status);
   if (row.access.scope !== 'public' || row.table.length > 0 || row.cognito.length > 0) statuses.add(503);
   if (row.idempotent) for (const status of [409, 422]) statuses.add(status);
+  // A registration retried under its key logs in again: with another password, that is refused.
+  if (row.idempotent === 'account') statuses.add(401);
   return [...statuses].sort();
 }
 
@@ -264,7 +266,7 @@ function errorResponse(status: number, row: RouteRow): Json {
   }
   const description =
     status === 401 && row.access.scope === 'public'
-      ? 'The credential in the body was refused: a wrong email or password (login), or a wrong, expired or revoked refresh token (refresh, logout)'
+      ? 'The credential in the body was refused: a wrong email or password (login, or a registration retried under its Idempotency-Key with another password), or a wrong, expired or revoked refresh token (refresh, logout)'
       : idempotency
         ? ownRule
           ? `${STATUS_TEXT[status]}; or: ${idempotency.description}`
@@ -470,7 +472,8 @@ export function buildOpenApiDocument() {
             'Makes the POST safe to retry (IETF draft "The Idempotency-Key HTTP Header Field"): send a new unique value (a UUID) with each new request, and the same value when retrying it. ' +
             'Within 24 hours, the same key with the same request (operation, path and body, compared as JSON) answers what the first one answered, with `Idempotent-Replayed: true`, and creates nothing more; ' +
             'the same key with a different request is 422 (`idempotency_key_reused`); while the first is still running, 409 (`idempotency_key_in_use`) with `Retry-After`. ' +
-            'A request that failed keeps nothing: its retry runs again. Keys belong to the caller: other users cannot collide with them. ' +
+            'A request that failed keeps nothing: its retry runs again. Keys belong to the caller (for registration, to the account it creates): other users cannot collide with them. ' +
+            'A registration retried under its key creates nothing and logs in again: new tokens, the same account (its tokens are never stored; the password is checked again and is not part of the comparison). ' +
             `A Structured Field string (\`"..."\`) or the bare value, 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters; anything else is 400.`,
           schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH + 2, pattern: '^[\\x20-\\x7e]+$' },
           example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',

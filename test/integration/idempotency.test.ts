@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { idempotencyRecordKey } from '../../lib/data/idempotency';
+import { keyHash } from '../../lib/data/table';
 import { fingerprintOf } from '../../lib/http/idempotency';
 import {
   addMember,
@@ -11,7 +12,9 @@ import {
   newUser,
   type Reply,
   readTree,
+  subjectOf,
   type TestUser,
+  uniqueEmail,
 } from '../support/api';
 import { localDocumentClient, localEnv } from '../support/local-table';
 
@@ -260,5 +263,72 @@ describe('Idempotency-Key on the POSTs that create something', () => {
     expect((await post(member, `/boards/${board.id}/columns`, { title: 'Mine' }, key)).status).toBe(201);
     expect((await call('DELETE', `/boards/${board.id}/members/${member.id}`, { token: owner.token })).status).toBe(204);
     expectProblem(await post(member, `/boards/${board.id}/columns`, { title: 'Mine' }, key), 403);
+  });
+});
+
+describe('Idempotency-Key on registration (the key belongs to the account; tokens are never kept)', () => {
+  const register = (body: Record<string, string>, key?: string) =>
+    call('POST', '/auth/register', { body, headers: key === undefined ? {} : { 'idempotency-key': key } });
+  const newAccount = () => ({ email: uniqueEmail(), password: `pw-${randomUUID()}`, display_name: 'Ann' });
+  const boardsWith = (token: string) => call('GET', '/boards', { token });
+
+  it('a retried registration creates the account once and answers 201 again, with new working tokens', async () => {
+    const account = newAccount();
+    const key = randomUUID();
+    const first = await register(account, key);
+    const retry = await register(account, key);
+    expect([first.status, retry.status]).toEqual([201, 201]);
+    expect(replayed(first)).toBeNull();
+    expect(replayed(retry)).toBe('true');
+    expect(subjectOf(retry.body.token)).toBe(subjectOf(first.body.token));
+    expect(retry.body).toMatchObject({ token_type: 'Bearer', refresh_token: expect.any(String) });
+    expect((await boardsWith(first.body.token)).status).toBe(200);
+    expect((await boardsWith(retry.body.token)).status).toBe(200);
+    // The record keeps the status alone: no token, no password, no address.
+    const kept = await documentClient.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: idempotencyRecordKey({ userId: `account:${keyHash(account.email.toLowerCase())}`, key }),
+        ConsistentRead: true,
+      }),
+    );
+    expect(kept.Item).toMatchObject({ status: 'completed', answer: '{"status":201}' });
+    const stored = JSON.stringify(kept.Item);
+    for (const secret of [first.body.token, first.body.refresh_token, account.password, account.email]) {
+      expect(stored).not.toContain(secret);
+    }
+    // Without the key, the same retry is the conflict it always was: one account exists.
+    expect(expectProblem(await register(account), 409)).toMatchObject({ code: 'conflict' });
+  });
+
+  it('the same key with another display name is 422; with another password the retry is refused 401 and the account keeps its own', async () => {
+    const account = newAccount();
+    const key = randomUUID();
+    expect((await register(account, key)).status).toBe(201);
+    expect(expectProblem(await register({ ...account, display_name: 'Bob' }, key), 422)).toMatchObject({
+      code: 'idempotency_key_reused',
+    });
+    expectProblem(await register({ ...account, password: `pw-${randomUUID()}` }, key), 401);
+    const login = await call('POST', '/auth/login', { body: { email: account.email, password: account.password } });
+    expect(login.status).toBe(200);
+  });
+
+  it('keys belong to the account: the same key registering two emails makes two accounts', async () => {
+    const key = randomUUID();
+    const [ann, bob] = [newAccount(), newAccount()];
+    const first = await register(ann, key);
+    const second = await register(bob, key);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(replayed(second)).toBeNull();
+    expect(subjectOf(second.body.token)).not.toBe(subjectOf(first.body.token));
+  });
+
+  it('a registration that failed keeps nothing: the key is free for the retry', async () => {
+    const taken = newAccount();
+    expect((await register(taken)).status).toBe(201);
+    const key = randomUUID();
+    expectProblem(await register({ ...taken, password: `pw-${randomUUID()}` }, key), 409);
+    const again = await register({ ...taken, password: `pw-${randomUUID()}` }, key);
+    expect(expectProblem(again, 409)).toMatchObject({ code: 'conflict' });
   });
 });
