@@ -11,10 +11,12 @@ import { DOCS_FILES, DOCS_PACKAGE, type DocsFile } from './docs-assets';
  * GET /docs and GET /docs/{file}: Swagger UI (npm `swagger-ui-dist`) rendering GET /openapi.json,
  * every byte served by this service. The page and its files are made or read once per container.
  *
- * URLs are relative, so the page works under any base path: at `/docs`, `docs/swagger-ui.css` is
- * `/docs/swagger-ui.css` and `openapi.json` is `/openapi.json`, whose `servers` names the origin
- * it was requested from, so "Try it out" calls this same deployment. The files' URLs carry the
- * package version, so they may be cached for a year: an upgrade changes the URLs.
+ * The page's URLs are relative: at `/docs`, `docs/swagger-ui.css` is `/docs/swagger-ui.css` and
+ * `openapi.json` is `/openapi.json`, whose `servers` names the origin it was requested from, so
+ * "Try it out" calls this same deployment (served at the origin's root: the stack's `$default`
+ * stage and root domain mapping; a path prefix would need `servers` to name it too). The files'
+ * URLs carry the package version, and only a request for the version this function carries is
+ * cached for a year: during a deployment, a new page may briefly reach an old file function.
  */
 const version = encodeURIComponent(renderer.version);
 const asset = (file: DocsFile) => `docs/${file}?v=${version}`;
@@ -101,8 +103,11 @@ export function docsPage(): RouteResult {
 let packageDir: string | undefined;
 const files = new Map<DocsFile, Buffer>();
 
-/** One of the allow-listed files, read on its first request; any other name is 404. */
-export function docsFile(name: string): RouteResult {
+/**
+ * One of the allow-listed files, read on its first request; any other name is 404. Cached for a
+ * year only when asked for under this function's version (`?v=`), otherwise revalidated each time.
+ */
+export function docsFile(name: string, requestedVersion: string | undefined): RouteResult {
   if (!Object.hasOwn(DOCS_FILES, name)) throw new NotFound(`The file ${name}`);
   const file = name as DocsFile;
   let bytes = files.get(file);
@@ -114,6 +119,9 @@ export function docsFile(name: string): RouteResult {
   return {
     status: 200,
     raw: { bytes, contentType: DOCS_FILES[file] },
-    headers: { 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' },
+    headers: {
+      'cache-control': requestedVersion === renderer.version ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'x-content-type-options': 'nosniff',
+    },
   };
 }

@@ -139,7 +139,7 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
     'The WebSocket protocol of live board events (AsyncAPI 3): how to connect with a ticket from `POST /realtime/tickets`, the messages to send and the events received. No token.',
   docs: 'An HTML page that renders `GET /openapi.json` with Swagger UI (npm `swagger-ui-dist`), for reading the API and trying its operations in a browser ("Try it out" calls the origin the page was served from; paste an access token under "Authorize"). Its scripts and styles come from `GET /docs/{file}`: nothing is loaded from elsewhere (see the `Content-Security-Policy`). No token.',
   'docs.file':
-    "One file of the reference page, from an allow-list of the renderer's files, with its own content type; a name not on the list is 404. The URLs the page uses carry the renderer's version (`?v=`), so the files are cached for a year. No token.",
+    "One file of the reference page, from an allow-list of the renderer's files, with its own content type; a name not on the list is 404. The URLs the page uses carry the renderer's version (`?v=`); a file asked for under the version served is cached for a year, under another or none it is revalidated (`no-cache`). No token.",
   'auth.register':
     'Creates a user in the Cognito user pool (confirmed at once) and answers with an access token, as login would. The email must not be registered yet (409).',
   'auth.login':
@@ -330,9 +330,10 @@ function docsResponse(id: 'docs' | 'docs.file', headers: Json): Json {
     headers: {
       ...headers,
       'Cache-Control': {
-        description: "The files change only with the renderer's version, which the URLs the page uses carry.",
+        description:
+          "A year when the URL carries the renderer's version the function serves (`?v=`, as the page's URLs do); otherwise `no-cache`.",
         required: true,
-        schema: { type: 'string', enum: ['public, max-age=31536000, immutable'] },
+        schema: { type: 'string', enum: ['public, max-age=31536000, immutable', 'no-cache'] },
       },
       'X-Content-Type-Options': nosniff,
     },

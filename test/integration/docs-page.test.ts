@@ -15,6 +15,7 @@ import { baseUrl, call, expectProblem, newBoard, newUser } from '../support/api'
  * without and with a bearer token.
  */
 const packageDir = join(__dirname, '../../node_modules/swagger-ui-dist');
+const rendererVersion = (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** Chromium from PATH (Debian's `chromium`; `apt-get install -y chromium`, as .ci/run does). */
@@ -57,11 +58,22 @@ describe('GET /docs and its files over HTTP', () => {
     for (const url of urls) expect(url).toMatch(/^docs\/[\w.-]+\?v=[\w.-]+$/);
   });
 
-  it.each(DOCS_FILE_NAMES)('serves %s as the package has it, with its content type, cached for a year', async (file) => {
-    const reply = await rawGet(`/docs/${file}`, {});
-    expect({ status: reply.status, type: reply.headers['content-type'] }).toEqual({ status: 200, type: DOCS_FILES[file] });
-    expect(reply.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    expect(reply.bytes.equals(readFileSync(join(packageDir, file)))).toBe(true);
+  it.each(DOCS_FILE_NAMES)(
+    'serves %s as the package has it, with its content type, cached for a year under its version',
+    async (file) => {
+      const reply = await rawGet(`/docs/${file}?v=${encodeURIComponent(rendererVersion)}`, {});
+      expect({ status: reply.status, type: reply.headers['content-type'] }).toEqual({ status: 200, type: DOCS_FILES[file] });
+      expect(reply.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(reply.bytes.equals(readFileSync(join(packageDir, file)))).toBe(true);
+    },
+  );
+
+  it('does not let a browser keep a file for a year under another version or none (a page and a file function of two deployments)', async () => {
+    for (const query of ['?v=0.0.1', '']) {
+      const reply = await rawGet(`/docs/swagger-ui.css${query}`, {});
+      expect(reply.status).toBe(200);
+      expect(reply.headers['cache-control']).toBe('no-cache');
+    }
   });
 
   it('sends the renderer compressed to a client that accepts brotli, far below what a Lambda answer may carry', async () => {
@@ -97,15 +109,26 @@ describe('GET /docs and its files over HTTP', () => {
 });
 
 describe('GET /docs in a browser (Chromium, headless)', () => {
-  let browser: Browser;
+  let browser: Browser | undefined;
+  let launching: Promise<Browser> | undefined;
   let page: Page;
   const origin = new URL(baseUrl()).origin;
   const requests: HTTPRequest[] = [];
   const problems: string[] = [];
 
   beforeAll(async () => {
-    browser = await puppeteer.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'] });
+    // Kept as a promise too, so that afterAll closes a browser whose launch outlived this hook.
+    launching = puppeteer.launch({
+      executablePath: chromiumPath(),
+      headless: true,
+      // /dev/shm is 64 MB in a default container: Chromium then uses /tmp instead.
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    });
+    browser = await launching;
     page = await browser.newPage();
+    // As long as jest's own timeout: this machine has 2 cores and two test workers.
+    page.setDefaultTimeout(60_000);
+    page.setDefaultNavigationTimeout(60_000);
     await page.setViewport({ width: 1280, height: 1000 });
     // Every request the page makes is seen here; one to anywhere else is recorded and refused.
     await page.setRequestInterception(true);
@@ -124,7 +147,7 @@ describe('GET /docs in a browser (Chromium, headless)', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await (browser ?? (await launching?.catch(() => undefined)))?.close();
   });
 
   /** The operation's block, found by its method and path as rendered. */
