@@ -1,7 +1,6 @@
-import { type IncomingHttpHeaders, request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { COMPRESS_MIN_BYTES } from '../../lib/http/compress';
-import { baseUrl, newBoard, newCard, newColumn, newUser, type TestUser } from '../support/api';
+import { newBoard, newCard, newColumn, newUser, type RawReply, rawGet, type TestUser } from '../support/api';
 
 /**
  * Issue 15, part 2, over HTTP against the local stack: a board tree comes compressed to a client
@@ -9,25 +8,6 @@ import { baseUrl, newBoard, newCard, newColumn, newUser, type TestUser } from '.
  * no Accept-Encoding. fetch would decompress transparently (and send its own Accept-Encoding), so
  * these requests use node:http, which sends only the headers given and hands over raw bytes.
  */
-
-interface RawReply {
-  status: number;
-  headers: IncomingHttpHeaders;
-  bytes: Buffer;
-}
-
-function get(path: string, headers: Record<string, string>): Promise<RawReply> {
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(path, baseUrl()), { method: 'GET', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 const varyNames = (reply: RawReply) =>
   String(reply.headers.vary ?? '')
@@ -50,7 +30,7 @@ describe('GET /boards/{id} compressed on the wire', () => {
       });
     }
     path = `/boards/${board.id}`;
-    plain = await get(path, { authorization: `Bearer ${owner.token}` });
+    plain = await rawGet(path, { authorization: `Bearer ${owner.token}` });
   });
 
   it('without Accept-Encoding: identity JSON, no content-encoding, Vary still says accept-encoding', () => {
@@ -64,7 +44,7 @@ describe('GET /boards/{id} compressed on the wire', () => {
   });
 
   it('accept-encoding: br → brotli bytes, smaller than plain, the same JSON once decoded', async () => {
-    const reply = await get(path, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'br' });
+    const reply = await rawGet(path, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'br' });
     expect(reply.status).toBe(200);
     expect(reply.headers['content-encoding']).toBe('br');
     expect(reply.headers['content-type']).toBe('application/json');
@@ -74,7 +54,7 @@ describe('GET /boards/{id} compressed on the wire', () => {
   });
 
   it('accept-encoding: gzip → gzip bytes, smaller than plain, the same JSON once decoded', async () => {
-    const reply = await get(path, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'gzip' });
+    const reply = await rawGet(path, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'gzip' });
     expect(reply.status).toBe(200);
     expect(reply.headers['content-encoding']).toBe('gzip');
     expect(varyNames(reply)).toContain('accept-encoding');
@@ -83,21 +63,21 @@ describe('GET /boards/{id} compressed on the wire', () => {
   });
 
   it('a browser\'s "gzip, deflate, br, zstd" gets brotli; "br;q=0, gzip" gets gzip', async () => {
-    const browser = await get(path, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'gzip, deflate, br, zstd' });
+    const browser = await rawGet(path, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'gzip, deflate, br, zstd' });
     expect(browser.headers['content-encoding']).toBe('br');
-    const noBrotli = await get(path, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'br;q=0, gzip' });
+    const noBrotli = await rawGet(path, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'br;q=0, gzip' });
     expect(noBrotli.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(noBrotli.bytes).toString('utf8')).toBe(plain.bytes.toString('utf8'));
   });
 
   it('accept-encoding: identity → plain JSON', async () => {
-    const reply = await get(path, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'identity' });
+    const reply = await rawGet(path, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'identity' });
     expect(reply.headers['content-encoding']).toBeUndefined();
     expect(reply.bytes.toString('utf8')).toBe(plain.bytes.toString('utf8'));
   });
 
   it('a small answer (GET /health) is sent as is, even to a client that accepts brotli', async () => {
-    const reply = await get('/health', { 'accept-encoding': 'br, gzip' });
+    const reply = await rawGet('/health', { 'accept-encoding': 'br, gzip' });
     expect(reply.status).toBe(200);
     expect(reply.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(reply.bytes.toString('utf8'))).toEqual({ status: 'ok' });
@@ -122,7 +102,7 @@ describe('GET /boards/{id} too large for one answer', () => {
         for (let n = 0; n < 25; n++) await newCard(owner, column.id, { title: `Card ${n}`, description });
       }),
     );
-    const reply = await get(`/boards/${board.id}`, { authorization: `Bearer ${owner.token}` });
+    const reply = await rawGet(`/boards/${board.id}`, { authorization: `Bearer ${owner.token}` });
     expect({ status: reply.status, type: reply.headers['content-type'] }).toEqual({
       status: 422,
       type: 'application/problem+json',
@@ -132,7 +112,7 @@ describe('GET /boards/{id} too large for one answer', () => {
     expect(problem.detail).toMatch(/Accept-Encoding/);
 
     // Compressed, it fits.
-    const compressed = await get(`/boards/${board.id}`, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'br' });
+    const compressed = await rawGet(`/boards/${board.id}`, { authorization: `Bearer ${owner.token}`, 'accept-encoding': 'br' });
     expect(compressed.status).toBe(200);
     const tree = JSON.parse(brotliDecompressSync(compressed.bytes).toString('utf8'));
     expect(tree.columns.flatMap((column: { cards: unknown[] }) => column.cards)).toHaveLength(100);

@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { delimiter, join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core';
 import { DOCS_FILE_NAMES, DOCS_FILES } from '../../lib/http/docs-assets';
 import { lambdaLimits } from '../../lib/runtime/aws-limits';
-import { baseUrl, call, expectProblem, newBoard, newUser } from '../support/api';
+import { baseUrl, call, expectProblem, newBoard, newUser, rawGet } from '../support/api';
 
 /**
  * GET /docs (issue 16 part 5): Swagger UI from the npm package, served by the stack itself. Over
@@ -26,20 +25,6 @@ function chromiumPath(): string {
     }
   }
   throw new Error('No chromium on PATH: install it (apt-get install -y chromium), see README "Quick start"');
-}
-
-/** A GET with exactly these headers, its bytes as sent (fetch would decompress them). */
-function rawGet(path: string, headers: Record<string, string>) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; bytes: Buffer }>((resolve, reject) => {
-    const req = request(new URL(path, baseUrl()), { method: 'GET', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 describe('GET /docs and its files over HTTP', () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type IncomingHttpHeaders, request } from 'node:http';
 
 /**
  * HTTP helpers for integration tests: every test makes its own users and boards (no resets),
@@ -158,3 +159,24 @@ export async function newBoardWithCards(owner: TestUser, title = 'A board', firs
 
 /** A lower-case UUID as the service issues them. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An answer as sent on the wire: fetch would decompress it (and send its own Accept-Encoding). */
+export interface RawReply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  bytes: Buffer;
+}
+
+/** A GET with exactly these headers (node:http), its body's bytes as received, not decoded. */
+export function rawGet(path: string, headers: Record<string, string> = {}): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, baseUrl()), { method: 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
