@@ -104,6 +104,14 @@ export async function resolveBoardScope<P>(
   const sameBoardColumns = relatedColumnIds.filter((id) => boardOf(keys.columnLookup(id)) === boardId);
   const sameBoardCards = relatedCardIds.filter((id) => boardOf(keys.cardLookup(id)) === boardId);
   const sameBoardLabels = relatedLabelIds.filter((id) => boardOf(keys.labelLookup(id)) === boardId);
+  // An id of another board is refused as such (403) only while that board exists: once its
+  // deletion has begun, its children are gone for everybody (404), lookups not yet collected
+  // included. Its board item comes in the same round trip, so this costs no extra one.
+  const otherBoards = present([
+    ...relatedColumnIds.map((id) => boardOf(keys.columnLookup(id))),
+    ...relatedCardIds.map((id) => boardOf(keys.cardLookup(id))),
+    ...relatedLabelIds.map((id) => boardOf(keys.labelLookup(id))),
+  ]).filter((id) => id !== boardId);
 
   const itemKeys: ItemKey[] = [
     keys.board(boardId),
@@ -114,6 +122,7 @@ export async function resolveBoardScope<P>(
     ...sameBoardColumns.map((id) => keys.column(boardId, id)),
     ...sameBoardCards.map((id) => keys.card(boardId, id)),
     ...sameBoardLabels.map((id) => keys.label(boardId, id)),
+    ...otherBoards.map(keys.board),
   ];
   const [items, preloaded] = await Promise.all([
     getItems(itemKeys),
@@ -122,14 +131,15 @@ export async function resolveBoardScope<P>(
 
   const board = items.get<BoardRecord>(keys.board(boardId));
   const member = items.get<MemberRecord>(keys.member(boardId, callerId));
+  const live = (otherBoardId: string) => otherBoardId === boardId || items.get(keys.board(otherBoardId)) !== undefined;
   const scope: BoardScope = {
     boardId,
     board: board as BoardRecord,
     member: member as MemberRecord,
     columnCardVersion,
-    relatedColumns: relatedMap(relatedColumnIds, keys.columnLookup, (id) => items.get(keys.column(boardId, id)), lookups),
-    relatedCards: relatedMap(relatedCardIds, keys.cardLookup, (id) => items.get(keys.card(boardId, id)), lookups),
-    relatedLabels: relatedMap(relatedLabelIds, keys.labelLookup, (id) => items.get(keys.label(boardId, id)), lookups),
+    relatedColumns: relatedMap(relatedColumnIds, keys.columnLookup, (id) => items.get(keys.column(boardId, id)), lookups, live),
+    relatedCards: relatedMap(relatedCardIds, keys.cardLookup, (id) => items.get(keys.card(boardId, id)), lookups, live),
+    relatedLabels: relatedMap(relatedLabelIds, keys.labelLookup, (id) => items.get(keys.label(boardId, id)), lookups, live),
   };
 
   if (rule.via === 'board') {
@@ -167,11 +177,12 @@ function relatedMap<T>(
   lookupKey: (id: string) => ItemKey,
   item: (id: string) => T | undefined,
   lookups: ItemSet | undefined,
+  boardExists: (boardId: string) => boolean,
 ): Map<string, Related<T>> {
   const found = new Map<string, Related<T>>();
   for (const id of ids) {
     const lookup = lookups?.get<{ board_id: string }>(lookupKey(id));
-    if (lookup) found.set(id, { boardId: lookup.board_id, item: item(id) });
+    if (lookup && boardExists(lookup.board_id)) found.set(id, { boardId: lookup.board_id, item: item(id) });
   }
   return found;
 }

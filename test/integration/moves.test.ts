@@ -1,3 +1,5 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../lib/data/table';
 import {
   type CardView,
   call,
@@ -11,6 +13,7 @@ import {
   type TreeView,
   unknownId,
 } from '../support/api';
+import { localDocumentClient, localEnv } from '../support/local-table';
 
 // --- helpers -------------------------------------------------------------------------------------
 
@@ -255,6 +258,26 @@ describe('PATCH /cards/{id}/move: refusals write nothing', () => {
     expect((await call('DELETE', `/boards/${doomed.id}`, { token: owner.token })).status).toBe(204);
     const tree = await readTree(owner, board.id);
     expectProblem(await requestMove(owner, a.id, { target_column_id: doomedColumn.id }), 404);
+    await expectNothingWritten(owner, board.id, a, tree);
+  });
+
+  it('target column whose board is being deleted, its lookup not yet collected: 404, not "another board"', async () => {
+    const { owner, board, a } = await setup();
+    // The state between a board's DELETE and the collector reaching the column's lookup item.
+    const columnId = unknownId();
+    const client = localDocumentClient();
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: localEnv().TABLE_NAME!,
+          Item: { ...keys.columnLookup(columnId), board_id: unknownId(), card_version: 0 },
+        }),
+      );
+    } finally {
+      client.destroy();
+    }
+    const tree = await readTree(owner, board.id);
+    expectProblem(await requestMove(owner, a.id, { target_column_id: columnId }), 404);
     await expectNothingWritten(owner, board.id, a, tree);
   });
 
