@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { idempotencyRecordKey } from '../../lib/data/idempotency';
 import { keyHash } from '../../lib/data/table';
 import { fingerprintOf } from '../../lib/http/idempotency';
@@ -16,7 +16,7 @@ import {
   type TestUser,
   uniqueEmail,
 } from '../support/api';
-import { localDocumentClient, localEnv } from '../support/local-table';
+import { useLocalTable } from '../support/local-table';
 
 /**
  * Issue 16, safe retries: every POST that creates something honours an Idempotency-Key (IETF
@@ -25,16 +25,7 @@ import { localDocumentClient, localEnv } from '../support/local-table';
  * their user, and without the header nothing changes.
  */
 
-let documentClient: DynamoDBDocumentClient;
-let tableName: string;
-
-beforeAll(() => {
-  const env = localEnv();
-  tableName = env.TABLE_NAME!;
-  documentClient = localDocumentClient(env);
-});
-
-afterAll(() => documentClient?.destroy());
+const table = useLocalTable();
 
 const post = (user: TestUser, path: string, body: unknown, key?: string, rawBody?: string) =>
   call('POST', path, {
@@ -167,9 +158,9 @@ describe('Idempotency-Key on the POSTs that create something', () => {
       fingerprint: fingerprintOf('boards.create', { params: {}, body }),
     };
     const now = Math.floor(Date.now() / 1000);
-    await documentClient.send(
+    await table.client.send(
       new PutCommand({
-        TableName: tableName,
+        TableName: table.name,
         Item: {
           ...idempotencyRecordKey(record),
           type: 'idempotency',
@@ -187,9 +178,9 @@ describe('Idempotency-Key on the POSTs that create something', () => {
     expect(await boardTitles(user)).toEqual([]);
 
     // The first request crashed: its claim lapses after the function's timeout.
-    await documentClient.send(
+    await table.client.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: table.name,
         Key: idempotencyRecordKey(record),
         UpdateExpression: 'SET locked_until = :past',
         ExpressionAttributeValues: { ':past': now - 1 },
@@ -205,9 +196,9 @@ describe('Idempotency-Key on the POSTs that create something', () => {
     const key = randomUUID();
     const first = await post(user, '/boards', { title: 'Day one' }, key);
     expect(first.status).toBe(201);
-    await documentClient.send(
+    await table.client.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: table.name,
         Key: idempotencyRecordKey({ userId: user.id, key }),
         UpdateExpression: 'SET #ttl = :past',
         ExpressionAttributeNames: { '#ttl': 'ttl' },
@@ -285,9 +276,9 @@ describe('Idempotency-Key on registration (the key belongs to the account; token
     expect((await boardsWith(first.body.token)).status).toBe(200);
     expect((await boardsWith(retry.body.token)).status).toBe(200);
     // The record keeps the status alone: no token, no password, no address.
-    const kept = await documentClient.send(
+    const kept = await table.client.send(
       new GetCommand({
-        TableName: tableName,
+        TableName: table.name,
         Key: idempotencyRecordKey({ userId: `account:${keyHash(account.email.toLowerCase())}`, key }),
         ConsistentRead: true,
       }),

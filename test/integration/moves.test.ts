@@ -13,7 +13,7 @@ import {
   type TreeView,
   unknownId,
 } from '../support/api';
-import { localDocumentClient, localEnv } from '../support/local-table';
+import { useLocalTable } from '../support/local-table';
 
 // --- helpers -------------------------------------------------------------------------------------
 
@@ -62,6 +62,9 @@ async function expectNothingWritten(user: TestUser, boardId: string, card: CardV
 }
 
 // --- tests ---------------------------------------------------------------------------------------
+
+/** For the state a board's deletion leaves until the collector has run (written directly). */
+const table = useLocalTable();
 
 describe('PATCH /cards/{id}/move: the neighbour table', () => {
   it('before and after given: the midpoint of their positions', async () => {
@@ -265,17 +268,12 @@ describe('PATCH /cards/{id}/move: refusals write nothing', () => {
     const { owner, board, a } = await setup();
     // The state between a board's DELETE and the collector reaching the column's lookup item.
     const columnId = unknownId();
-    const client = localDocumentClient();
-    try {
-      await client.send(
-        new PutCommand({
-          TableName: localEnv().TABLE_NAME!,
-          Item: { ...keys.columnLookup(columnId), board_id: unknownId(), card_version: 0 },
-        }),
-      );
-    } finally {
-      client.destroy();
-    }
+    await table.client.send(
+      new PutCommand({
+        TableName: table.name,
+        Item: { ...keys.columnLookup(columnId), board_id: unknownId(), card_version: 0 },
+      }),
+    );
     const tree = await readTree(owner, board.id);
     expectProblem(await requestMove(owner, a.id, { target_column_id: columnId }), 404);
     await expectNothingWritten(owner, board.id, a, tree);

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { baseUrl, call } from '../support/api';
-import { REPO_ROOT } from '../support/run-node';
+import { REPO_ROOT, runCommand } from '../support/run-node';
 
 /**
  * Issue 16: a change to the served document that breaks generated clients fails here. The test
@@ -17,44 +16,11 @@ import { REPO_ROOT } from '../support/run-node';
  * They are removed when the test passes and kept, for a look, when it fails.
  */
 
-interface Finished {
-  code: number | null;
-  output: string;
-}
-
-/**
- * Runs a command as a child in its own process group and resolves when it exits; on timeout the
- * group (the child and whatever it started, such as tsc's native compiler) is killed by the
- * child's pid, and the promise rejects with what it had printed.
- */
-function run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<Finished> {
-  const child = spawn(command, args, {
-    cwd,
-    detached: true,
-    env: { ...process.env, NODE_NO_WARNINGS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} did not finish within ${timeoutMs} ms\n${output}`));
-    }, timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+/** A step of the consumer's build, in its own process group (tsc starts a native compiler). */
+const run = async (command: string, args: string[], cwd: string, timeoutMs: number) => {
+  const { code, stdout, stderr } = await runCommand(command, args, { cwd, timeoutMs, group: true });
+  return { code, stdout, output: `${stdout}${stderr}` };
+};
 
 const node = process.execPath;
 const generator = join(REPO_ROOT, 'test/typed-client/generator/generate.mjs');
@@ -102,7 +68,7 @@ describe('a client generated from GET /openapi.json (openapi-typescript + openap
 
     const ran = await run(node, ['--import', 'tsx', 'scenario.ts', baseUrl()], dir, 45_000);
     if (ran.code !== 0) throw new Error(`the scenario failed against the stack (${dir}):\n${ran.output}`);
-    const summary = JSON.parse(ran.output.trim().split('\n').at(-1) ?? '');
+    const summary = JSON.parse(ran.stdout.trim().split('\n').at(-1) ?? '');
     expect(summary).toEqual({
       scenario: 'ok',
       steps: [

@@ -44,3 +44,18 @@ export async function readPartition(
   } while (ExclusiveStartKey);
   return items;
 }
+
+/**
+ * The local table for a test file: a client made before its tests and destroyed after them, and
+ * the table's name. Read `client` and `name` inside tests (they are set in beforeAll).
+ */
+export function useLocalTable(): { client: DynamoDBDocumentClient; name: string } {
+  const table = {} as { client: DynamoDBDocumentClient; name: string };
+  beforeAll(() => {
+    const env = localEnv();
+    table.name = env.TABLE_NAME!;
+    table.client = localDocumentClient(env);
+  });
+  afterAll(() => table.client?.destroy());
+  return table;
+}

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { REPO_ROOT, runCommand } from '../support/run-node';
 
 /**
  * docs/openapi.json lints clean: Redocly's recommended rules (redocly.yaml) and Spectral's OpenAPI
@@ -8,39 +8,15 @@ import { join } from 'node:path';
  * The CLIs run as child processes (their programmatic APIs are ESM-only and slow to load under
  * jest); each is killed by its pid if it overruns.
  */
-const root = join(__dirname, '../..');
+const root = REPO_ROOT;
 const DEADLINE_MS = 40_000;
 
-function run(bin: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(root, 'node_modules/.bin', bin), args, {
-      cwd: root,
-      // No telemetry and no update check: the test must not reach the network.
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
-      reject(new Error(`${bin} did not finish within ${DEADLINE_MS} ms`));
-    }, DEADLINE_MS);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+/** A CLI of node_modules/.bin, with no telemetry and no update check: the test must not reach the network. */
+const run = (bin: string, args: string[]) =>
+  runCommand(join(root, 'node_modules/.bin', bin), args, {
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+    timeoutMs: DEADLINE_MS,
   });
-}
 
 describe('docs/openapi.json lints clean', () => {
   it(
