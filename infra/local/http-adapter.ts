@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../lib/http/cors';
 import { functionTimeoutSeconds, matchPath, type RouteRow, routes } from '../../lib/routes';
-import { httpApiLimits, lambdaLimits } from '../../lib/runtime/aws-limits';
+import { httpApiLimits, overLambdaResponseLimit } from '../../lib/runtime/aws-limits';
 import { asFunction } from './iam';
 import { instrumentClient, type RequestTrace, sequentialRoundTrips, timeInDynamoDb, traceStorage } from './trace';
 
@@ -82,7 +82,12 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
     } as unknown as Context;
     const trace: RequestTrace | undefined = tracing ? { calls: [] } : undefined;
     const startedAt = performance.now();
-    const invoke = () => asFunction(row, () => handlers.get(routeId)!(event, context));
+    // The trace times the function alone: the gateway's checks below are not the function's time.
+    let finishedAt = Number.NaN;
+    const invoke = () =>
+      asFunction(row, () => handlers.get(routeId)!(event, context)).finally(() => {
+        finishedAt = performance.now();
+      });
     const outcome = await withinGatewayLimits(trace ? traceStorage.run(trace, invoke) : invoke());
     if ('gateway' in outcome) {
       // What API Gateway itself answers when the integration fails: its own JSON, not problem+json.
@@ -92,7 +97,7 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
     const result = outcome.result;
     const headers = { ...cors, ...(result.headers as Record<string, string> | undefined) };
     if (trace) {
-      const total = performance.now() - startedAt;
+      const total = finishedAt - startedAt;
       Object.assign(headers, {
         'x-trace-dynamodb-calls': String(trace.calls.length),
         'x-trace-dynamodb-sequential': String(sequentialRoundTrips(trace.calls)),
@@ -125,7 +130,7 @@ export async function withinGatewayLimits(invocation: Promise<APIGatewayProxyStr
   });
   try {
     const outcome = await Promise.race([invocation.then((result): GatewayOutcome => ({ result })), timedOut]);
-    if ('result' in outcome && Buffer.byteLength(JSON.stringify(outcome.result)) > lambdaLimits.responseBytes) {
+    if ('result' in outcome && overLambdaResponseLimit(outcome.result)) {
       console.error('local gateway: the function answered more than Lambda returns (6 MB); AWS would answer 500');
       return { gateway: { status: 500, body: '{"message":"Internal Server Error"}' } };
     }
