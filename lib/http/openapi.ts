@@ -74,19 +74,45 @@ const COMPONENTS = {
   Problem: s.problem,
 } satisfies Record<string, Lazy>;
 
-/** Several JSON Schema patterns on one string: one as `pattern`, the others under `allOf`. */
+/**
+ * Several JSON Schema patterns on one string: one as `pattern`, the others under `allOf`. Each
+ * branch is a whole string schema with the string's limit: generators map one schema to one type
+ * (hey-api typed a pattern-only branch `unknown`), and OWASP's rules want a limit on every string.
+ */
 function withKeywords(jsonSchema: JsonSchema, keywords: Record<string, unknown>): JsonSchema {
   const { pattern, ...rest } = keywords;
   const merged: JsonSchema = { ...jsonSchema, ...rest };
+  const branch = (extra: string) => ({ type: 'string' as const, pattern: extra });
   if (typeof pattern === 'string') {
     if (merged.pattern === undefined || merged.pattern === pattern) merged.pattern = pattern;
     else if (merged.pattern === s.WELL_FORMED_PATTERN) {
       // The rule a reader cares about (not blank, a UUID, …) is the one shown as `pattern`.
-      merged.allOf = [...(merged.allOf ?? []), { pattern: merged.pattern }];
+      merged.allOf = [...(merged.allOf ?? []), branch(merged.pattern)];
       merged.pattern = pattern;
-    } else merged.allOf = [...(merged.allOf ?? []), { pattern }];
+    } else merged.allOf = [...(merged.allOf ?? []), branch(pattern)];
+  }
+  if (merged.allOf && merged.maxLength !== undefined) {
+    merged.allOf = merged.allOf.map((extra) => ({ ...(extra as object), maxLength: merged.maxLength }));
   }
   return merged;
+}
+
+/**
+ * A parameter that lists its values needs no pattern or length beside them (the validator keeps
+ * its own, to tell 400 from 404), and zod generators cannot put a pattern on an enum.
+ */
+function enumOnly(schema: JsonSchema): JsonSchema {
+  if (schema.enum === undefined) return schema;
+  const { pattern: _pattern, maxLength: _maxLength, ...rest } = schema;
+  return rest;
+}
+
+/**
+ * A literal is a `const` with no `type`: generators that map one schema to one type
+ * (openapi-zod-client) made it `unknown`, so it states its type.
+ */
+function forGenerators(valibotType: string, jsonSchema: JsonSchema): JsonSchema | undefined {
+  return valibotType === 'literal' && typeof jsonSchema.const === 'string' ? { type: 'string', ...jsonSchema } : undefined;
 }
 
 function conversion(io: 'input' | 'output', definitions?: Record<string, GenericSchema>): ConversionConfig {
@@ -95,6 +121,7 @@ function conversion(io: 'input' | 'output', definitions?: Record<string, Generic
     typeMode: io,
     ...(definitions ? { definitions } : {}),
     overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+    overrideSchema: ({ valibotSchema, jsonSchema }) => forGenerators(valibotSchema.type, jsonSchema),
     // Length limits are custom checks (they count characters), not-blank and well-formed are
     // checks with a pattern attached, and the email pattern is a regex with its format: each has
     // its JSON Schema keywords attached where it is defined (lib/http/schemas.ts).
@@ -251,7 +278,7 @@ function errorResponse(status: number, row: RouteRow): Json {
     headers['Retry-After'] = {
       description:
         'With `code` `idempotency_key_in_use`: whole seconds to wait before retrying (1 or 2; the first request answers in milliseconds).',
-      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, example: 2 },
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, examples: [2] },
     };
   }
   const ownRule = (row.errors ?? []).includes(status);
@@ -350,11 +377,14 @@ function docsResponse(id: 'docs' | 'docs.file', headers: Json): Json {
 export const DEPLOYED_SERVERS = [
   {
     url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
-    description: 'A deployed stage (dev or production): the stack output `ApiUrl`.',
+    // The variables' own `description`s are valid 3.1, but swagger-parser's bundled schema (13.x)
+    // spells the keyword `descriptions` and reports them: they are said here instead.
+    description:
+      'A deployed stage (dev or production): the stack output `ApiUrl`. `apiId` is the HTTP API id (the first label of `ApiUrl`), `region` the AWS region the stack is deployed to.',
     'x-internal': false,
     variables: {
-      apiId: { default: 'abcdef1234', description: 'The HTTP API id (the first label of `ApiUrl`).' },
-      region: { default: 'eu-west-1', description: 'The AWS region the stack is deployed to.' },
+      apiId: { default: 'abcdef1234' },
+      region: { default: 'eu-west-1' },
     },
   },
 ];
@@ -408,7 +438,7 @@ export function buildOpenApiDocument() {
                 in: 'path',
                 required: true,
                 description: PATH_PARAMETER_TEXT[name]!(row),
-                schema,
+                schema: enumOnly(schema as JsonSchema),
                 example: PATH_PARAMETER_EXAMPLE[name] ?? '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
               })),
               ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
@@ -496,7 +526,7 @@ export function buildOpenApiDocument() {
         'Access-Control-Allow-Origin': {
           description:
             "On answers to cross-origin requests (with an `Origin` header) from an allowed origin: the stage's `corsOrigins` (`*` by default; no cookies are used).",
-          schema: { type: 'string', pattern: '^(\\*|https?://\\S+)$', maxLength: 2048, example: '*' },
+          schema: { type: 'string', pattern: '^(\\*|https?://\\S+)$', maxLength: 2048, examples: ['*'] },
         },
         'WWW-Authenticate': {
           description: '`Bearer` when no token was sent, `Bearer error="invalid_token"` when the token was rejected (RFC 6750).',
@@ -506,7 +536,7 @@ export function buildOpenApiDocument() {
         'Retry-After': {
           description: 'Whole seconds to wait before retrying (1 today).',
           required: true,
-          schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, example: 1 },
+          schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, examples: [1] },
         },
         Vary: {
           description: 'Always `accept-encoding`: the body may be compressed as the request allows.',

@@ -114,8 +114,34 @@ describe('OpenAPI document', () => {
   it('titles and names carry the not-blank rule as a pattern, beside the well-formed one', () => {
     const title = (document.paths['/boards'] as any).post.requestBody.content['application/json'].schema.properties.title;
     expect(title.pattern).toBe('\\S');
-    expect(title.allOf).toEqual([{ pattern: s.WELL_FORMED_PATTERN }]);
+    expect(title.allOf).toEqual([{ type: 'string', pattern: s.WELL_FORMED_PATTERN, maxLength: 256 }]);
     expect(title.maxLength).toBe(256);
+  });
+
+  it('every schema with a string keyword, a const or a value list states its type, and no list carries a pattern', () => {
+    // Generators map one schema to one type: hey-api made `unknown` of a pattern-only allOf branch,
+    // openapi-zod-client made `z.unknown()` of a type-less const and could not put a pattern on an
+    // enum; swagger-parser 13 reported the server variables' descriptions (its schema's typo).
+    const problems: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (Array.isArray(node)) {
+        for (const [i, item] of node.entries()) walk(item, `${where}[${i}]`);
+        return;
+      }
+      if (typeof node !== 'object' || node === null) return;
+      const schema = node as Record<string, unknown>;
+      const keyed = ['pattern', 'maxLength', 'minLength', 'const', 'enum'].filter((key) => key in schema);
+      const isSchema = !where.endsWith('.examples') && !where.endsWith('.example') && !where.includes('.variables.');
+      if (isSchema && keyed.length > 0 && typeof schema.type !== 'string') problems.push(`${where}: ${keyed} without a type`);
+      if (isSchema && 'enum' in schema && 'pattern' in schema) problems.push(`${where}: a pattern beside an enum`);
+      for (const [key, value] of Object.entries(schema))
+        if (key !== 'example' && key !== 'examples') walk(value, `${where}.${key}`);
+    };
+    walk(document, '#');
+    for (const server of document.servers ?? [])
+      for (const [name, variable] of Object.entries((server as any).variables ?? {}))
+        expect([name, Object.keys(variable as object)]).toEqual([name, ['default']]);
+    expect(problems).toEqual([]);
   });
 
   it("the patterns give the validators' answers (JSON Schema patterns are ECMA-262, with or without the u flag)", () => {
