@@ -111,7 +111,7 @@ function enumOnly(schema: JsonSchema): JsonSchema {
  * A literal is a `const` with no `type`: generators that map one schema to one type
  * (openapi-zod-client) made it `unknown`, so it states its type.
  */
-function forGenerators(valibotType: string, jsonSchema: JsonSchema): JsonSchema | undefined {
+function typedLiteral(valibotType: string, jsonSchema: JsonSchema): JsonSchema | undefined {
   return valibotType === 'literal' && typeof jsonSchema.const === 'string' ? { type: 'string', ...jsonSchema } : undefined;
 }
 
@@ -121,7 +121,7 @@ function conversion(io: 'input' | 'output', definitions?: Record<string, Generic
     typeMode: io,
     ...(definitions ? { definitions } : {}),
     overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
-    overrideSchema: ({ valibotSchema, jsonSchema }) => forGenerators(valibotSchema.type, jsonSchema),
+    overrideSchema: ({ valibotSchema, jsonSchema }) => typedLiteral(valibotSchema.type, jsonSchema),
     // Length limits are custom checks (they count characters), not-blank and well-formed are
     // checks with a pattern attached, and the email pattern is a regex with its format: each has
     // its JSON Schema keywords attached where it is defined (lib/http/schemas.ts).
