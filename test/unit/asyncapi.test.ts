@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DiagnosticSeverity, type MessageInterface, type ParseOutput, Parser } from '@asyncapi/parser';
-import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type BatchGetCommandInput, DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -20,6 +19,7 @@ import { DEADLINE_MARGIN_MS } from '../../lib/runtime/deadline';
 import type { SocketEvent, SocketResult } from '../../lib/socket/chain';
 import { asyncApiText } from '../../scripts/write-asyncapi';
 import { REPO_ROOT, runCommand } from '../support/run-node';
+import { cancelled, throttled } from '../support/sdk-failures';
 
 // Copied by hand from ../shared/spec/realtime.md ("Server → client events"): the contract is the
 // source of truth, so the list must not be derived from the document it checks.
@@ -264,13 +264,6 @@ describe('the frames the socket routes answer are the replies the document lists
       const asked = (input.RequestItems?.[table]?.Keys ?? []) as { pk: string; sk: string }[];
       return { Responses: { [table]: items.filter((item) => asked.some((key) => key.pk === item.pk && key.sk === item.sk)) } };
     });
-  const cancelled = (...codes: string[]) =>
-    new TransactionCanceledException({
-      message: `Transaction cancelled [${codes.join(', ')}]`,
-      $metadata: {},
-      CancellationReasons: codes.map((Code) => ({ Code })),
-    });
-  const throttled = () => new ProvisionedThroughputExceededException({ message: 'throttled', $metadata: {} });
 
   type Route = (event: SocketEvent, context: Context) => Promise<SocketResult>;
   const routes: Record<string, { handler: Route; operation: string }> = {
@@ -280,14 +273,29 @@ describe('the frames the socket routes answer are the replies the document lists
     $default: { handler: defaultRoute, operation: 'sendError' },
   };
   const frame = (action: string, fields: Record<string, unknown> = {}) => JSON.stringify({ action, ...fields });
-  const cases: {
+  type Case = {
     name: string;
     route: keyof typeof routes;
     body: string;
     setup?: () => void;
     remainingMs?: number;
     answer: Record<string, unknown>;
-  }[] = [
+  };
+  /** The action's first DynamoDB command throttled (retryable: `unavailable`) or failing (`internal`). */
+  const storageFailures = (action: 'watch' | 'unwatch', failWith: (error: Error) => void): Case[] =>
+    (
+      [
+        ['storage throttled', throttled(), 'unavailable'],
+        ['unexpected failure', new Error('boom'), 'internal'],
+      ] as const
+    ).map(([what, error, code]) => ({
+      name: `${action}, ${what}`,
+      route: action,
+      body: frame(action, { board_id: boardId }),
+      setup: () => failWith(error),
+      answer: { type: 'error', code },
+    }));
+  const cases: Case[] = [
     {
       name: 'watch',
       route: 'watch',
@@ -336,20 +344,7 @@ describe('the frames the socket routes answer are the replies the document lists
       },
       answer: { type: 'error', code: 'limit' },
     },
-    {
-      name: 'watch, storage throttled',
-      route: 'watch',
-      body: frame('watch', { board_id: boardId }),
-      setup: () => ddb.on(BatchGetCommand).rejects(throttled()),
-      answer: { type: 'error', code: 'unavailable' },
-    },
-    {
-      name: 'watch, unexpected failure',
-      route: 'watch',
-      body: frame('watch', { board_id: boardId }),
-      setup: () => ddb.on(BatchGetCommand).rejects(new Error('boom')),
-      answer: { type: 'error', code: 'internal' },
-    },
+    ...storageFailures('watch', (error) => ddb.on(BatchGetCommand).rejects(error)),
     {
       name: 'watch, out of time',
       route: 'watch',
@@ -371,20 +366,7 @@ describe('the frames the socket routes answer are the replies the document lists
       body: frame('unwatch', { board_id: 7 }),
       answer: { type: 'error', code: 'bad_request' },
     },
-    {
-      name: 'unwatch, storage throttled',
-      route: 'unwatch',
-      body: frame('unwatch', { board_id: boardId }),
-      setup: () => ddb.on(TransactWriteCommand).rejects(throttled()),
-      answer: { type: 'error', code: 'unavailable' },
-    },
-    {
-      name: 'unwatch, unexpected failure',
-      route: 'unwatch',
-      body: frame('unwatch', { board_id: boardId }),
-      setup: () => ddb.on(TransactWriteCommand).rejects(new Error('boom')),
-      answer: { type: 'error', code: 'internal' },
-    },
+    ...storageFailures('unwatch', (error) => ddb.on(TransactWriteCommand).rejects(error)),
     { name: 'ping', route: 'ping', body: frame('ping'), answer: { type: 'pong' } },
     {
       name: 'unknown action',

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { ProvisionedThroughputExceededException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
@@ -14,6 +13,7 @@ import { handler as listBoards } from '../../functions/boards/list';
 import { handler as renameBoard } from '../../functions/boards/rename';
 import { accessTokenVerifier } from '../../lib/auth/verifier';
 import { apiEvent } from '../support/events';
+import { cancelled, throttled } from '../support/sdk-failures';
 import { accessClaims, makeSigner } from '../support/tokens';
 
 /**
@@ -31,18 +31,11 @@ const event = (method: string, path: string, body?: unknown, pathParameters?: Re
 const context = {} as Context;
 const parse = (body: string | undefined) => JSON.parse(body ?? '{}');
 
-const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({
-    message: `Transaction cancelled [${codes.join(', ')}]`,
-    $metadata: {},
-    CancellationReasons: codes.map((Code) => ({ Code })),
-  });
-
 beforeEach(() => ddb.reset());
 
 describe('storage failures become problem+json answers', () => {
   it('throttling that outlasted the SDK retries is 503 with Retry-After', async () => {
-    ddb.on(QueryCommand).rejects(new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} }));
+    ddb.on(QueryCommand).rejects(throttled());
     const reply = await listBoards(event('GET', '/boards'), context);
     expect(reply.statusCode).toBe(503);
     expect(reply.headers).toMatchObject({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -7,6 +7,7 @@ import { handler as createBoard } from '../../functions/boards/create';
 import { accessTokenVerifier } from '../../lib/auth/verifier';
 import { deadlinePassed } from '../../lib/runtime/deadline';
 import { apiEvent } from '../support/events';
+import { throttled } from '../support/sdk-failures';
 import { accessClaims, makeSigner } from '../support/tokens';
 
 /**
@@ -26,7 +27,6 @@ const withKey = (key: string | undefined) => {
   return event;
 };
 const isClaim = (item: Record<string, unknown>) => item.status === 'in_progress' && (item.locked_until as number) > 0;
-const throttled = () => new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
 
 beforeEach(() => ddb.reset());
 
