@@ -169,6 +169,11 @@ export interface MoveRequest {
  * description to be unchanged since the read: an edit landing in between would otherwise be shown
  * reverted. If one did, the failed condition returns the card as it now is and the move is
  * written again on that (one more round trip, only in that race).
+ *
+ * A move to the place the card already has changes nothing, so it writes nothing: the update also
+ * requires the column or the position to differ, as `updateExisting` does for edits, and a failure
+ * of only that part answers the card as stored. No stream record, so no `card.moved`
+ * (docs/realtime.md: a request that changes nothing emits nothing).
  */
 export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Card> {
   const target = scope.relatedColumns.get(move.target_column_id);
@@ -196,7 +201,7 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
               card.description == null
                 ? '(attribute_not_exists(description) OR description = :description)'
                 : 'description = :description'
-            }`,
+            } AND (column_id <> :column OR #position <> :position)`,
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             ExpressionAttributeNames: { '#position': 'position' },
             ExpressionAttributeValues: {
@@ -227,10 +232,17 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
       if (codes?.[0] === 'ConditionalCheckFailed') {
         const current = itemAtCancellation<CardRecord>(error, 0);
         if (!current) throw new NotFound('Card');
-        // The same title and description again would fail the same way: not a race to retry.
-        if (current.title === card.title && (current.description ?? null) === (card.description ?? null)) throw error;
-        card = current;
-        throw new LostRace();
+        if (current.title !== card.title || (current.description ?? null) !== (card.description ?? null)) {
+          card = current;
+          throw new LostRace();
+        }
+        // The card's own column is being deleted: it is about to go, as in the race above.
+        if (codes[2] === 'ConditionalCheckFailed') throw new NotFound('Card');
+        // Title and description as read, so only the place can have failed: already there.
+        if (current.column_id === moved.column_id && current.position === moved.position) {
+          return toCard(current, scope.board.labels);
+        }
+        throw error;
       }
       if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Card');
       throw error;

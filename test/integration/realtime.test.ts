@@ -668,8 +668,10 @@ describe('who hears a change', () => {
       ['409 last owner leaves', () => call('DELETE', `/boards/${board.id}/members/${owner.id}`, { token: owner.token }), 409],
     ];
     for (const [what, request, status] of failures) expect({ what, status: (await request()).status }).toEqual({ what, status });
-    // Requests that change nothing: an empty PATCH, a PATCH of nulls, a role set to the role the member has.
+    // Requests that change nothing: an empty PATCH, a PATCH of nulls, a role set to the role the
+    // member has, a move of the column's only card to where it is (no neighbours: position 1.0).
     expect((await patchCard(owner, card.id, {})).status).toBe(200);
+    expect(await ok(200, moveCard(owner, card.id, { target_column_id: column.id }))).toEqual(card);
     expect((await patchCard(owner, card.id, { title: null, description: null })).status).toBe(200);
     expect(
       (await call('PATCH', `/boards/${board.id}/members/${member.id}`, { token: owner.token, body: { role: 'member' } })).status,

@@ -80,3 +80,13 @@ it('the condition failing on an unchanged card is not retried as a race', async 
   await expect(moveCard(scope, { target_column_id: target.id })).rejects.toBeInstanceOf(TransactionCanceledException);
   expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
 });
+
+it('a move to the place the card has: the condition fails on the place alone, and the stored card is the answer', async () => {
+  const there = { ...asRead, column_id: target.id, position: 1 };
+  ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: { ...there, ev: { id: 'earlier' } } }));
+  const answer = await moveCard({ ...scope, card: there } as BoardScope, { target_column_id: target.id });
+  const { board_id: _, ...view } = there;
+  expect(answer).toEqual({ ...view, label_ids: [] });
+  expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
+  expect(cardUpdate(0).ConditionExpression).toContain('(column_id <> :column OR #position <> :position)');
+});
