@@ -326,6 +326,8 @@ export const routes = {
     success: { status: 200, schema: s.columnWithCards },
     table: boardRead,
     index: ['dynamodb:Query'],
+    // A column too large for one answer (over 6 MB even compressed) is 422, naming its cards.
+    errors: [422],
     cognito: [],
   },
   'columns.rename': {

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { GenericSchema } from 'valibot';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors';
 import { type RouteId, type RouteRow, routes } from '../routes';
+import { boardTooLargeDetail, columnTooLargeDetail } from './oversize';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './parse';
 import { KINDS } from './problem';
 import * as s from './schemas';
@@ -37,7 +38,7 @@ const EXAMPLE_DETAIL: Record<number, string> = {
   409: 'This user is already a member of the board.',
   413: 'The request body is larger than 65536 bytes.',
   415: 'Content-Type "text/plain" is not supported; send application/json.',
-  422: 'This board is too large to read in one answer, even compressed. Read it one column at a time: GET /columns/{id} for each column listed in "columns".',
+  422: boardTooLargeDetail(true),
   500: 'Something went wrong on our side. It has been logged; retry later.',
   503: 'The database is busy; retry shortly.',
 };
@@ -192,7 +193,8 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
   'cards.delete': 'Deletes the card.',
   'cards.move':
     'Moves the card into `target_column_id` (its own column or another of the board) between two neighbours: `before_id` is the card that will precede it, `after_id` the card that will follow it (null is the same as omitted). The new position is (before + after) / 2 with both, before + 1.0 with only `before_id`, after - 1.0 with only `after_id`, and 1.0 with neither. A target column of another board is 403 and nothing is written; a neighbour that does not exist is 404.',
-  'columns.get': 'The column with its cards, by ascending position (ties by created_at, then id).',
+  'columns.get':
+    'The column with its cards, by ascending position (ties by created_at, then id). A column too large for one answer (over 6 MB even compressed) gets 422 listing its card ids in that order, to be read one at a time with GET /cards/{id}.',
   'columns.rename': 'Sets the title; any member may.',
   'columns.delete': 'Deletes the column; its cards are deleted with it (at once for readers, removed in the background).',
   'columns.move':
@@ -269,7 +271,12 @@ const IDEMPOTENCY_ERRORS: Record<number, { code: keyof typeof KINDS; detail: str
   },
 };
 
-function errorResponse(status: number, row: RouteRow): Json {
+/** The `detail` of the route's own 422 where it is not the board's (lib/http/oversize.ts). */
+const OWN_EXAMPLE_DETAIL: Partial<Record<string, Record<number, string>>> = {
+  'columns.get': { 422: columnTooLargeDetail(true) },
+};
+
+function errorResponse(status: number, id: string, row: RouteRow): Json {
   const headers: Json = { 'Access-Control-Allow-Origin': header('Access-Control-Allow-Origin') };
   if (status === 401) headers['WWW-Authenticate'] = header('WWW-Authenticate');
   if (status === 503) headers['Retry-After'] = header('Retry-After');
@@ -283,7 +290,14 @@ function errorResponse(status: number, row: RouteRow): Json {
   }
   const ownRule = (row.errors ?? []).includes(status);
   const content: Json = {
-    'application/problem+json': problemContent(status, idempotency && !ownRule ? idempotency : undefined),
+    'application/problem+json': problemContent(
+      status,
+      idempotency && !ownRule
+        ? idempotency
+        : OWN_EXAMPLE_DETAIL[id]?.[status]
+          ? { code: 'response_too_large', detail: OWN_EXAMPLE_DETAIL[id]![status]! }
+          : undefined,
+    ),
   };
   if (status === 413 && row.body) {
     content['application/json'] = {
@@ -421,7 +435,7 @@ export function buildOpenApiDocument() {
   for (const [id, row] of documentedRows()) {
     const params = row.params ? (requestSchema(row.params) as { properties: Record<string, Json> }) : undefined;
     const responses: Json = { [row.success.status]: successResponse(id, row) };
-    for (const status of errorStatuses(row)) responses[status] = errorResponse(status, row);
+    for (const status of errorStatuses(row)) responses[status] = errorResponse(status, id, row);
     responses[429] = { $ref: '#/components/responses/TooManyRequests' };
     paths[row.path] ??= {};
     paths[row.path]![row.method.toLowerCase()] = {

@@ -500,9 +500,37 @@ export const problem = onFirstUse(() =>
           about('For 400 on an invalid field: one entry per problem found.'),
         ),
       ),
+      columns: v.optional(
+        v.pipe(
+          v.array(
+            v.strictObject({
+              id: id('A column of the board, to read with GET /columns/{id}.'),
+              title: titleOut("The column's title."),
+              cards: v.pipe(
+                v.number(),
+                v.integer(),
+                v.minValue(0),
+                v.maxValue(2_147_483_647),
+                v.metadata({ format: 'int32', description: 'How many cards the column has.', examples: [450] }),
+              ),
+            }),
+          ),
+          // Bounded by the 6 MB answer it travels in (an entry is at least 60 bytes).
+          v.maxLength(100_000),
+          about('For 422 `response_too_large` on GET /boards/{id}: the columns, in board order.'),
+        ),
+      ),
+      card_ids: v.optional(
+        v.pipe(
+          v.array(id('A card of the column, to read with GET /cards/{id}.')),
+          // Bounded by the 6 MB answer it travels in (an id is 39 bytes with its quotes and comma).
+          v.maxLength(160_000),
+          about('For 422 `response_too_large` on GET /columns/{id}: the cards, in column order.'),
+        ),
+      ),
     }),
     about(
-      'An RFC 9457 problem (`application/problem+json`), the body of every error the service itself answers. Some kinds add fields (a 422 for a board too large to send lists its `columns`).',
+      'An RFC 9457 problem (`application/problem+json`), the body of every error the service itself answers. Some kinds add fields (a 422 for a board too large to send lists its `columns`, one for a column its `card_ids`).',
     ),
   ),
 );

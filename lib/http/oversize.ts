@@ -1,0 +1,25 @@
+import type { BoardTree, ColumnWithCards } from '../data/records';
+import { ResponseTooLarge } from '../domain/errors';
+
+/**
+ * What a client does when an answer is over what Lambda may send (6 MB, even compressed): the
+ * board tree names its columns, a column names its cards, and a card (at most 16,384 characters
+ * of description) always fits. Each step is one more request, so every byte a member may write
+ * stays readable (docs/performance.md, "Large answers").
+ */
+const howSent = (compressed: boolean) =>
+  compressed ? ', even compressed' : ' (send Accept-Encoding: br or gzip to get it compressed)';
+
+export const boardTooLargeDetail = (compressed: boolean) =>
+  `This board is too large to read in one answer${howSent(compressed)}. Read it one column at a time: GET /columns/{id} for each column listed in "columns".`;
+
+export const columnTooLargeDetail = (compressed: boolean) =>
+  `This column is too large to read in one answer${howSent(compressed)}. Read its cards one at a time: GET /cards/{id} for each id in "card_ids", in column order.`;
+
+export const boardTooLarge = (tree: BoardTree) => (compressed: boolean) =>
+  new ResponseTooLarge(boardTooLargeDetail(compressed), {
+    columns: tree.columns.map((column) => ({ id: column.id, title: column.title, cards: column.cards.length })),
+  });
+
+export const columnTooLarge = (column: ColumnWithCards) => (compressed: boolean) =>
+  new ResponseTooLarge(columnTooLargeDetail(compressed), { card_ids: column.cards.map((card) => card.id) });
