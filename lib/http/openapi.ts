@@ -46,8 +46,8 @@ const EXAMPLE_DETAIL: Record<number, string> = {
 /** The statuses the service itself may answer an operation with, besides its success. */
 export function errorStatuses(row: RouteRow): number[] {
   const statuses = new Set<number>([500, ...(row.errors ?? [])]);
-  if (row.params || row.body) statuses.add(400);
-  if (row.body) for (const status of [413, 415]) statuses.add(status);
+  // Any body sent is checked (lib/http/parse.ts): too large, not JSON, not a JSON object.
+  for (const status of [400, 413, 415]) statuses.add(status);
   if (row.access.scope !== 'public') statuses.add(401);
   if (row.access.scope === 'board') for (const status of [403, 404]) statuses.add(status);
   if (row.access.scope !== 'public' || row.table.length > 0 || row.cognito.length > 0) statuses.add(503);
@@ -299,7 +299,7 @@ function errorResponse(status: number, id: string, row: RouteRow): Json {
           : undefined,
     ),
   };
-  if (status === 413 && row.body) {
+  if (status === 413) {
     content['application/json'] = {
       schema: { $ref: '#/components/schemas/GatewayMessage' },
       example: { message: 'Request Entity Too Large' },

@@ -11,7 +11,10 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 /**
  * Path parameters, the Idempotency-Key header and the body, checked against the row's schemas
  * before anything is looked up: size (413), media type (415), JSON object (400), then the schema
- * (400 with every issue).
+ * (400 with every issue). The contract's body rules hold for any body sent, so a route that
+ * takes none still refuses one that is too large, not JSON or not an object (and ignores the
+ * fields of one that is, as every route ignores fields it does not name). The fallback is exempt:
+ * an unknown path is 404 and a wrong method 405 whatever the body.
  */
 export function parseRequest(row: RouteRow): RouteMiddleware {
   return {
@@ -20,13 +23,16 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
         ? (validate(row.params, event.pathParameters ?? {}, 'path') as Record<string, unknown>)
         : {};
       if (row.idempotent) context.route.idempotencyKey = idempotencyKeyOf(event);
-      if (!row.body) return;
+      if (row.path === '$default') return;
       const raw = event.body ?? '';
       const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
       if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES);
       const contentType = (event.headers?.['content-type'] ?? '').split(';')[0]!.trim();
       if (bytes.length > 0 && !JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaType(contentType);
-      if (bytes.length === 0) throw new BadRequest('A JSON object body is required.');
+      if (bytes.length === 0) {
+        if (row.body) throw new BadRequest('A JSON object body is required.');
+        return;
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(bytes.toString('utf8'));
@@ -36,7 +42,7 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
         throw new BadRequest('The request body must be a JSON object.');
       }
-      context.route.body = validate(row.body, parsed, 'body');
+      if (row.body) context.route.body = validate(row.body, parsed, 'body');
     },
   };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
@@ -200,6 +201,7 @@ const TEMPLATES: Record<string, (world: World) => Template> = {
   'cards.labels.attach': (x) => ({ params: { id: x.A.cards[0], label_id: x.labelA } }),
   'cards.labels.detach': (x) => ({ params: { id: x.A.cards[0], label_id: x.labelA } }),
   'docs.file': () => ({ params: { file: 'swagger-ui.css' } }),
+  'realtime.tickets': () => ({ params: {} }),
 };
 
 const allRows = Object.entries(routes) as [string, RouteRow][];
@@ -209,6 +211,8 @@ const bodyRows = fuzzedRows.filter(([id, row]) => row.body && TEMPLATES[id]);
 const idNamesOf = (row: RouteRow) =>
   [...row.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name!).filter((name) => name !== 'file');
 const idRows = fuzzedRows.filter(([id, row]) => row.params && TEMPLATES[id] && idNamesOf(row).length > 0);
+/** Rows that take no body: the contract's body rules still hold for one sent to them. */
+const bodilessRows = allRows.filter(([id, row]) => !row.body && TEMPLATES[id] && row.method !== 'GET');
 
 const pathOf = (row: RouteRow, params: Record<string, string>) =>
   row.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name]!));
@@ -460,6 +464,59 @@ describe.each(bodyRows.map(([id, row]) => ({ id, row })))('$id: $row.method $row
       settings(RUNS.sizes),
     );
   });
+});
+
+describe.each(bodilessRows.map(([id, row]) => ({ id, row })))(
+  '$id: $row.method $row.path, a body it does not take',
+  ({ id, row }) => {
+    it('not JSON is 415, JSON that is not an object 400, over 64 KiB 413, each changing nothing', async () => {
+      const path = pathOf(row, TEMPLATES[id]!(w).params);
+      const before = await observe();
+      const contentTypes = fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', null);
+      await fc.assert(
+        fc.asyncProperty(contentTypes, async (contentType) => {
+          await expectRejected(row, await send(row.method, path, w.owner.token, 'title=Fuzz', contentType), 415, before);
+        }),
+        settings(3),
+      );
+      const notObjects = fc.constantFrom('[]', '"text"', '42', 'null', '{"title":', 'not json');
+      await fc.assert(
+        fc.asyncProperty(notObjects, async (raw) => {
+          await expectRejected(row, await send(row.method, path, w.owner.token, raw), 400, before);
+        }),
+        settings(3),
+      );
+      const huge = JSON.stringify({ pad: 'x'.repeat(MAX_BODY_BYTES) });
+      await expectRejected(row, await send(row.method, path, w.owner.token, huge), 413, before);
+    });
+  },
+);
+
+it('a GET with a body (which fetch will not send, node:http will) follows the same rules', async () => {
+  const read = (body: string, contentType: string) =>
+    new Promise<{ status: number; type: string | undefined }>((resolve, reject) => {
+      const req = request(
+        new URL(`/boards/${w.A.id}`, baseUrl()),
+        {
+          method: 'GET',
+          headers: {
+            authorization: `Bearer ${w.owner.token}`,
+            'content-type': contentType,
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'] }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const problem = 'application/problem+json';
+  expect(await read('title=Fuzz', 'text/plain')).toEqual({ status: 415, type: problem });
+  expect(await read('[]', 'application/json')).toEqual({ status: 400, type: problem });
+  expect(await read('{"ignored": true}', 'application/json')).toEqual({ status: 200, type: 'application/json' });
 });
 
 describe.each(idRows.map(([id, row]) => ({ id, row })))('$id: $row.method $row.path, generated ids', ({ id, row }) => {
