@@ -519,7 +519,7 @@ export function buildOpenApiDocument() {
             'the same key with a different request is 422 (`idempotency_key_reused`); while the first is still running, 409 (`idempotency_key_in_use`) with `Retry-After`. ' +
             'A request that failed keeps nothing: its retry runs again. Keys belong to the caller (for registration, to the account it creates): other users cannot collide with them. ' +
             'A registration retried under its key creates nothing and logs in again: new tokens, the same account (its tokens are never stored; the password is checked again and is not part of the comparison). ' +
-            `A Structured Field string (\`"..."\`) or the bare value, 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters; anything else is 400.`,
+            `A Structured Field string (\`"..."\`) or the bare value, 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters (space included); anything else is 400.`,
           schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH + 2, pattern: '^[\\x20-\\x7e]+$' },
           example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
         },

@@ -50,7 +50,7 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
-// Visible ASCII and spaces: what a Structured Field string may hold (RFC 8941 §3.3.3).
+// Printable ASCII, space included: what a Structured Field string may hold (RFC 8941 §3.3.3).
 const KEY_CHARACTERS = /^[\x20-\x7e]+$/;
 
 /**
@@ -70,8 +70,13 @@ export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefi
   const bareButQuoting = !quoted && /["\\,]/.test(key);
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !KEY_CHARACTERS.test(key) || bareButQuoting) {
     throw new BadRequest(
-      `Invalid Idempotency-Key header: send one key of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters, quoted if it holds a quote, backslash or comma (a UUID is a good key).`,
-      [{ path: 'header.Idempotency-Key', message: `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters` }],
+      `Invalid Idempotency-Key header: send one key of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters (space included), quoted if it holds a quote, backslash or comma (a UUID is a good key).`,
+      [
+        {
+          path: 'header.Idempotency-Key',
+          message: `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters (space included)`,
+        },
+      ],
     );
   }
   return key;

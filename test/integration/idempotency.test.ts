@@ -221,6 +221,15 @@ describe('Idempotency-Key on the POSTs that create something', () => {
     expect(await boardTitles(user)).toEqual([]);
   });
 
+  it('a key with inner spaces is a key (printable ASCII, as a Structured Field string may hold)', async () => {
+    const user = await newUser();
+    const key = `retry ${randomUUID()}`;
+    const first = await post(user, '/boards', { title: 'Spaced' }, key);
+    const again = await post(user, '/boards', { title: 'Spaced' }, key);
+    expect([first.status, again.status, replayed(again), again.body.id]).toEqual([201, 201, 'true', first.body.id]);
+    expect(await boardTitles(user)).toEqual(['Spaced']);
+  });
+
   it('without the header a retry creates again, and the key is ignored on routes that create nothing', async () => {
     const user = await newUser();
     await post(user, '/boards', { title: 'Twice' });
