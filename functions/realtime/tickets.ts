@@ -7,6 +7,6 @@ const ticketSeconds = secondsFromEnv(ENV.ticketSeconds, 60);
 
 /** A ticket never outlives the caller's token: the socket it opens closes when the token expires. */
 export const handler = route('realtime.tickets', async ({ caller }) => {
-  const ticket = await issueTicket(caller.id, caller.expiresAt, ticketSeconds);
-  return { status: 201, body: { ticket, url: socketUrl, expires_in: ticketSeconds } };
+  const { ticket, expiresIn } = await issueTicket(caller.id, caller.expiresAt, ticketSeconds);
+  return { status: 201, body: { ticket, url: socketUrl, expires_in: expiresIn } };
 });

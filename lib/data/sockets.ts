@@ -33,10 +33,19 @@ export interface WatchRecord {
 /** Connection and watch items outlive their token by an hour, for the sweeper to find them first. */
 const AFTER_EXPIRY_SECONDS = 60 * 60;
 
-/** A single-use ticket for the caller, bound to their token's expiry: one PutItem. */
-export async function issueTicket(userId: string, tokenExpiresAt: number, lifetimeSeconds: number): Promise<string> {
+/**
+ * A single-use ticket for the caller, bound to their token's expiry: one PutItem. `expiresIn` is
+ * the seconds it really has, less than the configured lifetime when the token expires first (at
+ * least 1: a token is accepted only before its expiry second).
+ */
+export async function issueTicket(
+  userId: string,
+  tokenExpiresAt: number,
+  lifetimeSeconds: number,
+): Promise<{ ticket: string; expiresIn: number }> {
   const ticket = randomBytes(32).toString('base64url');
-  const expiresAt = Math.min(nowSeconds() + lifetimeSeconds, tokenExpiresAt);
+  const now = nowSeconds();
+  const expiresAt = Math.max(now + 1, Math.min(now + lifetimeSeconds, tokenExpiresAt));
   await documentClient.send(
     new PutCommand({
       TableName: tableName(),
@@ -50,7 +59,7 @@ export async function issueTicket(userId: string, tokenExpiresAt: number, lifeti
       },
     }),
   );
-  return ticket;
+  return { ticket, expiresIn: expiresAt - now };
 }
 
 /**
