@@ -165,19 +165,16 @@ export const registerBody = onFirstUse(() =>
 
 export const loginBody = onFirstUse(() =>
   v.object({
+    // The contract's input rules hold here too: an address that is not one, or a password no
+    // account can have, is 400 on its shape alone, which tells nothing about any account.
     email: v.pipe(
-      v.string(),
-      characters({ minLength: 1, maxLength: 254 }),
-      v.metadata({
-        format: 'email',
-        description: 'The address registered (any case). A wrong address or password gets the same 401.',
-        examples: ['ada@example.com'],
-      }),
+      email(),
+      about('The address registered (any case). A wrong address or password gets the same 401.', 'ada@example.com'),
     ),
     password: v.pipe(
       v.string(),
-      characters({ minLength: 1, maxLength: 256 }),
-      v.metadata({ format: 'password', examples: ['correct horse'] }),
+      characters({ minLength: 8, maxLength: 256 }),
+      v.metadata({ format: 'password', description: '8 to 256 characters, as at registration.', examples: ['correct horse'] }),
     ),
   }),
 );

@@ -179,7 +179,7 @@ describe('POST /auth/register', () => {
       const rejected = body(email);
       expectProblem(await register(rejected), 400);
       // Probe with a password login accepts as input: the account must not exist.
-      const probe = rejected.password.length <= 256 ? rejected.password : rejected.password.slice(0, 256);
+      const probe = rejected.password.padEnd(8, 'x').slice(0, 256);
       expectProblem(await login({ email, password: probe }), 401);
 
       const valid = registration({ email });
@@ -263,5 +263,21 @@ describe('POST /auth/login', () => {
 
   it('answers 400 for a body without an email', async () => {
     expectProblem(await login({ password: password() }), 400);
+  });
+
+  it('answers 400, not 401, for an address that is not one or a password no account can have (the contract input rules)', async () => {
+    const body = registration();
+    expectTokenResponse(await register(body), 201);
+    const cases: [unknown, string][] = [
+      [{ email: 'nope', password: body.password }, 'body.email'],
+      [{ email: `${'a'.repeat(250)}@x.io`, password: body.password }, 'body.email'],
+      [{ email: body.email, password: 'seven77' }, 'body.password'],
+      [{ email: body.email, password: 'p'.repeat(257) }, 'body.password'],
+    ];
+    for (const [input, path] of cases) {
+      const reply = await login(input);
+      expectProblem(reply, 400);
+      expect(reply.body.errors.map((error: { path: string }) => error.path)).toEqual([path]);
+    }
   });
 });
