@@ -232,16 +232,20 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
       if (codes?.[0] === 'ConditionalCheckFailed') {
         const current = itemAtCancellation<CardRecord>(error, 0);
         if (!current) throw new NotFound('Card');
-        if (current.title !== card.title || (current.description ?? null) !== (card.description ?? null)) {
+        // Edited, or moved out of the column it was read in (whose deletion the third check
+        // watches): written again on the card as it now is.
+        const edited = current.title !== card.title || (current.description ?? null) !== (card.description ?? null);
+        if (edited || current.column_id !== card.column_id) {
           card = current;
           throw new LostRace();
         }
-        // The card's own column is being deleted: it is about to go, as in the race above.
+        // Its column, as read and as now, is being deleted: the card is about to go.
         if (codes[2] === 'ConditionalCheckFailed') throw new NotFound('Card');
-        // Title and description as read, so only the place can have failed: already there.
+        // Title, description and column as read, so only the place can have failed: already there.
         if (current.column_id === moved.column_id && current.position === moved.position) {
           return toCard(current, scope.board.labels);
         }
+        // Unreachable while the condition reads as above; a 500 if it ever changes.
         throw error;
       }
       if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Card');

@@ -40,14 +40,14 @@ const scope = {
   relatedCards: new Map(),
 } as unknown as BoardScope;
 
-const cancelled = (first: { Code: string; Item?: object }) =>
+const cancelled = (first: { Code: string; Item?: object }, boardCheck = 'None') =>
   new TransactionCanceledException({
     message: 'Transaction cancelled',
     $metadata: {},
     CancellationReasons: [
       { Code: first.Code, ...(first.Item ? { Item: marshall({ ...keys.card(boardId, asRead.id), ...first.Item }) } : {}) },
       { Code: 'None' },
-      { Code: 'None' },
+      { Code: boardCheck },
     ],
   } as ConstructorParameters<typeof TransactionCanceledException>[0]);
 
@@ -89,4 +89,36 @@ it('a move to the place the card has: the condition fails on the place alone, an
   expect(answer).toEqual({ ...view, label_ids: [] });
   expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
   expect(cardUpdate(0).ConditionExpression).toContain('(column_id <> :column OR #position <> :position)');
+});
+
+describe('a move to the place the card already has, with a race', () => {
+  const there = { ...asRead, column_id: target.id, position: 1 };
+  const readThere = { ...scope, card: there } as BoardScope;
+
+  it('its column being deleted meanwhile (the board check fails too): not found, no second write', async () => {
+    ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: there }, 'ConditionalCheckFailed'));
+    await expect(moveCard(readThere, { target_column_id: target.id })).rejects.toBeInstanceOf(NotFound);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
+  });
+
+  it('edited meanwhile: tried again on the edited card, which is already there, and answered as stored', async () => {
+    const edited = { ...there, title: 'new title' };
+    ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: edited }));
+    const answer = await moveCard(readThere, { target_column_id: target.id });
+    expect(answer).toMatchObject({ id: there.id, title: 'new title', column_id: target.id, position: 1 });
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(2);
+    expect(cardUpdate(1).ExpressionAttributeValues).toMatchObject({ ':title': 'new title' });
+  });
+
+  it('moved there by someone else since the read: tried again from where it is now, and answered as stored', async () => {
+    // Read in `from`; another move has put it where this one would: nothing to write.
+    ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: there }));
+    const answer = await moveCard(scope, { target_column_id: target.id });
+    expect(answer).toMatchObject({ id: there.id, column_id: target.id, position: 1 });
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(2);
+    // The retry's board check watches the column the card is in now, not the one it was read in.
+    const boardCheck = (call: number) =>
+      ddb.commandCalls(TransactWriteCommand)[call]!.args[0].input.TransactItems![2]!.ConditionCheck!.ExpressionAttributeValues;
+    expect([boardCheck(0), boardCheck(1)]).toEqual([{ ':from': from }, { ':from': target.id }]);
+  });
 });
