@@ -5,6 +5,7 @@ import { type AttributeValue, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import WebSocket from 'ws';
 import { keys } from '../lib/data/table';
+import { CardPlaces } from './card-places';
 import { type Answer, type Client, RouteSample, type RouteSummary, type Stats, stats } from './client';
 import { type BoardFixture, DESCRIPTION_200, makeBoard } from './latency';
 import { itemBytes, Table } from './scale';
@@ -224,6 +225,7 @@ class ChangePlan {
     private readonly board: BoardFixture,
     private readonly bystanderId: string,
     private readonly columnPositions: Map<string, number>,
+    private readonly places: CardPlaces,
   ) {}
 
   /** The columns' positions come from the board's tree (one untimed read). */
@@ -232,7 +234,7 @@ class ChangePlan {
     const positions = new Map<string, number>(
       (tree.body.columns as { id: string; position: number }[]).map((c) => [c.id, c.position]),
     );
-    return new ChangePlan(board, bystanderId, positions);
+    return new ChangePlan(board, bystanderId, positions, new CardPlaces(tree.body));
   }
 
   change(i: number): Change {
@@ -250,7 +252,8 @@ class ChangePlan {
         status: 200,
         method: 'PATCH',
         path: `/cards/${id}/move`,
-        body: neighbours ? { target_column_id: target, before_id: before, after_id: after } : { target_column_id: target },
+        body: this.places.body(id, target, neighbours ? { before, after } : undefined),
+        after: (a) => this.places.moved(a.body),
         event: (a) => ({
           type: 'card.moved',
           match: (e) =>

@@ -1,3 +1,4 @@
+import { CardPlaces } from './card-places';
 import { type Answer, type Client, RouteSample, type RouteSummary } from './client';
 import { log, pool, range } from './util';
 
@@ -69,12 +70,14 @@ export async function benchLatency(client: Client, n: number, nOther: number, li
     status: number,
     count: number,
     request: (i: number) => [method: string, path: string, options?: Parameters<Client['send']>[2]],
+    after?: (answer: Answer) => void,
   ) => {
     const s = sample(route, status);
     const started = performance.now();
     for (const i of range(count)) {
       const [method, path, options] = request(i);
-      s.add(await client.send(method, path, options));
+      const answer = s.add(await client.send(method, path, options));
+      if (answer.status === status) after?.(answer);
     }
     log(`${route}: ${count} requests in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   };
@@ -109,20 +112,24 @@ export async function benchLatency(client: Client, n: number, nOther: number, li
   await repeat('boards.get', 200, n, () => ['GET', `/boards/${board.id}`, { token }]);
   await repeat('boards.list', 200, n, () => ['GET', '/boards', { token }]);
   await repeat('cards.update', 200, n, (i) => ['PATCH', `/cards/${card(i)}`, { token, body: { title: `Card ${i}` } }]);
-  await repeat('cards.move', 200, n, (i) => {
-    const target = board.columns[i % board.columns.length]!;
-    const moved = card(i);
-    const [before, after] = [otherCard(i, 1), otherCard(i, 2)];
-    const neighbours = i % 2 === 1 && before !== moved && after !== moved && before !== after;
-    return [
-      'PATCH',
-      `/cards/${moved}/move`,
-      {
-        token,
-        body: neighbours ? { target_column_id: target, before_id: before, after_id: after } : { target_column_id: target },
-      },
-    ];
-  });
+  const places = new CardPlaces((await client.expect(200, 'GET', `/boards/${board.id}`, { token })).body);
+  await repeat(
+    'cards.move',
+    200,
+    n,
+    (i) => {
+      const target = board.columns[i % board.columns.length]!;
+      const moved = card(i);
+      const [before, after] = [otherCard(i, 1), otherCard(i, 2)];
+      const neighbours = i % 2 === 1 && before !== moved && after !== moved && before !== after;
+      return [
+        'PATCH',
+        `/cards/${moved}/move`,
+        { token, body: places.body(moved, target, neighbours ? { before, after } : undefined) },
+      ];
+    },
+    (answer) => places.moved(answer.body),
+  );
   const created: string[] = [];
   const createCards = sample('cards.create', 201);
   {
