@@ -35,8 +35,8 @@ const AFTER_EXPIRY_SECONDS = 60 * 60;
 
 /**
  * A single-use ticket for the caller, bound to their token's expiry: one PutItem. `expiresIn` is
- * the seconds it really has, less than the configured lifetime when the token expires first (at
- * least 1: a token is accepted only before its expiry second).
+ * the seconds it really has, less than the configured lifetime when the token expires first. A
+ * token that expired since it was verified (the second turned meanwhile) gets no ticket.
  */
 export async function issueTicket(
   userId: string,
@@ -45,7 +45,8 @@ export async function issueTicket(
 ): Promise<{ ticket: string; expiresIn: number }> {
   const ticket = randomBytes(32).toString('base64url');
   const now = nowSeconds();
-  const expiresAt = Math.max(now + 1, Math.min(now + lifetimeSeconds, tokenExpiresAt));
+  if (tokenExpiresAt <= now) throw new Unauthorized('The access token has expired.', true);
+  const expiresAt = Math.min(now + lifetimeSeconds, tokenExpiresAt);
   await documentClient.send(
     new PutCommand({
       TableName: tableName(),
