@@ -38,7 +38,7 @@ const EXAMPLE_DETAIL: Record<number, string> = {
   409: 'This user is already a member of the board.',
   413: 'The request body is larger than 65536 bytes.',
   415: 'Content-Type "text/plain" is not supported; send application/json.',
-  422: boardTooLargeDetail(true),
+  422: 'The answer is larger than the service can send in one response.',
   500: 'Something went wrong on our side. It has been logged; retry later.',
   503: 'The database is busy; retry shortly.',
 };
@@ -192,7 +192,7 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
     'Null-safe partial update: only fields sent with a non-null value change. An omitted field and a field sent as null both leave the stored value as it is, so a description can never be cleared back to null (send `""` to empty it). A body with neither field changes nothing and answers the card.',
   'cards.delete': 'Deletes the card.',
   'cards.move':
-    'Moves the card into `target_column_id` (its own column or another of the board) between two neighbours: `before_id` is the card that will precede it, `after_id` the card that will follow it (null is the same as omitted). The new position is (before + after) / 2 with both, before + 1.0 with only `before_id`, after - 1.0 with only `after_id`, and 1.0 with neither. A target column of another board is 403 and nothing is written; a neighbour that does not exist is 404.',
+    'Moves the card into `target_column_id` (its own column or another of the board) between two neighbours: `before_id` is the card that will precede it, `after_id` the card that will follow it (null is the same as omitted). The new position is (before + after) / 2 with both, before + 1.0 with only `before_id`, after - 1.0 with only `after_id`, and 1.0 with neither. A target column of another board is 403 and nothing is written; a neighbour that does not exist is 404. A move to the place the card already has writes nothing (and sends no live event) and answers the card.',
   'columns.get':
     'The column with its cards, by ascending position (ties by created_at, then id). A column too large for one answer (over 6 MB even compressed) gets 422 listing its card ids in that order, to be read one at a time with GET /cards/{id}.',
   'columns.rename': 'Sets the title; any member may.',
@@ -243,7 +243,13 @@ const PATH_PARAMETER_TEXT: Record<string, (row: RouteRow) => string> = {
 const PATH_PARAMETER_EXAMPLE: Record<string, string> = { file: 'swagger-ui.css' };
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
-const problemContent = (status: number, example?: { code: keyof typeof KINDS; detail: string }) => ({
+interface ProblemExample {
+  code: keyof typeof KINDS;
+  detail: string;
+  /** Fields the kind adds (a 422's `columns` or `card_ids`). */
+  extra?: Record<string, unknown>;
+}
+const problemContent = (status: number, example?: ProblemExample) => ({
   schema: { $ref: '#/components/schemas/Problem' },
   example: {
     type: 'about:blank',
@@ -252,6 +258,7 @@ const problemContent = (status: number, example?: { code: keyof typeof KINDS; de
     detail: example?.detail ?? EXAMPLE_DETAIL[status],
     code: example?.code ?? Object.entries(KINDS).find(([, kind]) => kind.status === status)![0],
     instance: 'urn:request:Jx1mYh3YoAMEb2Q=',
+    ...example?.extra,
   },
 });
 
@@ -271,9 +278,22 @@ const IDEMPOTENCY_ERRORS: Record<number, { code: keyof typeof KINDS; detail: str
   },
 };
 
-/** The `detail` of the route's own 422 where it is not the board's (lib/http/oversize.ts). */
-const OWN_EXAMPLE_DETAIL: Partial<Record<string, Record<number, string>>> = {
-  'columns.get': { 422: columnTooLargeDetail(true) },
+/** The examples of a route's own errors that add fields: the two 422s of lib/http/oversize.ts. */
+const OWN_PROBLEM_EXAMPLES: Partial<Record<RouteId, Record<number, ProblemExample>>> = {
+  'boards.get': {
+    422: {
+      code: 'response_too_large',
+      detail: boardTooLargeDetail(true),
+      extra: { columns: [{ id: '5d1f2a3b-6c7d-4e8f-9a0b-1c2d3e4f5a6b', title: 'Archive', cards: 450 }] },
+    },
+  },
+  'columns.get': {
+    422: {
+      code: 'response_too_large',
+      detail: columnTooLargeDetail(true),
+      extra: { card_ids: ['9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d', '3f0c8a52-5b7e-4c1a-9d2e-8f6b1a2c3d4e'] },
+    },
+  },
 };
 
 function errorResponse(status: number, id: string, row: RouteRow): Json {
@@ -292,11 +312,7 @@ function errorResponse(status: number, id: string, row: RouteRow): Json {
   const content: Json = {
     'application/problem+json': problemContent(
       status,
-      idempotency && !ownRule
-        ? idempotency
-        : OWN_EXAMPLE_DETAIL[id]?.[status]
-          ? { code: 'response_too_large', detail: OWN_EXAMPLE_DETAIL[id]![status]! }
-          : undefined,
+      idempotency && !ownRule ? idempotency : OWN_PROBLEM_EXAMPLES[id as RouteId]?.[status],
     ),
   };
   if (status === 413) {
