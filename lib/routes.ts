@@ -109,6 +109,8 @@ export const routes = {
     success: { status: 200 },
     table: [],
     cognito: [],
+    // Its servers name this deployment's socket address.
+    env: ['SOCKET_URL'],
   },
   docs: {
     method: 'GET',

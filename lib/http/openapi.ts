@@ -347,7 +347,7 @@ function successResponse(id: string, row: RouteRow): Json {
         description:
           id === 'openapi'
             ? 'This OpenAPI 3.1 document (docs/openapi.json, with `servers` set to the origin it was requested from).'
-            : 'The AsyncAPI 3 document of the live board events protocol (docs/asyncapi.yaml, as JSON).',
+            : "The AsyncAPI 3 document of the live board events protocol (docs/asyncapi.yaml, as JSON), its server of this deployment's kind naming this deployment's socket address.",
       };
   return { description: 'Success', headers, content: { 'application/json': { schema } } };
 }

@@ -376,9 +376,11 @@ describe('production hardening', () => {
 describe('bundles start with exactly the environment CDK gives them', () => {
   // CloudFormation fills these in at deploy time; any plausible value will do for a cold start.
   const deployTimeValue = (name: string) =>
-    name === 'TOKEN_ISSUER'
-      ? 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_example'
-      : `deploy-time-${name.toLowerCase()}`;
+    ({
+      TOKEN_ISSUER: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_example',
+      SOCKET_URL: 'wss://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com/live',
+      SOCKET_CALLBACK_URL: 'https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com/live',
+    })[name] ?? `deploy-time-${name.toLowerCase()}`;
   const eventsDir = join(__dirname, '../../events');
   const eventFile = (routeId: string) => join(eventsDir, eventFileOf(routeId));
   // What each bundle answers to its sample event without reaching any AWS service (a socket

@@ -148,6 +148,16 @@ describe('POST /realtime/tickets', () => {
     expect(again.ticket).not.toBe(reply.body.ticket);
     expect(again.url).toBe(reply.body.url);
   });
+
+  it('serves an AsyncAPI document whose local server is the address tickets name (whatever SOCKET_PORT)', async () => {
+    const { url } = await getTicket(await newUser());
+    const served = await call('GET', '/asyncapi.json');
+    expect(served.status).toBe(200);
+    const local = served.body.servers.local;
+    expect(`${local.protocol}://${local.host}${local.pathname}`).toBe(url);
+    // The AWS server keeps its shape, with its variables, for readers of the local document.
+    expect(served.body.servers.production.host).toBe('{apiId}.execute-api.{region}.amazonaws.com');
+  });
 });
 
 describe('the handshake', () => {

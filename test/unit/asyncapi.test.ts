@@ -14,6 +14,7 @@ import { handler as watch } from '../../functions/socket/watch';
 import type { Item } from '../../lib/data/db';
 import { keys } from '../../lib/data/table';
 import { BOARD_EVENT_KINDS } from '../../lib/domain/events';
+import { withSocketServer } from '../../lib/http/asyncapi';
 import { socketRoutes } from '../../lib/routes';
 import { DEADLINE_MARGIN_MS } from '../../lib/runtime/deadline';
 import type { SocketEvent, SocketResult } from '../../lib/socket/chain';
@@ -124,6 +125,18 @@ describe('the service against the contract', () => {
 describe('AsyncAPI document of the live board events', () => {
   it('docs/asyncapi.json, which the service serves, is docs/asyncapi.yaml (run `npm run asyncapi` after editing it)', () => {
     expect(readFileSync(join(__dirname, '../../docs/asyncapi.json'), 'utf8')).toBe(asyncApiText());
+  });
+
+  it.each([
+    ['a deployment on AWS', 'wss://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com/live', 'production'],
+    ['the local stack on another port', 'ws://127.0.0.1:4718/live', 'local'],
+  ])('as served by %s: that server names the address, and the document still parses clean', async (_, url, name) => {
+    const served = withSocketServer(JSON.parse(asyncApiText()), url);
+    const server = served.servers[name];
+    expect(`${server.protocol}://${server.host}${server.pathname}`).toBe(url);
+    expect(server).not.toHaveProperty('variables');
+    const reparsed = await new Parser().parse(JSON.stringify(served));
+    expect(reparsed.diagnostics.filter((d) => d.code !== 'asyncapi-latest-version').map((d) => d.message)).toEqual([]);
   });
 
   it('parses with no diagnostic of any severity but the note that 3.1.0 exists', () => {
