@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
+import { stopWhenOrphaned } from '../infra/local/orphan';
 
 /**
  * `npm run watch -- <board_id>`: logs in and prints a board's live events as they arrive, one
@@ -77,11 +78,14 @@ function retry(error: Error) {
   setTimeout(() => void connect().catch(retry), 5000);
 }
 
-process.on('SIGINT', () => {
+const stop = () => {
   stopping = true;
   socket?.close();
   process.exit(0);
-});
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+stopWhenOrphaned(stop);
 
 connect().catch((error: Error) => {
   console.error(error.message);

@@ -1,9 +1,11 @@
+import { stopWhenOrphaned } from './orphan';
 import { startLocalStack } from './stack';
 
 /**
  * `npm start`: the service on the embedded local stack. PORT (default 3000) and DATA_DIR
  * (default .data/) are read here; data, users and tokens survive a restart on the same DATA_DIR.
- * Prints one JSON line with the URL once /health answers; SIGINT/SIGTERM stop every child.
+ * Prints one JSON line with the URL and the pids once /health answers; SIGINT/SIGTERM, or the end
+ * of the process that started it (npm's shell), stop every child.
  */
 async function main() {
   const port = Number(process.env.PORT ?? 3000);
@@ -30,7 +32,13 @@ async function main() {
     accessTokenSeconds: tokenSeconds,
   });
   console.log(
-    JSON.stringify({ message: 'task-board is running', url: stack.url, socketUrl: stack.socketUrl, dataDir, pids: stack.pids }),
+    JSON.stringify({
+      message: 'task-board is running',
+      url: stack.url,
+      socketUrl: stack.socketUrl,
+      dataDir,
+      pids: { server: process.pid, ...stack.pids },
+    }),
   );
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -42,6 +50,7 @@ async function main() {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  stopWhenOrphaned((reason) => void shutdown(reason));
 }
 
 main().catch((error) => {

@@ -388,6 +388,7 @@ describe('bundles start with exactly the environment CDK gives them', () => {
   const offline: Record<string, string> = {
     health: '200',
     openapi: '200',
+    asyncapi: '200',
     fallback: '404',
     'socket.ping': '200 pong',
     'socket.default': '200 error',

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,8 +7,9 @@ import { startStackProcess, stopStackProcess } from '../support/local-process';
 import { identify, isDead, waitUntilDead } from '../support/processes';
 
 /**
- * `npm start` when its process dies without a chance to clean up (a crashed test run, kill -9):
- * its DynamoDB Local (Java) and Cognito emulator must not be left behind.
+ * `npm start` when its process dies without a chance to clean up (a crashed test run, kill -9),
+ * or when the npm that started it is stopped: its DynamoDB Local (Java) and Cognito emulator
+ * must not be left behind.
  */
 describe('local stack', () => {
   it('takes DynamoDB Local and the Cognito emulator down with it when it is killed with SIGKILL', async () => {
@@ -24,6 +26,41 @@ describe('local stack', () => {
       for (const child of children) await waitUntilDead(child);
     } finally {
       await stopStackProcess(stack.child);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops, emulators and all, when the npm of `npm start` is sent SIGTERM (npm signals its shell, which dies)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'task-board-npm-'));
+    const npm = spawn('npm', ['start'], {
+      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, NODE_NO_WARNINGS: '1', LOG_LEVEL: 'WARN' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let server: ReturnType<typeof identify> | undefined;
+    try {
+      const running = await new Promise<{ url: string; pids: { server: number; dynamodb: number; cognito: number } }>(
+        (resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('npm start printed no running line within 90 s')), 90_000);
+          npm.stdout.on('data', (chunk: Buffer) => {
+            const line = chunk
+              .toString()
+              .split('\n')
+              .find((text) => text.includes('"pids"'));
+            if (!line) return;
+            clearTimeout(timer);
+            resolve(JSON.parse(line));
+          });
+        },
+      );
+      expect((await call('GET', '/health', { url: running.url })).status).toBe(200);
+      server = identify(running.pids.server);
+      const processes = [server, identify(running.pids.dynamodb), identify(running.pids.cognito)];
+      process.kill(npm.pid!, 'SIGTERM');
+      for (const stopped of processes) await waitUntilDead(stopped);
+    } finally {
+      if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
+      // Should this fail, the server (which stops its emulators) is stopped by its pid all the same.
+      if (server && !isDead(server)) process.kill(server.pid, 'SIGTERM');
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
