@@ -22,7 +22,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { RouteRow } from '../lib/routes';
+import { isCatchAll, type RouteRow, routeKeyOf } from '../lib/routes';
 import { SERVICE } from '../lib/runtime/metrics';
 import type { ApiFunction } from './api-function';
 
@@ -30,7 +30,7 @@ import type { ApiFunction } from './api-function';
 export const SERVICE_NAMESPACE = 'TaskBoard';
 
 /** The key API Gateway gives a route row: `GET /boards/{id}`, or `$default` for the catch-all. */
-export const routeKeyOf = (row: RouteRow) => (row.path === '$default' ? '$default' : `${row.method} ${row.path}`);
+export { routeKeyOf };
 
 /** CloudWatch's own limits on a dashboard (service quotas): checked at synth. */
 export const DASHBOARD_LIMITS = { widgets: 500, metricsPerWidget: 500 } as const;
@@ -204,8 +204,8 @@ export class Dashboard extends Construct {
   private routeWidgets({ api, routes }: DashboardProps) {
     const stage = api.defaultStage!;
     const rows = Object.values(routes);
-    const named = rows.filter((row) => row.path !== '$default');
-    const fallback = rows.find((row) => row.path === '$default');
+    const named = rows.filter((row) => !isCatchAll(row));
+    const fallback = rows.find(isCatchAll);
     const routeMetric = (row: RouteRow, metricName: string, statistic: string) =>
       new Metric({
         namespace: 'AWS/ApiGateway',

@@ -19,6 +19,7 @@ import { tableDefinition } from '../lib/data/table';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../lib/http/cors';
 import {
   type FunctionRow,
+  isCatchAll,
   type RouteId,
   type RouteRow,
   routes,
@@ -152,7 +153,7 @@ export class TaskBoardStack extends Stack {
     // Socket addresses for the rows that name them, ManageConnections for the rows that send.
     for (const fn of this.functions.values()) fn.useSockets(this.live.stage);
 
-    const fallback = (Object.entries(routes) as [RouteId, RouteRow][]).find(([, row]) => row.path === '$default')![0];
+    const fallback = (Object.entries(routes) as [RouteId, RouteRow][]).find(([, row]) => isCatchAll(row))![0];
     const domain = config.domain
       ? new DomainName(this, 'Domain', {
           domainName: config.domain.name,
@@ -169,16 +170,14 @@ export class TaskBoardStack extends Stack {
         exposeHeaders: CORS_EXPOSE_HEADERS,
         // Every method a route row has, and the preflight's own.
         allowMethods: [
-          ...new Set(
-            Object.values(routes as Record<string, RouteRow>).flatMap((row) => (row.method === 'ANY' ? [] : [row.method])),
-          ),
+          ...new Set(Object.values(routes as Record<string, RouteRow>).flatMap((row) => (isCatchAll(row) ? [] : [row.method]))),
           'OPTIONS' as const,
         ].map((method) => CorsHttpMethod[method]),
         maxAge: Duration.minutes(10),
       },
     });
     for (const [routeId, row] of Object.entries(routes) as [RouteId, RouteRow][]) {
-      if (row.path === '$default') continue;
+      if (isCatchAll(row)) continue;
       api.addRoutes({ path: row.path, methods: [HttpMethod[row.method as HttpMethod]], integration: integrations.get(routeId)! });
     }
 

@@ -637,6 +637,16 @@ export type Routes = typeof routes;
 export type RouteId = keyof Routes;
 export const routeIds = Object.keys(routes) as RouteId[];
 
+/**
+ * The catch-all row (API Gateway's `$default` route: unknown paths and wrong methods). Every other
+ * row is one method on one path.
+ */
+export const isCatchAll = (row: Pick<RouteRow, 'path'>) => row.path === '$default';
+
+/** The HTTP API's route key of a row: `$default`, or `<METHOD> <path>`. */
+export const routeKeyOf = (row: Pick<RouteRow, 'method' | 'path'>) =>
+  isCatchAll(row) ? '$default' : `${row.method} ${row.path}`;
+
 /** Matches a concrete path against the table's templates (used by the fallback and the local server). */
 export function matchPath(template: string, path: string): Record<string, string> | undefined {
   const names: string[] = [];

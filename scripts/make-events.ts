@@ -8,6 +8,7 @@ import type { ChangeStamp } from '../lib/domain/events';
 import {
   type RouteId,
   type RouteRow,
+  routeKeyOf,
   routes,
   type ScheduleId,
   type SocketRouteId,
@@ -105,7 +106,7 @@ export function sampleEvent(routeId: RouteId) {
       .replace('{user_id}', sample.userId ?? '')
       .replace('{label_id}', sample.labelId ?? '')
       .replace('{file}', sample.file ?? '');
-  const routeKey = row.path === '$default' ? '$default' : `${row.method} ${row.path}`;
+  const routeKey = routeKeyOf(row);
   const headers: Record<string, string> = { accept: 'application/json', host: 'localhost:3000' };
   if (row.access.scope !== 'public') headers.authorization = `Bearer ${PLACEHOLDER.token}`;
   if (sample.body) headers['content-type'] = 'application/json';

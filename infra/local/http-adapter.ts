@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../lib/http/cors';
-import { functionTimeoutSeconds, matchPath, type RouteRow, routes } from '../../lib/routes';
+import { functionTimeoutSeconds, isCatchAll, matchPath, type RouteRow, routeKeyOf, routes } from '../../lib/routes';
 import { httpApiLimits, overLambdaResponseLimit } from '../../lib/runtime/aws-limits';
 import { asFunction } from './iam';
 import { instrumentClient, type RequestTrace, sequentialRoundTrips, timeInDynamoDb, traceStorage } from './trace';
@@ -29,7 +29,7 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
     const module = (await import(join(REPO_ROOT, row.entry))) as { handler: Handler };
     handlers.set(id, module.handler);
   }
-  const fallbackId = rows.find(([, row]) => row.path === '$default')![0];
+  const fallbackId = rows.find(([, row]) => isCatchAll(row))![0];
 
   return createServer((req, res) => {
     serve(req, res).catch((error) => {
@@ -166,7 +166,7 @@ function toEvent(
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
   const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
-  const routeKey = row.path === '$default' ? '$default' : `${row.method} ${row.path}`;
+  const routeKey = routeKeyOf(row);
   const now = new Date();
   const query = Object.fromEntries(url.searchParams.entries());
   return {

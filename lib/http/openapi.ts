@@ -2,7 +2,7 @@ import { type ConversionConfig, type JsonSchema, toJsonSchema, toJsonSchemaDefs 
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { GenericSchema } from 'valibot';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors';
-import { type RouteId, type RouteRow, routes } from '../routes';
+import { isCatchAll, type RouteId, type RouteRow, routes } from '../routes';
 import { boardTooLargeDetail, columnTooLargeDetail } from './oversize';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './parse';
 import { KINDS } from './problem';
@@ -153,7 +153,7 @@ function requestSchema(schema: Lazy): Json {
 }
 
 export function documentedRows(): [string, RouteRow][] {
-  return (Object.entries(routes) as [string, RouteRow][]).filter(([, row]) => row.method !== 'ANY');
+  return (Object.entries(routes) as [string, RouteRow][]).filter(([, row]) => !isCatchAll(row));
 }
 
 type DocumentedRouteId = Exclude<RouteId, 'fallback'>;

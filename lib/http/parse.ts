@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type BaseIssue, safeParse } from 'valibot';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
-import type { RouteRow } from '../routes';
+import { isCatchAll, type RouteRow } from '../routes';
 import type { Lazy } from './schemas';
 import type { RouteMiddleware } from './types';
 
@@ -23,7 +23,7 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
         ? (validate(row.params, event.pathParameters ?? {}, 'path') as Record<string, unknown>)
         : {};
       if (row.idempotent) context.route.idempotencyKey = idempotencyKeyOf(event);
-      if (row.path === '$default') return;
+      if (isCatchAll(row)) return;
       const raw = event.body ?? '';
       const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
       if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,26 +31,10 @@ describe('local stack', () => {
 
   it('stops, emulators and all, when the npm of `npm start` is sent SIGTERM (npm signals its shell, which dies)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'task-board-npm-'));
-    const npm = spawn('npm', ['start'], {
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, NODE_NO_WARNINGS: '1', LOG_LEVEL: 'WARN' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const running = await startStackProcess(dataDir, {}, 'npm');
+    const npm = running.child;
     let server: ReturnType<typeof identify> | undefined;
     try {
-      const running = await new Promise<{ url: string; pids: { server: number; dynamodb: number; cognito: number } }>(
-        (resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error('npm start printed no running line within 90 s')), 90_000);
-          npm.stdout.on('data', (chunk: Buffer) => {
-            const line = chunk
-              .toString()
-              .split('\n')
-              .find((text) => text.includes('"pids"'));
-            if (!line) return;
-            clearTimeout(timer);
-            resolve(JSON.parse(line));
-          });
-        },
-      );
       expect((await call('GET', '/health', { url: running.url })).status).toBe(200);
       server = identify(running.pids.server);
       const processes = [server, identify(running.pids.dynamodb), identify(running.pids.cognito)];

@@ -4,23 +4,29 @@ import { existsSync } from 'node:fs';
 export interface RunningStack {
   child: ChildProcess;
   url: string;
-  pids: { dynamodb: number; cognito: number };
+  pids: { server: number; dynamodb: number; cognito: number };
 }
 
 /**
  * Starts `infra/local/start.ts` (what `npm start` runs) as a child, guarded by pdeathsig so it
  * cannot outlive the test run, and resolves once it prints its URL (its /health is then 200).
+ * `via: 'npm'` runs `npm start` itself (npm, its shell, then the server): `child` is then npm,
+ * and the server is `pids.server`.
  */
-export function startStackProcess(dataDir: string, extraEnv: Record<string, string> = {}): Promise<RunningStack> {
+export function startStackProcess(
+  dataDir: string,
+  extraEnv: Record<string, string> = {},
+  via: 'node' | 'npm' = 'node',
+): Promise<RunningStack> {
   const args = ['--import', 'tsx', 'infra/local/start.ts'];
   const env = { ...process.env, PORT: '0', DATA_DIR: dataDir, NODE_NO_WARNINGS: '1', LOG_LEVEL: 'WARN', ...extraEnv };
+  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
   const child =
-    process.platform === 'linux' && existsSync('/usr/bin/setpriv')
-      ? spawn('/usr/bin/setpriv', ['--pdeathsig', 'SIGTERM', '--', process.execPath, ...args], {
-          env,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        })
-      : spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    via === 'npm'
+      ? spawn('npm', ['start'], { env, stdio })
+      : process.platform === 'linux' && existsSync('/usr/bin/setpriv')
+        ? spawn('/usr/bin/setpriv', ['--pdeathsig', 'SIGTERM', '--', process.execPath, ...args], { env, stdio })
+        : spawn(process.execPath, args, { env, stdio });
   return new Promise((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => fail(new Error('local stack did not start within 90 s')), 90_000);
