@@ -1,5 +1,5 @@
 /**
- * Typed domain errors. lib/http/errors.ts maps each kind to one problem+json answer; nothing
+ * Typed domain errors. lib/http/problem.ts maps each kind (lib/socket/chain.ts to an `error` frame) to one problem+json answer; nothing
  * else decides a status code, and a raw error is never serialised.
  */
 export type ErrorKind =

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { type BaseIssue, safeParse } from 'valibot';
+import { safeParse } from 'valibot';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
+import { expectation } from '../domain/validation';
 import { isCatchAll, type RouteRow } from '../routes';
 import type { Lazy } from './schemas';
 import type { RouteMiddleware } from './types';
@@ -90,24 +91,4 @@ function validate(schema: Lazy, value: unknown, where: 'path' | 'body'): unknown
     message: issue.message,
   }));
   throw new BadRequest(`Invalid request ${where}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
-}
-
-const TYPE_NAMES: Record<string, string> = {
-  string: 'a string',
-  number: 'a number',
-  boolean: 'true or false',
-  Object: 'an object',
-  Array: 'an array',
-};
-
-/**
- * What a field must be, for the issues that carry no message of their own (type mismatches,
- * missing fields, unknown enum values). Valibot's defaults quote the value received, which a
- * problem detail has no business repeating (a password sent as a number, for one).
- */
-export function expectation(issue: BaseIssue<unknown>): string {
-  if (issue.type === 'object' && issue.received === 'undefined') return 'is required';
-  if (!issue.expected) return 'is invalid';
-  if (issue.type === 'picklist') return `must be one of ${issue.expected?.replace(/^\(|\)$/g, '').replaceAll(' | ', ', ')}`;
-  return `must be ${TYPE_NAMES[issue.expected ?? ''] ?? issue.expected}`;
 }

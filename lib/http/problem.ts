@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { cancellationCodes } from '../data/sdk-errors';
-import { DomainError, type ErrorKind, MethodNotAllowed, Unauthorized, Unavailable } from '../domain/errors';
+import { asDomainError } from '../data/sdk-errors';
+import { type ErrorKind, MethodNotAllowed, Unauthorized } from '../domain/errors';
 
 /** The one place where an error becomes an HTTP answer (RFC 9457 problem+json). */
 export const KINDS: Record<ErrorKind | 'internal', { status: number; title: string }> = {
@@ -21,57 +21,8 @@ export const KINDS: Record<ErrorKind | 'internal', { status: number; title: stri
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-/** SDK error names that mean "storage or identity provider overloaded or down, try again". */
-const TRANSIENT_ERROR_NAMES = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'ThrottlingError',
-  'TooManyRequestsException',
-  'LimitExceededException',
-  'InternalServerError',
-  'InternalErrorException',
-  'ServiceUnavailable',
-  'ServiceUnavailableException',
-  'TransactionInProgressException',
-  'TimeoutError',
-  'StorageBusy',
-  'DeadlineExceeded',
-  'AbortError',
-]);
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** Turns anything thrown into a DomainError, or undefined for a genuine bug (500). */
-export function classify(error: unknown): DomainError | undefined {
-  if (error instanceof DomainError) return error;
-  if (!(error instanceof Error)) return undefined;
-  const code = (error as Error & { code?: string }).code;
-  const status = (error as Error & { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  const codes = cancellationCodes(error);
-  if (codes) {
-    // Throttled, or still losing to concurrent transactions after transactWrite's retries:
-    // transient storage contention, not a conflict with what the client asked for.
-    if (
-      codes.some(
-        (code) => code === 'ThrottlingError' || code === 'ProvisionedThroughputExceeded' || code === 'TransactionConflict',
-      )
-    ) {
-      return new Unavailable('The database is busy; retry shortly.');
-    }
-    return undefined;
-  }
-  if (
-    TRANSIENT_ERROR_NAMES.has(error.name) ||
-    (code && NETWORK_ERROR_CODES.has(code)) ||
-    (status !== undefined && status >= 500)
-  ) {
-    return new Unavailable('A backing service is busy or unavailable; retry shortly.');
-  }
-  return undefined;
-}
-
 export function problemResponse(error: unknown, requestId?: string): APIGatewayProxyStructuredResultV2 {
-  const known = classify(error);
+  const known = asDomainError(error);
   const kind = known?.kind ?? 'internal';
   const { status, title } = KINDS[kind];
   const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE };

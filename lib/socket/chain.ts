@@ -1,10 +1,10 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { safeParse } from 'valibot';
+import { asDomainError } from '../data/sdk-errors';
 import { BadRequest, type DomainError, Unavailable } from '../domain/errors';
 import type { ControlFrame, SocketErrorCode } from '../domain/events';
-import { expectation } from '../http/parse';
-import { classify } from '../http/problem';
+import { expectation } from '../domain/validation';
 import { functionTimeoutSeconds, type SocketRouteId, type SocketRouteRow, socketRoutes } from '../routes';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
@@ -111,7 +111,7 @@ function socketLog(id: SocketRouteId): SocketMiddleware {
     },
     after: ({ event, context }) => logger.debug('socket message', fields(event, context)),
     onError: ({ event, context, error }) => {
-      const known = classify(error);
+      const known = asDomainError(error);
       if (known && known.kind !== 'unavailable')
         logger.info('socket message refused', { ...fields(event, context), detail: known.detail });
       else logger.error('socket message failed', { ...fields(event, context), error });
@@ -123,7 +123,7 @@ function socketLog(id: SocketRouteId): SocketMiddleware {
 function socketErrors(row: SocketRouteRow): SocketMiddleware {
   return {
     onError: (request) => {
-      const known = classify(request.error);
+      const known = asDomainError(request.error);
       request.response =
         row.routeKey === '$connect'
           ? { statusCode: (known && CONNECT_STATUS[known.kind]) ?? 500 }
