@@ -165,6 +165,12 @@ function toEvent(
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
+  // As API Gateway does: the client's X-Forwarded-* are not passed on as such (AWS folds them into
+  // `Forwarded`), and the gateway's own say where the request came from and how (http: no TLS here).
+  for (const name of ['x-forwarded-for', 'x-forwarded-port', 'x-forwarded-proto', 'x-forwarded-host']) delete headers[name];
+  headers['x-forwarded-for'] = req.socket.remoteAddress ?? '127.0.0.1';
+  headers['x-forwarded-port'] = String(req.socket.localPort ?? '');
+  headers['x-forwarded-proto'] = 'http';
   const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
   const routeKey = routeKeyOf(row);
   const now = new Date();

@@ -427,23 +427,18 @@ const HOST =
  * The served document names the origin it was requested from, so that "try it" calls the
  * deployment that served it. The domain is API Gateway's `requestContext.domainName` (the
  * execute-api or custom domain the request arrived on; the local server puts its Host header
- * there). The scheme is https on AWS, which serves nothing else, and http on the local server,
- * which has no TLS; no header the client controls decides it. No `Vary` is needed: caches key on
- * the URL, of which the origin is part.
+ * there). The scheme is the `X-Forwarded-Proto` API Gateway sets (https: it serves nothing else;
+ * a client's own X-Forwarded-* headers are folded into `Forwarded`, never passed on), which the
+ * local server sets to http as it has no TLS. So no header the client controls decides it, and
+ * nothing here asks which environment it runs in. No `Vary` is needed: caches key on the URL, of
+ * which the origin is part.
  */
 export function serversFor(event: APIGatewayProxyEventV2) {
   const domain = event.requestContext?.domainName ?? '';
-  const local = event.requestContext?.apiId === 'local';
-  if (!HOST.test(domain)) return [{ url: '/', description: 'The origin this document was requested from.', 'x-internal': false }];
-  return [
-    {
-      url: `${local ? 'http' : 'https'}://${domain}`,
-      description: local
-        ? 'This local stack (`npm start`), the origin this document was requested from.'
-        : 'This deployed stage, the origin this document was requested from.',
-      'x-internal': false,
-    },
-  ];
+  const scheme = event.headers?.['x-forwarded-proto'] === 'http' ? 'http' : 'https';
+  const description = 'The origin this document was requested from.';
+  if (!HOST.test(domain)) return [{ url: '/', description, 'x-internal': false }];
+  return [{ url: `${scheme}://${domain}`, description, 'x-internal': false }];
 }
 
 export function buildOpenApiDocument() {

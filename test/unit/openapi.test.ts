@@ -179,19 +179,27 @@ describe('OpenAPI document', () => {
 });
 
 describe('servers of the served document', () => {
-  const event = (domainName: string, apiId = 'abc123') => ({ requestContext: { domainName, apiId } }) as any;
+  const event = (domainName: string, proto = 'https') =>
+    ({ headers: { 'x-forwarded-proto': proto }, requestContext: { domainName, apiId: 'abc123' } }) as any;
 
-  it('names the origin the document was requested from: https on AWS, http on the local stack', () => {
+  it('names the origin the document was requested from, in the scheme the gateway received it on', () => {
     expect(serversFor(event('abc123.execute-api.eu-west-1.amazonaws.com'))[0]!.url).toBe(
       'https://abc123.execute-api.eu-west-1.amazonaws.com',
     );
-    expect(serversFor(event('127.0.0.1:3000', 'local'))[0]!.url).toBe('http://127.0.0.1:3000');
-    expect(serversFor(event('[::1]:3000', 'local'))[0]!.url).toBe('http://[::1]:3000');
+    expect(serversFor(event('127.0.0.1:3000', 'http'))[0]!.url).toBe('http://127.0.0.1:3000');
+    expect(serversFor(event('[::1]:3000', 'http'))[0]!.url).toBe('http://[::1]:3000');
+  });
+
+  it('says https unless the gateway said http (a missing or odd X-Forwarded-Proto is not a scheme)', () => {
+    for (const proto of ['', 'javascript', 'HTTP, https', 'ftp']) {
+      expect(serversFor(event('api.example.com', proto))[0]!.url).toBe('https://api.example.com');
+    }
+    expect(serversFor({ requestContext: { domainName: 'api.example.com' } } as any)[0]!.url).toBe('https://api.example.com');
   });
 
   it('falls back to the relative origin for a domain that is not a host', () => {
     for (const domain of ['', 'evil.example/path', 'a b', 'host:port', 'x"><script>']) {
-      expect(serversFor(event(domain, 'local'))[0]!.url).toBe('/');
+      expect(serversFor(event(domain, 'http'))[0]!.url).toBe('/');
     }
   });
 });
