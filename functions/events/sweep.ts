@@ -1,10 +1,5 @@
-import { logger } from '../../lib/runtime/logger';
-import { countColdStart } from '../../lib/runtime/metrics';
+import { scheduledJob } from '../../lib/schedule/job';
 import { sweepExpiredSockets } from '../../lib/socket/sweep';
 
-export const handler = async () => {
-  countColdStart('functions/events/sweep.ts');
-  const closed = await sweepExpiredSockets();
-  if (closed > 0) logger.info('closed sockets whose token expired', { closed });
-  return { closed };
-};
+/** Every minute: closes the sockets whose token has expired (`token.expired`, then DeleteConnection). */
+export const handler = scheduledJob('sockets.sweep', async () => ({ closed: await sweepExpiredSockets() }));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'aws-lambda';
 import { WebSocket, WebSocketServer } from 'ws';
-import { type SocketRouteRow, socketRoutes } from '../../lib/routes';
+import { functionTimeoutSeconds, type SocketRouteRow, socketRoutes } from '../../lib/routes';
 import { socketLimits } from '../../lib/runtime/aws-limits';
 import type { SocketEvent, SocketResult } from '../../lib/socket/chain';
 import { REPO_ROOT } from './http-adapter';
@@ -69,9 +69,11 @@ export async function createLocalSocketServer(stage: string): Promise<LocalSocke
         ...(rest.requestContext ?? {}),
       },
     };
-    const deadline = now + 29_000;
+    // The function's own timeout, as on AWS, so that a slow handler fails here as it would there.
+    const row = rows.get(routeKey)!;
+    const deadline = now + functionTimeoutSeconds(row) * 1000;
     const context = { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
-    return asFunction(rows.get(routeKey)!, () => handlers.get(routeKey)!(event, context));
+    return asFunction(row, () => handlers.get(routeKey)!(event, context));
   };
 
   const server = createServer((req, res) => {

@@ -4,6 +4,7 @@ import type { HttpHandlerOptions, HttpRequest, HttpResponse, RequestHandler } fr
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { handler as listBoards } from '../../functions/boards/list';
 import { handler as createCard } from '../../functions/cards/create';
+import { handler as sweepSockets } from '../../functions/events/sweep';
 import { accessTokenVerifier } from '../../lib/auth/verifier';
 import { documentClient, tableName } from '../../lib/data/db';
 import { keys } from '../../lib/data/table';
@@ -336,6 +337,25 @@ describe('DynamoDB throttling below the SDK', () => {
     expect(fake.of('TransactWriteItems')).toEqual([]);
     const maxAttempts = await config.maxAttempts();
     await settle(() => fake.of('BatchGetItem').length >= maxAttempts, startedAt + 3_500);
+  });
+
+  it('the expiry sweep, throttled past its time, ends at its deadline and sends nothing after', async () => {
+    // The sweeper's queries of the expiry buckets are throttled on every attempt (attempts at 0,
+    // 1.0 and 3.0 s with the jitter pinned); the invocation has 2 s left. The run must end by
+    // itself before Lambda would kill it, and no query may start once it has ended.
+    pinJitter(0.999);
+    const fake = install((request) => (request.operation === 'Query' ? throttled() : realAnswer(request)));
+    const remainingMs = 2_000;
+
+    const startedAt = Date.now();
+    const result = await sweepSockets({}, lambdaContext(remainingMs));
+    const endedAt = Date.now();
+
+    expect(result).toEqual({ deadline_reached: 1 });
+    expect(endedAt - startedAt).toBeLessThan(remainingMs);
+    expect(fake.of('Query').length).toBeGreaterThanOrEqual(1);
+    await settle(() => false, startedAt + 3_500);
+    expect(fake.requests.filter((r) => r.at > endedAt)).toEqual([]);
   });
 
   it('the original transport is back after each case', () => {
