@@ -1,6 +1,7 @@
 import { FetchError } from 'aws-jwt-verify/error';
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import { Unauthorized, Unavailable } from '../domain/errors';
+import { MAX_TOKEN_LENGTH } from '../domain/limits';
 import { ENV, requireEnv } from '../runtime/config';
 
 /**
@@ -36,8 +37,6 @@ export interface Caller {
   /** Seconds since the epoch at which the token stops being accepted. */
   expiresAt: number;
 }
-
-export const MAX_TOKEN_LENGTH = 8192;
 
 /** One detail for every rejected token, so a 401 says nothing about why. */
 export const INVALID_TOKEN = 'The access token is invalid or has expired.';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { Conflict, Forbidden, NotFound } from '../domain/errors';
+import { Conflict, Forbidden, LimitReached, NotFound } from '../domain/errors';
+import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { byLabelName } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
 import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
@@ -40,8 +41,6 @@ import { keys, labelNameKey } from './table';
  * then on no read shows it), then off every card that carries it; an interrupted clean-up leaves
  * only ids that no read shows and that the card's next label change drops.
  */
-export const MAX_LABELS_PER_BOARD = 100;
-export const MAX_LABELS_PER_CARD = 20;
 
 const nameTaken = () => new Conflict('The board already has a label with this name (names are compared case-insensitively).');
 
@@ -104,7 +103,7 @@ export async function createLabel(scope: BoardScope, input: { name: string; colo
     const codes = cancellationCodes(error);
     if (codes?.[3] === 'ConditionalCheckFailed') {
       if (!itemAtCancellation(error, 3)) throw new NotFound('Board');
-      throw new Conflict(`A board can have at most ${MAX_LABELS_PER_BOARD} labels; delete one first.`);
+      throw new LimitReached(`A board can have at most ${MAX_LABELS_PER_BOARD} labels; delete one first.`);
     }
     if (codes?.[2] === 'ConditionalCheckFailed') throw nameTaken();
     throw error;
@@ -309,7 +308,7 @@ export function attachLabel(scope: BoardScope, labelId: string): Promise<Card> {
   const id = labelForCard(scope, labelId);
   return changeCardLabels(scope, (live) => {
     if (live.includes(id)) return undefined;
-    if (live.length >= MAX_LABELS_PER_CARD) throw new Conflict(`A card can carry at most ${MAX_LABELS_PER_CARD} labels.`);
+    if (live.length >= MAX_LABELS_PER_CARD) throw new LimitReached(`A card can carry at most ${MAX_LABELS_PER_CARD} labels.`);
     return [...live, id];
   });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DomainError, Forbidden, Unauthorized } from '../domain/errors';
-import { MAX_WATCHES_PER_SOCKET } from '../domain/events';
+import { Forbidden, LimitReached, Unauthorized } from '../domain/errors';
+import { MAX_WATCHES_PER_SOCKET } from '../domain/limits';
 import { nowSeconds } from './changes';
 import { deleteItems, documentClient, getItems, isConditionFailure, queryAll, tableName, transactWrite } from './db';
 import type { BoardRecord, LiveLabels, MemberRecord, Role } from './records';
@@ -119,13 +119,6 @@ export async function readConnection(connectionId: string): Promise<ConnectionRe
 
 export const isExpired = (connection: { expires_at: number }) => connection.expires_at <= nowSeconds();
 
-/** A 21st watched board: the realtime contract's `limit` error. */
-export class WatchLimit extends DomainError {
-  constructor() {
-    super('conflict', `A socket may watch at most ${MAX_WATCHES_PER_SOCKET} boards; unwatch one first.`);
-  }
-}
-
 /**
  * Watches a board for a connection whose caller is a member: the membership read (with the
  * board) and, in one transaction, the watch item beside the board's members plus the board in
@@ -169,7 +162,8 @@ export async function watchBoard(connection: ConnectionRecord, boardId: string):
     const codes = cancellationCodes(error);
     if (codes?.[2] === 'ConditionalCheckFailed') throw new Forbidden();
     if (codes?.[1] === 'ConditionalCheckFailed') {
-      if (await readConnection(connection.connection_id)) throw new WatchLimit();
+      if (await readConnection(connection.connection_id))
+        throw new LimitReached(`A socket may watch at most ${MAX_WATCHES_PER_SOCKET} boards; unwatch one first.`);
       throw new Forbidden('This socket is closed; reconnect with a new ticket.');
     }
     throw error;

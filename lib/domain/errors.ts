@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'limit_reached'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'response_too_large'
@@ -67,6 +68,13 @@ export class MethodNotAllowed extends DomainError {
 export class Conflict extends DomainError {
   constructor(detail: string) {
     super('conflict', detail);
+  }
+}
+
+/** A cap of the service (lib/domain/limits.ts) reached: 409 over HTTP, `limit` on a socket. */
+export class LimitReached extends DomainError {
+  constructor(detail: string) {
+    super('limit_reached', detail);
   }
 }
 

@@ -55,6 +55,3 @@ export type ControlFrame =
   | { type: 'error'; code: SocketErrorCode; detail: string; ref?: string; board_id?: string };
 
 export type SocketErrorCode = 'bad_request' | 'forbidden' | 'limit' | 'unavailable' | 'internal';
-
-/** One socket may watch this many boards at once (realtime contract). */
-export const MAX_WATCHES_PER_SOCKET = 20;

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { MAX_DESCRIPTION_LENGTH, MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD, MAX_TOKEN_LENGTH } from '../domain/limits';
 import { KINDS } from './problem';
 
 /**
@@ -114,7 +115,7 @@ const about = <T>(description: string, ...examples: unknown[]) =>
   v.metadata<T, Record<string, unknown>>(examples.length > 0 ? { description, examples } : { description });
 
 const title = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: 256 }), notBlank());
-const description = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: 16_384 }));
+const description = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: MAX_DESCRIPTION_LENGTH }));
 const email = () =>
   v.pipe(
     v.string(),
@@ -185,7 +186,7 @@ export const refreshBody = onFirstUse(() =>
     refresh_token: v.pipe(
       v.string(),
       v.regex(/^\S+$/, 'must be a token without whitespace'),
-      characters({ minLength: 1, maxLength: TOKEN_MAX_LENGTH }),
+      characters({ minLength: 1, maxLength: MAX_TOKEN_LENGTH }),
       about(
         'The `refresh_token` of `POST /auth/register` or `POST /auth/login` (opaque; kept by the client).',
         'eyJjdHkiOiJKV1QiLCJlbmMiOiJBMjU2R0NNIiwiYWxnIjoiUlNBLU9BRVAifQ.example',
@@ -275,14 +276,6 @@ export const moveColumnBody = onFirstUse(() =>
   v.object({ before_id: neighbour('column', 'before'), after_id: neighbour('column', 'after') }),
 );
 
-/**
- * Caps of lib/data/labels.ts (MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD), repeated here so the
- * schemas stay free of data-layer imports; test/unit/openapi.test.ts holds them equal.
- */
-export const LABELS_PER_BOARD = 100;
-export const LABELS_PER_CARD = 20;
-/** The longest token lib/auth/verifier.ts accepts (MAX_TOKEN_LENGTH; test/unit/openapi.test.ts holds them equal). */
-export const TOKEN_MAX_LENGTH = 8192;
 /** The longest lifetime of a Cognito access token (one day), and so of a socket ticket bound to one. */
 const DAY_SECONDS = 86_400;
 /** A lifetime in whole seconds, at most a day (tokens and tickets). */
@@ -343,9 +336,9 @@ export const card = onFirstUse(() =>
       created_at: timestamp('When the card was created'),
       label_ids: v.pipe(
         v.array(id('A label of the board.')),
-        v.maxLength(LABELS_PER_CARD),
+        v.maxLength(MAX_LABELS_PER_CARD),
         about(
-          `The labels on the card, in the board's label order (name, case-insensitively, then id); at most ${LABELS_PER_CARD}.`,
+          `The labels on the card, in the board's label order (name, case-insensitively, then id); at most ${MAX_LABELS_PER_CARD}.`,
         ),
       ),
     }),
@@ -366,8 +359,8 @@ export const label = onFirstUse(() =>
 export const labelList = onFirstUse(() =>
   v.pipe(
     v.array(label()),
-    v.maxLength(LABELS_PER_BOARD),
-    about(`The board's labels by name (case-insensitively), then id; at most ${LABELS_PER_BOARD}.`),
+    v.maxLength(MAX_LABELS_PER_BOARD),
+    about(`The board's labels by name (case-insensitively), then id; at most ${MAX_LABELS_PER_BOARD}.`),
   ),
 );
 export const columnWithCards = onFirstUse(() =>
@@ -389,8 +382,8 @@ export const boardTree = onFirstUse(() =>
       ),
       labels: v.pipe(
         v.array(label()),
-        v.maxLength(LABELS_PER_BOARD),
-        about(`The board's labels, by name (case-insensitively), then id; at most ${LABELS_PER_BOARD}.`),
+        v.maxLength(MAX_LABELS_PER_BOARD),
+        about(`The board's labels, by name (case-insensitively), then id; at most ${MAX_LABELS_PER_BOARD}.`),
       ),
     }),
     about('A board with its columns, their cards and its labels.'),
@@ -402,9 +395,9 @@ export const tokenResponse = onFirstUse(() =>
       token: v.pipe(
         v.string(),
         v.regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
-        v.maxLength(TOKEN_MAX_LENGTH),
+        v.maxLength(MAX_TOKEN_LENGTH),
         about(
-          `The Cognito access token (a signed JWT): send it as \`Authorization: Bearer <token>\`. The service refuses tokens longer than ${TOKEN_MAX_LENGTH} characters.`,
+          `The Cognito access token (a signed JWT): send it as \`Authorization: Bearer <token>\`. The service refuses tokens longer than ${MAX_TOKEN_LENGTH} characters.`,
         ),
       ),
       token_type: v.pipe(v.literal('Bearer'), about('Always `Bearer`.')),
@@ -413,7 +406,7 @@ export const tokenResponse = onFirstUse(() =>
         v.pipe(
           v.string(),
           v.regex(/^\S+$/),
-          v.maxLength(TOKEN_MAX_LENGTH),
+          v.maxLength(MAX_TOKEN_LENGTH),
           about("Cognito's refresh token (opaque); kept for clients that talk to Cognito directly."),
         ),
       ),
@@ -459,7 +452,7 @@ export const problem = onFirstUse(() =>
       ),
       detail: v.pipe(
         v.string(),
-        v.maxLength(16_384),
+        v.maxLength(MAX_DESCRIPTION_LENGTH),
         v.regex(/\S/),
         about('What was wrong, for a person; never a stack trace, AWS error name, table name or key.', 'Card was not found.'),
       ),

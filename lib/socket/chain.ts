@@ -47,7 +47,7 @@ export type SocketHandler = (input: SocketInput) => Promise<ControlFrame | undef
 const ERROR_CODES: Partial<Record<DomainError['kind'], SocketErrorCode>> = {
   bad_request: 'bad_request',
   forbidden: 'forbidden',
-  conflict: 'limit',
+  limit_reached: 'limit',
   unavailable: 'unavailable',
 };
 /** `$connect` refuses the handshake with the HTTP status of the error. */

@@ -254,7 +254,7 @@ describe('POST /boards/{id}/labels', () => {
     const { owner, board, stranger, strangerBoard } = await team();
     const bug = await label(owner, board.id, 'Bug', '#ff0000');
     for (const name of ['Bug', 'bug', 'BUG', 'bUg']) {
-      expectProblem(await postLabel(owner, board.id, { name, color: '#00ff00' }), 409);
+      expect(expectProblem(await postLabel(owner, board.id, { name, color: '#00ff00' }), 409).code).toBe('conflict');
     }
     expect(await labelsOf(owner, board.id)).toEqual([bug]);
     // The same name on another board is fine.
@@ -873,6 +873,8 @@ describe('limits', () => {
     const over = expectProblem(await postLabel(owner, board.id, { name: 'One too many', color: '#000000' }), 409);
     expect(over.detail).toMatch(/\b100\b/);
     expect(over.detail).toMatch(/label/i);
+    // Told apart from a name clash (also 409) by its code.
+    expect(over.code).toBe('limit_reached');
     expect(await labelsOf(owner, board.id)).toHaveLength(100);
 
     // A free place after a delete.
@@ -898,6 +900,7 @@ describe('limits', () => {
     const over = expectProblem(await attach(owner, card.id, labels[20]!.id), 409);
     expect(over.detail).toMatch(/\b20\b/);
     expect(over.detail).toMatch(/card/i);
+    expect(over.code).toBe('limit_reached');
     expect(await cardOf(owner, card.id)).toEqual(full);
 
     // Idempotent at the limit: a label already on the card is no new label.

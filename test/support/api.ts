@@ -105,8 +105,14 @@ export function expectProblem(reply: Reply, status: number) {
     status,
     type: 'application/problem+json',
   });
-  expect(reply.body).toMatchObject({ type: expect.any(String), title: expect.any(String), status, detail: expect.any(String) });
-  return reply.body as { type: string; title: string; status: number; detail: string };
+  expect(reply.body).toMatchObject({
+    type: expect.any(String),
+    title: expect.any(String),
+    status,
+    detail: expect.any(String),
+    code: expect.any(String),
+  });
+  return reply.body as { type: string; title: string; status: number; detail: string; code: string };
 }
 
 export interface ColumnView {

@@ -3,8 +3,6 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import fc from 'fast-check';
 import * as v from 'valibot';
-import { MAX_TOKEN_LENGTH } from '../../lib/auth/verifier';
-import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../../lib/data/labels';
 import type { ErrorKind } from '../../lib/domain/errors';
 import { buildOpenApiDocument, documentedRows, errorStatuses, GATEWAY_STATUSES, serversFor } from '../../lib/http/openapi';
 import { KINDS } from '../../lib/http/problem';
@@ -160,12 +158,6 @@ describe('OpenAPI document', () => {
       }),
       { numRuns: 2000 },
     );
-  });
-
-  it("the label caps and the token length are the data layer and the verifier's", () => {
-    expect(s.LABELS_PER_BOARD).toBe(MAX_LABELS_PER_BOARD);
-    expect(s.LABELS_PER_CARD).toBe(MAX_LABELS_PER_CARD);
-    expect(s.TOKEN_MAX_LENGTH).toBe(MAX_TOKEN_LENGTH);
   });
 
   it("documents the gateway's own 429 and 413 with the bodies it sends", () => {

@@ -1,0 +1,16 @@
+/**
+ * The service's caps, in one place: the data layer and the verifier enforce them, the schemas
+ * (and so the OpenAPI and AsyncAPI documents) state them. Pure constants, so that a bundle
+ * importing one loads no client.
+ */
+
+/** Labels one board may have (each costs a read in every card answer's label lookup). */
+export const MAX_LABELS_PER_BOARD = 100;
+/** Labels one card may carry. */
+export const MAX_LABELS_PER_CARD = 20;
+/** The longest access token accepted (a Cognito access token is about 1 KB; this bounds the work a forged one can cause). */
+export const MAX_TOKEN_LENGTH = 8192;
+/** Boards one socket may watch at once (realtime contract). */
+export const MAX_WATCHES_PER_SOCKET = 20;
+/** The longest card description and problem detail, in characters. */
+export const MAX_DESCRIPTION_LENGTH = 16_384;
