@@ -267,8 +267,10 @@ describe('POST /boards/{id}/labels', () => {
     const { owner, member, board } = await team();
     // Rename and delete at once, a few times: whichever commits first, once both have answered the
     // label is gone, and so both its old and its new name are free (only another label makes a 409).
-    // Fails today: when the rename commits between the delete's read and its write, the delete
-    // removes the name item of the name it read, and the new name's item stays behind for good.
+    // The interleaving this guards against (fixed in 379d087): the rename commits between the
+    // delete's read and its write, the delete removes the name item of the name it read, and the
+    // new name's item stays behind for good. Twelve rounds make it likely, not certain; a round
+    // where it does not happen still must leave both names free.
     const rounds = await inBatches(range(12), 4, async (i) => {
       const doomed = await label(owner, board.id, `Old ${i}`);
       const [renamed, deleted] = await Promise.all([

@@ -313,7 +313,8 @@ describe('DynamoDB throttling below the SDK', () => {
 
     expectUnavailable(reply);
     expect(fake.of('TransactWriteItems').length).toBeGreaterThanOrEqual(1);
-    await settle(() => fake.of('TransactWriteItems').length >= 3, startedAt + 3_500);
+    // The third attempt is due at ~3.0 s; wait well past it, so that a slow machine still sees it.
+    await settle(() => fake.of('TransactWriteItems').length >= 3, startedAt + 5_000);
     const late = fake.requests.filter((r) => r.at > answeredAt).map((r) => `${r.operation} (${r.attemptHeader})`);
     expect(late).toEqual([]);
   });
@@ -354,7 +355,8 @@ describe('DynamoDB throttling below the SDK', () => {
     expect(result).toEqual({ deadline_reached: 1 });
     expect(endedAt - startedAt).toBeLessThan(remainingMs);
     expect(fake.of('Query').length).toBeGreaterThanOrEqual(1);
-    await settle(() => false, startedAt + 3_500);
+    // The third attempt would be due at ~3.0 s; wait well past it.
+    await settle(() => false, startedAt + 5_000);
     expect(fake.requests.filter((r) => r.at > endedAt)).toEqual([]);
   });
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { nowSeconds } from '../../lib/data/changes';
 import { documentClient } from '../../lib/data/db';
 import { issueTicket } from '../../lib/data/sockets';
 import { Unauthorized } from '../../lib/domain/errors';
@@ -9,32 +8,35 @@ import { Unauthorized } from '../../lib/domain/errors';
 /**
  * A ticket never outlives its token (realtime contract), and its `expires_in` says what it really
  * has. The second in which a token expires can turn between its verification and the ticket's
- * write, which DynamoDB Local shows only by chance: the put is stubbed to catch what is written.
+ * write, which DynamoDB Local shows only by chance: the clock is pinned and the put stubbed to see
+ * what is written at a chosen second. (The full 60 s on DynamoDB Local: test/integration/realtime.test.ts.)
  */
 const ddb = mockClient(documentClient);
+const NOW_MS = Date.UTC(2026, 10, 25, 12, 0, 0, 400);
+const NOW = Math.floor(NOW_MS / 1000);
 afterAll(() => ddb.restore());
 beforeEach(() => {
   ddb.reset();
   ddb.on(PutCommand).resolves({});
+  jest.spyOn(Date, 'now').mockReturnValue(NOW_MS);
 });
+afterEach(() => jest.restoreAllMocks());
 
 const stored = () => ddb.commandCalls(PutCommand)[0]!.args[0].input.Item as { expires_at: number; token_expires_at: number };
 
-it('a token with an hour left: the configured 60 s, and expires_in says 60', async () => {
-  const issued = await issueTicket(randomUUID(), nowSeconds() + 3600, 60);
-  expect(issued.expiresIn).toBe(60);
-  expect(stored().expires_at - nowSeconds()).toBeLessThanOrEqual(60);
+it('a token with 5 s left: the ticket ends with it, not 60 s later, and expires_in says 5', async () => {
+  const issued = await issueTicket(randomUUID(), NOW + 5, 60);
+  expect(stored()).toMatchObject({ expires_at: NOW + 5, token_expires_at: NOW + 5 });
+  expect(issued.expiresIn).toBe(5);
 });
 
-it('a token with 5 s left: the ticket ends with it, and expires_in says so', async () => {
-  const tokenExpiresAt = nowSeconds() + 5;
-  const issued = await issueTicket(randomUUID(), tokenExpiresAt, 60);
-  expect(stored().expires_at).toBe(tokenExpiresAt);
-  expect(issued.expiresIn).toBeGreaterThanOrEqual(4);
-  expect(issued.expiresIn).toBeLessThanOrEqual(5);
+it('a token with 61 s left: the full configured lifetime, 60 s', async () => {
+  const issued = await issueTicket(randomUUID(), NOW + 61, 60);
+  expect(stored()).toMatchObject({ expires_at: NOW + 60, token_expires_at: NOW + 61 });
+  expect(issued.expiresIn).toBe(60);
 });
 
 it('a token that expired since it was verified gets no ticket (401), and nothing is written', async () => {
-  await expect(issueTicket(randomUUID(), nowSeconds(), 60)).rejects.toBeInstanceOf(Unauthorized);
+  await expect(issueTicket(randomUUID(), NOW, 60)).rejects.toBeInstanceOf(Unauthorized);
   expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
 });
