@@ -1,6 +1,6 @@
 import { MethodNotAllowed, NotFound } from '../lib/domain/errors';
 import { publicRoute } from '../lib/http/public-route';
-import { isCatchAll, matchPath, routes } from '../lib/routes';
+import { methodsAt } from '../lib/routes';
 
 /**
  * API Gateway's `$default` route: a path no row serves is 404, a path served with other methods
@@ -8,9 +8,7 @@ import { isCatchAll, matchPath, routes } from '../lib/routes';
  */
 export const handler = publicRoute('fallback', async ({ event }) => {
   const path = event.rawPath ?? event.requestContext.http.path;
-  const allow = Object.values(routes)
-    .filter((row) => !isCatchAll(row) && matchPath(row.path, path))
-    .map((row) => row.method);
-  if (allow.length > 0) throw new MethodNotAllowed([...new Set(allow)]);
+  const allow = methodsAt(path);
+  if (allow.length > 0) throw new MethodNotAllowed(allow);
   throw new NotFound(`The path ${path}`);
 });

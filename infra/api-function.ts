@@ -16,6 +16,7 @@ import {
   type FunctionRow,
   functionTimeoutSeconds,
   type RouteRow,
+  routeKeyOf,
   type ScheduleRow,
   type SocketRouteRow,
   type StreamConsumerRow,
@@ -27,7 +28,7 @@ export type AnyRow = RouteRow | SocketRouteRow | StreamConsumerRow | ScheduleRow
 
 /** What invokes a row's function, in words: `GET /boards`, `WebSocket watch`, `DynamoDB stream`, `every 1 minute`. */
 export function triggerOf(row: FunctionRow): string {
-  if ('method' in row) return `${(row as RouteRow).method} ${(row as RouteRow).path}`;
+  if ('method' in row) return routeKeyOf(row as RouteRow);
   if ('routeKey' in row) return `WebSocket ${(row as SocketRouteRow).routeKey}`;
   if ('filter' in row) return 'DynamoDB stream';
   if ('everyMinutes' in row) {
@@ -64,7 +65,7 @@ function copyPackageFiles(inputDir: string, outputDir: string, pkg: { name: stri
 }
 
 /** Only these connection management calls are made (PostToConnection, DeleteConnection). */
-const CONNECTION_METHODS = ['POST', 'DELETE'] as const;
+export const CONNECTION_METHODS = ['POST', 'DELETE'] as const;
 
 export interface ApiFunctionProps {
   row: FunctionRow;

@@ -11,11 +11,8 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { ScheduleRow, SocketRouteRow, StreamConsumerRow } from '../lib/routes';
+import { type ScheduleRow, SOCKET_STAGE, type SocketRouteRow, type StreamConsumerRow } from '../lib/routes';
 import { type ApiFunction, functionIdOf } from './api-function';
-
-/** The WebSocket stage's name; the local stack serves the same one (infra/local/stack.ts). */
-export const SOCKET_STAGE = 'live';
 
 /** Messages an action route answers on the socket itself (a route response); lifecycle routes answer nothing. */
 export const answersClient = (routeKey: string) => routeKey === '$default' || !routeKey.startsWith('$');

@@ -18,10 +18,12 @@ import { appClient as appClientDefinition, passwordPolicy, tokenValidity } from 
 import { tableDefinition } from '../lib/data/table';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../lib/http/cors';
 import {
+  corsMethods,
   type FunctionRow,
   isCatchAll,
   type RouteId,
   type RouteRow,
+  routeKeyOf,
   routes,
   type ScheduleRow,
   type SocketRouteRow,
@@ -31,7 +33,7 @@ import {
   streamConsumers,
 } from '../lib/routes';
 import { ENV } from '../lib/runtime/config';
-import { ApiFunction, functionIdOf } from './api-function';
+import { ApiFunction, CONNECTION_METHODS, functionIdOf } from './api-function';
 import type { StackConfig } from './config';
 import { Dashboard } from './dashboard';
 import { Monitoring } from './monitoring';
@@ -169,10 +171,7 @@ export class TaskBoardStack extends Stack {
         allowHeaders: CORS_ALLOW_HEADERS,
         exposeHeaders: CORS_EXPOSE_HEADERS,
         // Every method a route row has, and the preflight's own.
-        allowMethods: [
-          ...new Set(Object.values(routes as Record<string, RouteRow>).flatMap((row) => (isCatchAll(row) ? [] : [row.method]))),
-          'OPTIONS' as const,
-        ].map((method) => CorsHttpMethod[method]),
+        allowMethods: corsMethods().map((method) => CorsHttpMethod[method]),
         maxAge: Duration.minutes(10),
       },
     });
@@ -194,13 +193,13 @@ export class TaskBoardStack extends Stack {
       throttlingBurstLimit: config.throttle.burstLimit,
       detailedMetricsEnabled: true,
     };
-    // Registration and login call Cognito, whose own quotas are low: throttle them harder.
+    // The rows that call Cognito, whose own quotas are low, are throttled harder (`throttle`).
     // RouteSettings is a raw JSON property in CloudFormation: its keys are written as-is.
     stage.routeSettings = Object.fromEntries(
-      Object.values(routes)
-        .filter((row) => row.path.startsWith('/auth/'))
+      Object.values(routes as Record<string, RouteRow>)
+        .filter((row) => row.throttle === 'identity')
         .map((row) => [
-          `${row.method} ${row.path}`,
+          routeKeyOf(row),
           {
             ThrottlingRateLimit: config.authThrottle.rateLimit,
             ThrottlingBurstLimit: config.authThrottle.burstLimit,
@@ -331,7 +330,7 @@ export class TaskBoardStack extends Stack {
     const apiLogicalId = this.resolve(this.getLogicalId(live.api.node.defaultChild as CfnElement));
     for (const fn of this.functions.values()) {
       if (!fn.row.manageConnections) continue;
-      for (const method of ['POST', 'DELETE']) {
+      for (const method of CONNECTION_METHODS) {
         Validations.of(fn.role).acknowledge({
           id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiLogicalId}>/${live.stage.stageName}/${method}/@connections/*]`,
           reason: `execute-api:ManageConnections for ${method === 'POST' ? 'PostToConnection' : 'DeleteConnection'} on this stage's @connections only: the connection id in the resource is known only when a socket opens.`,

@@ -60,6 +60,11 @@ export interface RouteRow extends FunctionRow {
    * again (a new login) without creating the account twice.
    */
   idempotent?: 'caller' | 'account';
+  /**
+   * `identity`: the route calls Cognito (sign-up, sign-in, tokens), whose own quotas are far
+   * lower than the API's, so the stage throttles it at the stricter `authThrottle` rate.
+   */
+  throttle?: 'identity';
 }
 
 /** A function's timeout: the row's own, or 10 s. */
@@ -137,6 +142,7 @@ export const routes = {
   'auth.register': {
     method: 'POST',
     path: '/auth/register',
+    throttle: 'identity',
     entry: 'functions/auth/register.ts',
     summary: 'Register a user and receive an access token',
     access: { scope: 'public' },
@@ -150,6 +156,7 @@ export const routes = {
   'auth.login': {
     method: 'POST',
     path: '/auth/login',
+    throttle: 'identity',
     entry: 'functions/auth/login.ts',
     summary: 'Log in with email and password',
     access: { scope: 'public' },
@@ -162,6 +169,7 @@ export const routes = {
   'auth.refresh': {
     method: 'POST',
     path: '/auth/refresh',
+    throttle: 'identity',
     entry: 'functions/auth/refresh.ts',
     summary: 'Exchange a refresh token for a new access token',
     // No bearer token: the refresh token in the body is the credential (as the password is for login).
@@ -175,6 +183,7 @@ export const routes = {
   'auth.logout': {
     method: 'POST',
     path: '/auth/logout',
+    throttle: 'identity',
     entry: 'functions/auth/logout.ts',
     summary: 'Log out: revoke a refresh token so that it can no longer be refreshed',
     access: { scope: 'public' },
@@ -524,6 +533,9 @@ export interface SocketRouteRow extends FunctionRow {
   body?: Lazy;
 }
 
+/** The WebSocket API's stage: the path of every socket address, on AWS and on the local stack. */
+export const SOCKET_STAGE = 'live';
+
 export const socketRoutes = {
   'socket.connect': {
     routeKey: '$connect',
@@ -647,7 +659,7 @@ export const isCatchAll = (row: Pick<RouteRow, 'path'>) => row.path === '$defaul
 export const routeKeyOf = (row: Pick<RouteRow, 'method' | 'path'>) =>
   isCatchAll(row) ? '$default' : `${row.method} ${row.path}`;
 
-/** Matches a concrete path against the table's templates (used by the fallback and the local server). */
+/** Matches a concrete path against one of the table's templates: its parameters, or undefined. */
 export function matchPath(template: string, path: string): Record<string, string> | undefined {
   const names: string[] = [];
   const pattern = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
@@ -662,3 +674,24 @@ export function matchPath(template: string, path: string): Record<string, string
     return undefined; // malformed percent-encoding: no route has such a path
   }
 }
+
+/** The rows API Gateway routes by method and path: all but the catch-all. */
+const servedRows = () => (Object.entries(routes) as [RouteId, RouteRow][]).filter(([, row]) => !isCatchAll(row));
+
+/** The row serving `method` on a concrete path, with its path parameters; undefined: the catch-all's. */
+export function routeFor(method: string, path: string): { id: RouteId; params: Record<string, string> } | undefined {
+  for (const [id, row] of servedRows()) {
+    if (row.method !== method) continue;
+    const params = matchPath(row.path, path);
+    if (params) return { id, params };
+  }
+  return undefined;
+}
+
+/** The methods the rows serve on a concrete path: the catch-all's `Allow` (none: 404). */
+export const methodsAt = (path: string) => [
+  ...new Set(servedRows().flatMap(([, row]) => (matchPath(row.path, path) ? [row.method] : []))),
+];
+
+/** Every method a row serves, and the preflight's own: what CORS allows, on AWS and locally. */
+export const corsMethods = () => [...new Set(servedRows().map(([, row]) => row.method)), 'OPTIONS' as const];

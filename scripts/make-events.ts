@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { SOCKET_STAGE } from '../infra/realtime';
 import { STAMP_ATTRIBUTE } from '../lib/data/changes';
 import { columnPositionKey, keys } from '../lib/data/table';
 import type { ChangeStamp } from '../lib/domain/events';
@@ -11,6 +10,7 @@ import {
   routeKeyOf,
   routes,
   type ScheduleId,
+  SOCKET_STAGE,
   type SocketRouteId,
   type SocketRouteRow,
   type StreamConsumerId,

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../lib/http/cors';
-import { functionTimeoutSeconds, isCatchAll, matchPath, type RouteRow, routeKeyOf, routes } from '../../lib/routes';
+import { corsMethods, functionTimeoutSeconds, isCatchAll, type RouteRow, routeFor, routeKeyOf, routes } from '../../lib/routes';
 import { httpApiLimits, overLambdaResponseLimit } from '../../lib/runtime/aws-limits';
 import { asFunction } from './iam';
 import { instrumentClient, type RequestTrace, sequentialRoundTrips, timeInDynamoDb, traceStorage } from './trace';
@@ -49,7 +49,7 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
       'access-control-allow-origin': corsOrigin,
       'access-control-allow-headers': CORS_ALLOW_HEADERS.join(','),
       'access-control-expose-headers': CORS_EXPOSE_HEADERS.join(','),
-      'access-control-allow-methods': 'GET,POST,PUT,PATCH,DELETE,OPTIONS',
+      'access-control-allow-methods': corsMethods().join(','),
       'access-control-max-age': '600',
     };
     if (method === 'OPTIONS' && req.headers['access-control-request-method']) {
@@ -61,17 +61,9 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
       res.writeHead(413, { 'content-type': 'application/json', ...cors }).end('{"message":"Request Entity Too Large"}');
       return;
     }
-    let routeId = fallbackId;
-    let pathParameters: Record<string, string> | undefined;
-    for (const [id, row] of rows) {
-      if (row.method !== method) continue;
-      const params = matchPath(row.path, url.pathname);
-      if (params) {
-        routeId = id;
-        pathParameters = Object.keys(params).length > 0 ? params : undefined;
-        break;
-      }
-    }
+    const served = routeFor(method, url.pathname);
+    const routeId = served?.id ?? fallbackId;
+    const pathParameters = served && Object.keys(served.params).length > 0 ? served.params : undefined;
     const row = routes[routeId as keyof typeof routes] as RouteRow;
     const event = toEvent(req, url, method, row, pathParameters, body);
     const deadline = Date.now() + functionTimeoutSeconds(row) * 1000;

@@ -2,7 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
-import { schedules, streamConsumers } from '../../lib/routes';
+import { SOCKET_STAGE, schedules, streamConsumers } from '../../lib/routes';
+import { ENV } from '../../lib/runtime/config';
 import { ensurePool, fetchJwks, startCognitoLocal } from './cognito';
 import { ensureTable, startDynamoDbLocal } from './dynamodb';
 import { createLocalHttpServer, REPO_ROOT } from './http-adapter';
@@ -12,9 +13,6 @@ import { createLocalSocketServer, type LocalSocketServer } from './socket-server
 import { type StreamPoller, startStreamPoller } from './stream-poller';
 
 export const LOCAL_TABLE_NAME = 'task-board-local';
-
-/** The WebSocket stage's name, locally as in the deployed stack (infra/realtime.ts). */
-export const SOCKET_STAGE = 'live';
 
 export interface LocalStack {
   url: string;
@@ -78,7 +76,7 @@ export async function startLocalStack(options: {
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
       AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
       AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognitoEndpoint,
-      TABLE_NAME: LOCAL_TABLE_NAME,
+      [ENV.tableName]: LOCAL_TABLE_NAME,
     };
     Object.assign(process.env, env);
     await ensureTable(dynamoEndpoint, LOCAL_TABLE_NAME);
@@ -87,11 +85,11 @@ export async function startLocalStack(options: {
     const socketPort = options.socketPort || (await freePort());
     const socketUrl = `ws://${host}:${socketPort}/${SOCKET_STAGE}`;
     Object.assign(env, {
-      USER_POOL_ID: pool.userPoolId,
-      USER_POOL_CLIENT_ID: pool.userPoolClientId,
-      TOKEN_ISSUER: pool.issuer,
-      SOCKET_URL: socketUrl,
-      SOCKET_CALLBACK_URL: `http://127.0.0.1:${socketPort}/${SOCKET_STAGE}`,
+      [ENV.userPoolId]: pool.userPoolId,
+      [ENV.userPoolClientId]: pool.userPoolClientId,
+      [ENV.tokenIssuer]: pool.issuer,
+      [ENV.socketUrl]: socketUrl,
+      [ENV.socketCallbackUrl]: `http://127.0.0.1:${socketPort}/${SOCKET_STAGE}`,
     });
     Object.assign(process.env, env);
 

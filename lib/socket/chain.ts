@@ -1,6 +1,6 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { safeParse } from 'valibot';
+import { type GenericSchema, type InferOutput, safeParse } from 'valibot';
 import { asDomainError } from '../data/sdk-errors';
 import { BadRequest, type DomainError, Unavailable } from '../domain/errors';
 import type { ControlFrame, SocketErrorCode } from '../domain/events';
@@ -34,15 +34,22 @@ export interface SocketResult {
   body?: string;
 }
 
-export interface SocketInput {
+/** The message a row takes, as its schema outputs it; nothing for lifecycle rows. */
+export type MessageOf<Id extends SocketRouteId> = (typeof socketRoutes)[Id] extends { body: () => infer S extends GenericSchema }
+  ? InferOutput<S>
+  : Record<string, never>;
+
+export interface SocketInput<Id extends SocketRouteId = SocketRouteId> {
   connectionId: string;
   /** The message, validated against the row's schema (action rows). */
-  body: Record<string, unknown>;
+  body: MessageOf<Id>;
   event: SocketEvent;
 }
 
 /** A handler's answer: a frame for the socket (action rows), or nothing (lifecycle rows). */
-export type SocketHandler = (input: SocketInput) => Promise<ControlFrame | undefined>;
+export type SocketHandler<Id extends SocketRouteId = SocketRouteId> = (
+  input: SocketInput<Id>,
+) => Promise<ControlFrame | undefined>;
 
 const ERROR_CODES: Partial<Record<DomainError['kind'], SocketErrorCode>> = {
   bad_request: 'bad_request',
@@ -68,7 +75,7 @@ type SocketMiddleware = MiddlewareObj<SocketEvent, SocketResult, Error, SocketCo
  * and the request deadline around all of it. A handler takes validated input and returns the
  * frame to answer with.
  */
-export function socketRoute(id: SocketRouteId, handler: SocketHandler) {
+export function socketRoute<Id extends SocketRouteId>(id: Id, handler: SocketHandler<Id>) {
   const row: SocketRouteRow = socketRoutes[id];
   if (row.table.length > 0) requireEnv(ENV.tableName);
   const chain = middy<SocketEvent, SocketResult, Error, SocketContext>({ timeoutEarlyInMillis: 0 })
@@ -76,7 +83,11 @@ export function socketRoute(id: SocketRouteId, handler: SocketHandler) {
     .use(socketErrors(row))
     .use(parseSocketMessage(row))
     .handler(async (event, context) => {
-      const frame = await handler({ connectionId: event.requestContext.connectionId, body: context.socket.message, event });
+      const frame = await handler({
+        connectionId: event.requestContext.connectionId,
+        body: context.socket.message as MessageOf<Id>,
+        event,
+      });
       return frame ? { statusCode: 200, body: JSON.stringify(frame) } : { statusCode: 200 };
     }) as unknown as (event: SocketEvent, context: Context) => Promise<SocketResult>;
   return (event: SocketEvent, context: Context): Promise<SocketResult> => {

@@ -6,9 +6,8 @@ import { buildApp } from '../../infra/build-app';
 import { DEFAULT_RUNBOOK } from '../../infra/config';
 import { DASHBOARD_LIMITS, routeKeyOf, SERVICE_NAMESPACE } from '../../infra/dashboard';
 import { RUNBOOK_ANCHORS } from '../../infra/monitoring';
-import { SOCKET_STAGE } from '../../infra/realtime';
 import { functionIdOf } from '../../infra/task-board-stack';
-import { type RouteRow, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import { type RouteRow, routes, SOCKET_STAGE, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 
 /**
  * Operations (infra/dashboard.ts, infra/monitoring.ts, docs/runbook.md): the dashboard holds a

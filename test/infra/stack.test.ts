@@ -5,10 +5,17 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { AnyRow } from '../../infra/api-function';
 import { buildApp } from '../../infra/build-app';
-import { SOCKET_STAGE } from '../../infra/realtime';
 import { functionIdOf } from '../../infra/task-board-stack';
 import { COLUMN_POSITION_INDEX, tableDefinition } from '../../lib/data/table';
-import { type FunctionRow, type RouteRow, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import {
+  type FunctionRow,
+  type RouteRow,
+  routes,
+  SOCKET_STAGE,
+  schedules,
+  socketRoutes,
+  streamConsumers,
+} from '../../lib/routes';
 import { eventFileOf } from '../../scripts/make-events';
 
 /** HTTP route rows; and every function row of every table (HTTP, WebSocket, stream, schedule). */
