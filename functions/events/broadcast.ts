@@ -1,8 +1,5 @@
-import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { broadcast } from '../../lib/socket/fanout';
 import { streamConsumer } from '../../lib/stream/consumer';
 
 /** The table stream's consumer for live events (filtered to stamped changes; see lib/data/changes.ts). */
-export const handler = streamConsumer('events.broadcast', (event: DynamoDBStreamEvent) =>
-  broadcast(event.Records as Parameters<typeof broadcast>[0]),
-);
+export const handler = streamConsumer('events.broadcast', broadcast);

@@ -35,6 +35,24 @@ export function boardOfRecord(record: ChangeRecord): string | undefined {
 }
 
 /**
+ * The deletion a stream record announces, for the collector of a deleted board's or column's
+ * items: the stamp's kind and, for a column, its id (written with the stamp by the delete).
+ */
+export function deletionOfRecord(
+  record: ChangeRecord,
+): { kind: 'board.deleted'; boardId: string } | { kind: 'column.deleted'; boardId: string; columnId: string } | undefined {
+  const image = record.dynamodb?.NewImage;
+  const boardId = boardIdOfPartition(image?.pk?.S ?? '');
+  const stamp = image?.[STAMP_ATTRIBUTE]?.M;
+  const kind = stamp?.kind?.S as ChangeStamp['kind'] | undefined;
+  if (!boardId) return undefined;
+  if (kind === 'board.deleted') return { kind, boardId };
+  const columnId = stamp?.data?.M?.column_id?.S;
+  if (kind === 'column.deleted' && columnId) return { kind, boardId, columnId };
+  return undefined;
+}
+
+/**
  * The event a stream record stands for, from the record alone, or undefined for a record that is
  * no change of its own (the stamp is the one an earlier record already carried). `labels` are the
  * board's live labels, read with its watchers: a card's label_ids are shown as the REST routes

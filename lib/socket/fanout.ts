@@ -1,13 +1,10 @@
+import type { DynamoDBBatchResponse } from 'aws-lambda';
 import { boardOfRecord, type ChangeRecord, eventOfRecord } from '../data/change-events';
 import { type Audience, closeConnection, dropWatches, isExpired, readAudience, type WatchRecord } from '../data/sockets';
 import type { BoardEvent } from '../domain/events';
 import { logger } from '../runtime/logger';
 import { emitMetric, SERVICE } from '../runtime/metrics';
 import { closeSocket, sendFrame } from './management';
-
-export interface BatchResult {
-  batchItemFailures: { itemIdentifier: string }[];
-}
 
 /**
  * Sends a batch of stream records' events to the watchers of their boards. Each board's events go
@@ -16,7 +13,7 @@ export interface BatchResult {
  * A board that fails reports its first undelivered record, from which Lambda (or the local
  * poller) retries: delivery is at least once, and clients drop repeats by `event_id`.
  */
-export async function broadcast(records: (ChangeRecord & { dynamodb?: { SequenceNumber?: string } })[]): Promise<BatchResult> {
+export async function broadcast(records: ChangeRecord[]): Promise<DynamoDBBatchResponse> {
   const byBoard = new Map<string, { record: ChangeRecord; sequence: string }[]>();
   for (const record of records) {
     const boardId = boardOfRecord(record);

@@ -1,11 +1,10 @@
-import type { Context } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { ChangeRecord } from '../data/change-events';
 import { functionTimeoutSeconds, type StreamConsumerId, type StreamConsumerRow, streamConsumers } from '../routes';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
 import { countColdStart } from '../runtime/metrics';
-
-type BatchResult = { batchItemFailures: { itemIdentifier: string }[] };
 
 /**
  * The chain of a stream consumer row, as lib/http/chain.ts is for HTTP rows: the cold-start
@@ -13,18 +12,16 @@ type BatchResult = { batchItemFailures: { itemIdentifier: string }[] };
  * is reported failed (the work is aborted: no SDK retry starts after), so the event source runs
  * it again instead of Lambda killing the invocation mid-way; consumers are safe to repeat.
  */
-export function streamConsumer<E extends { Records: { dynamodb?: { SequenceNumber?: string } }[] }>(
-  id: StreamConsumerId,
-  consume: (event: E, context: Context) => Promise<BatchResult>,
-) {
+export function streamConsumer(id: StreamConsumerId, consume: (records: ChangeRecord[]) => Promise<DynamoDBBatchResponse>) {
   const row: StreamConsumerRow = streamConsumers[id];
   if (row.table.length > 0) requireEnv(ENV.tableName);
-  return (event: E, context: Context): Promise<BatchResult> => {
+  return (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
     countColdStart(row.entry);
     const remaining = context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
     return raceDeadline(
       remaining,
-      () => consume(event, context),
+      // Lambda's stream types and the SDK's AttributeValue describe the same JSON images.
+      () => consume(event.Records as ChangeRecord[]),
       () => {
         logger.error('stream batch deadline reached; the batch runs again', { consumer: id });
         const first = event.Records[0]?.dynamodb?.SequenceNumber;
