@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
-import { functionIdOf } from '../infra/task-board-stack';
+import { functionIdOf } from '../infra/api-function';
 import { type RouteId, routeIds, routes, schedules, socketRoutes, streamConsumers } from '../lib/routes';
 import { log, median, min, REPO_ROOT, round } from './util';
 

@@ -29,9 +29,6 @@ import type { ApiFunction } from './api-function';
 /** The namespace of the service's own metrics (embedded metric format, lib/runtime/metrics.ts). */
 export const SERVICE_NAMESPACE = 'TaskBoard';
 
-/** The key API Gateway gives a route row: `GET /boards/{id}`, or `$default` for the catch-all. */
-export { routeKeyOf };
-
 /** CloudWatch's own limits on a dashboard (service quotas): checked at synth. */
 export const DASHBOARD_LIMITS = { widgets: 500, metricsPerWidget: 500 } as const;
 

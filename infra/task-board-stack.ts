@@ -54,8 +54,6 @@ function functionDlqReason(row: FunctionRow): string {
 
 const RETENTION: Record<number, RetentionDays> = { 30: RetentionDays.ONE_MONTH, 365: RetentionDays.ONE_YEAR };
 
-export { functionIdOf };
-
 /**
  * The service: one DynamoDB table keyed by board, a Cognito user pool, an HTTP API with one
  * function per row of the route table (lib/routes.ts), the `$default` row included, and the live

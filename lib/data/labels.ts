@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { Conflict, Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { byLabelName } from '../domain/ordering';
@@ -11,6 +9,7 @@ import {
   documentClient,
   isConditionFailure,
   itemAtCancellation,
+  itemAtConditionFailure,
   LostRace,
   queryAll,
   queryPages,
@@ -352,9 +351,9 @@ function changeCardLabels(scope: BoardScope, change: (live: string[]) => string[
       return toCard(out.Attributes as CardRecord, labels);
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const current = (error as { Item?: Record<string, unknown> }).Item;
+      const current = itemAtConditionFailure<CardRecord>(error);
       if (!current) throw new NotFound('Card');
-      card = unmarshall(current as Record<string, AttributeValue>) as CardRecord;
+      card = current;
       throw new LostRace();
     }
   });

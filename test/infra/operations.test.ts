@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { AnyRow } from '../../infra/api-function';
+import { functionIdOf } from '../../infra/api-function';
 import { buildApp } from '../../infra/build-app';
 import { DEFAULT_RUNBOOK } from '../../infra/config';
-import { DASHBOARD_LIMITS, routeKeyOf, SERVICE_NAMESPACE } from '../../infra/dashboard';
+import { DASHBOARD_LIMITS, SERVICE_NAMESPACE } from '../../infra/dashboard';
 import { RUNBOOK_ANCHORS } from '../../infra/monitoring';
-import { functionIdOf } from '../../infra/task-board-stack';
-import { type RouteRow, routes, SOCKET_STAGE, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import { type RouteRow, routeKeyOf, routes, SOCKET_STAGE, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 
 /**
  * Operations (infra/dashboard.ts, infra/monitoring.ts, docs/runbook.md): the dashboard holds a

@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
+import { functionIdOf } from '../../infra/api-function';
 import { buildApp } from '../../infra/build-app';
 import { answersClient } from '../../infra/realtime';
-import { functionIdOf } from '../../infra/task-board-stack';
 import { tableDefinition } from '../../lib/data/table';
 import {
   type ScheduleRow,

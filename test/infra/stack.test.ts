@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { AnyRow } from '../../infra/api-function';
+import { functionIdOf } from '../../infra/api-function';
 import { buildApp } from '../../infra/build-app';
-import { functionIdOf } from '../../infra/task-board-stack';
 import { COLUMN_POSITION_INDEX, tableDefinition } from '../../lib/data/table';
 import {
   type FunctionRow,
