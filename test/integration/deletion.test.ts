@@ -108,7 +108,7 @@ describe('deleting a board', () => {
     expect(await partition(`COLUMN#${column.id}`)).toEqual([]);
   });
 
-  it('an interrupted clean-up leaves only unreachable items, and running again removes them all', async () => {
+  it('an interrupted clean-up leaves the board unreachable (its cards 404), and running again removes every item', async () => {
     const owner = await newUser();
     const board = await newBoard(owner);
     const column = await newColumn(owner, board.id);

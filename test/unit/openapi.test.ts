@@ -165,8 +165,13 @@ describe('OpenAPI document', () => {
     expect(components.responses.TooManyRequests.content['application/json'].example).toEqual({ message: 'Too Many Requests' });
     const create = operations.find((o) => o.operation.operationId === 'boards.create')!.operation;
     expect(Object.keys(create.responses[413].content).sort()).toEqual(['application/json', 'application/problem+json']);
-    expect(create.responses[401].headers['WWW-Authenticate']).toBeDefined();
-    expect(create.responses[503].headers['Retry-After']).toBeDefined();
+    expect(create.responses[401].headers['WWW-Authenticate']).toEqual({ $ref: '#/components/headers/WWW-Authenticate' });
+    expect(components.headers['WWW-Authenticate']).toMatchObject({
+      required: true,
+      schema: { enum: ['Bearer', 'Bearer error="invalid_token"'] },
+    });
+    expect(create.responses[503].headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    expect(components.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
   });
 });
 
@@ -214,9 +219,9 @@ describe('Idempotency-Key in the document', () => {
   it('documents the replay header, the reused key (422) and the key in use (409, Retry-After) on those operations', () => {
     for (const { operation } of idempotent) {
       const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'))![1] as any;
-      expect(success.headers['Idempotent-Replayed']).toBeDefined();
+      expect(success.headers['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
       expect(operation.responses[422].content['application/problem+json'].example.code).toBe('idempotency_key_reused');
-      expect(operation.responses[409].headers['Retry-After']).toBeDefined();
+      expect(operation.responses[409].headers['Retry-After'].schema).toMatchObject({ type: 'integer', minimum: 1 });
       expect(operation.responses[409].description).toMatch(/idempotency_key_in_use/);
     }
   });
