@@ -23,11 +23,8 @@ import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { isCatchAll, type RouteRow, routeKeyOf } from '../lib/routes';
-import { SERVICE } from '../lib/runtime/metrics';
+import { METRICS_NAMESPACE, SERVICE } from '../lib/runtime/metrics';
 import type { ApiFunction } from './api-function';
-
-/** The namespace of the service's own metrics (embedded metric format, lib/runtime/metrics.ts). */
-export const SERVICE_NAMESPACE = 'TaskBoard';
 
 /** CloudWatch's own limits on a dashboard (service quotas): checked at synth. */
 export const DASHBOARD_LIMITS = { widgets: 500, metricsPerWidget: 500 } as const;
@@ -260,7 +257,7 @@ export class Dashboard extends Construct {
     ];
     const coldStarts = (rowId: string, { fn }: ApiFunction) =>
       new Metric({
-        namespace: SERVICE_NAMESPACE,
+        namespace: METRICS_NAMESPACE,
         metricName: 'ColdStart',
         dimensionsMap: { service: SERVICE, function_name: fn.functionName },
         statistic: 'Sum',
@@ -463,7 +460,7 @@ export class Dashboard extends Construct {
     this.section('Business');
     this.row(
       new GraphWidget({
-        title: `Business counts (${SERVICE_NAMESPACE}, per 5 minutes)`,
+        title: `Business counts (${METRICS_NAMESPACE}, per 5 minutes)`,
         left: names.map((name) => serviceMetric(name, Duration.minutes(5))),
         width: 24,
         height: 6,
@@ -517,7 +514,7 @@ export class Dashboard extends Construct {
 /** A count of the service's own (lib/runtime/metrics.ts: namespace TaskBoard, dimension `service`). */
 function serviceMetric(name: string, metricPeriod = period) {
   return new Metric({
-    namespace: SERVICE_NAMESPACE,
+    namespace: METRICS_NAMESPACE,
     metricName: name,
     dimensionsMap: { service: SERVICE },
     statistic: 'Sum',

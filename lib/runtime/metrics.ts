@@ -4,7 +4,9 @@
  * same cold-start reason as the logger (lib/runtime/logger.ts); the format is CloudWatch's EMF
  * specification. METRICS_DISABLED=true turns them off (the local stack and the tests do).
  */
-const METRICS_NAMESPACE = 'TaskBoard';
+
+/** The CloudWatch namespace of the service's own metrics (the dashboard reads the same). */
+export const METRICS_NAMESPACE = 'TaskBoard';
 export const SERVICE = 'task-board';
 
 /** Read once at cold start, like every setting. */

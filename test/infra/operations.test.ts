@@ -5,9 +5,10 @@ import type { AnyRow } from '../../infra/api-function';
 import { functionIdOf } from '../../infra/api-function';
 import { buildApp } from '../../infra/build-app';
 import { DEFAULT_RUNBOOK } from '../../infra/config';
-import { DASHBOARD_LIMITS, SERVICE_NAMESPACE } from '../../infra/dashboard';
+import { DASHBOARD_LIMITS } from '../../infra/dashboard';
 import { RUNBOOK_ANCHORS } from '../../infra/monitoring';
 import { type RouteRow, routeKeyOf, routes, SOCKET_STAGE, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import { METRICS_NAMESPACE } from '../../lib/runtime/metrics';
 
 /**
  * Operations (infra/dashboard.ts, infra/monitoring.ts, docs/runbook.md): the dashboard holds a
@@ -192,7 +193,7 @@ describe('dashboard', () => {
   });
 
   it("shows every function's cold starts from the service's own ColdStart metric", () => {
-    const lines = allLines.filter((l) => l.namespace === SERVICE_NAMESPACE && l.name === 'ColdStart');
+    const lines = allLines.filter((l) => l.namespace === METRICS_NAMESPACE && l.name === 'ColdStart');
     expect(lines.map((l) => l.dimensions)).toEqual(
       expect.arrayContaining(
         functionRows.map(([rowId]) => ({ service: 'task-board', function_name: `\${${functionOf(rowId)}}` })),
@@ -238,7 +239,7 @@ describe('dashboard', () => {
       new Set(['ConnectCount', 'MessageCount', 'ClientError', 'IntegrationError', 'ExecutionError', 'IntegrationLatency']),
     );
     for (const line of socket) expect(line.dimensions.Stage).toBe(SOCKET_STAGE);
-    const own = allLines.filter((l) => l.namespace === SERVICE_NAMESPACE && l.name !== 'ColdStart');
+    const own = allLines.filter((l) => l.namespace === METRICS_NAMESPACE && l.name !== 'ColdStart');
     const business = httpRows.flatMap((row) => (row.metric ? [row.metric] : []));
     expect(own.map((l) => l.name).sort()).toEqual(['EventsSent', ...business].sort());
     for (const line of own) expect(line.dimensions).toEqual({ service: 'task-board' });
@@ -266,11 +267,11 @@ describe('dashboard', () => {
     const lines = written.map((line) => JSON.parse(line)._aws.CloudWatchMetrics[0]);
     expect(lines).toEqual([
       {
-        Namespace: SERVICE_NAMESPACE,
+        Namespace: METRICS_NAMESPACE,
         Dimensions: [['service', 'function_name']],
         Metrics: [{ Name: 'ColdStart', Unit: 'Count' }],
       },
-      { Namespace: SERVICE_NAMESPACE, Dimensions: [['service']], Metrics: [{ Name: 'EventsSent', Unit: 'Count' }] },
+      { Namespace: METRICS_NAMESPACE, Dimensions: [['service']], Metrics: [{ Name: 'EventsSent', Unit: 'Count' }] },
     ]);
   });
 
