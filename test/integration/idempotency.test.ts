@@ -46,6 +46,7 @@ describe('Idempotency-Key on the POSTs that create something', () => {
     const user = await newUser();
     const key = randomUUID();
     const title = `board ${key}`;
+    const before = Math.floor(Date.now() / 1000);
     const first = await post(user, '/boards', { title }, key);
     const retry = await post(user, '/boards', { title }, key);
     expect(first.status).toBe(201);
@@ -53,6 +54,19 @@ describe('Idempotency-Key on the POSTs that create something', () => {
     expect({ status: retry.status, body: retry.body }).toEqual({ status: first.status, body: first.body });
     expect(replayed(retry)).toBe('true');
     expect(await boardTitles(user)).toEqual([title]);
+    // What the table keeps: the first answer, for 24 hours, under the caller's key.
+    const fingerprint = fingerprintOf('boards.create', { params: {}, body: { title } });
+    const stored = await table.client.send(
+      new GetCommand({
+        TableName: table.name,
+        Key: idempotencyRecordKey({ userId: user.id, key }),
+        ConsistentRead: true,
+      }),
+    );
+    expect(stored.Item).toMatchObject({ type: 'idempotency', status: 'completed', fingerprint });
+    expect(JSON.parse(stored.Item!.answer as string)).toEqual({ status: 201, body: first.body });
+    expect(stored.Item!.ttl).toBeGreaterThanOrEqual(before + 86_400);
+    expect(stored.Item!.ttl).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 86_400);
   });
 
   it('two first requests with the same key at once create one board: one 201, the other 409 or the same 201 replayed', async () => {
