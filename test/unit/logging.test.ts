@@ -165,4 +165,13 @@ describe('metrics', () => {
       }),
     ).toEqual([]);
   });
+
+  it('counts nothing for an Idempotency-Key replay: it created nothing, so the dashboards must not count it', () => {
+    const middleware = freshMetrics();
+    captureStdout(() => middleware.before!(request(0)));
+    const replay = { response: { statusCode: 201, headers: { 'idempotent-replayed': 'true' } } } as any;
+    expect(captureStdout(() => middleware.after!(replay))).toEqual([]);
+    const first = captureStdout(() => middleware.after!(request(201)));
+    expect(first.map((l) => l._aws.CloudWatchMetrics[0].Metrics[0].Name)).toEqual([row.metric]);
+  });
 });
