@@ -1,5 +1,6 @@
 import type { BoardTree, ColumnWithCards } from '../data/records';
 import { ResponseTooLarge } from '../domain/errors';
+import { routeKeyOf, routes } from '../routes';
 
 /**
  * What a client does when an answer is over what Lambda may send (6 MB, even compressed): the
@@ -12,10 +13,10 @@ const howSent = (compressed: boolean) =>
   compressed ? ', even compressed' : ' (send Accept-Encoding: br or gzip to get it compressed)';
 
 export const boardTooLargeDetail = (compressed: boolean) =>
-  `This board is too large to read in one answer${howSent(compressed)}. Read it one column at a time: GET /columns/{id} for each column listed in "columns".`;
+  `This board is too large to read in one answer${howSent(compressed)}. Read it one column at a time: ${routeKeyOf(routes['columns.get'])} for each column listed in "columns".`;
 
 export const columnTooLargeDetail = (compressed: boolean) =>
-  `This column is too large to read in one answer${howSent(compressed)}. Read its cards one at a time: GET /cards/{id} for each id in "card_ids", in column order.`;
+  `This column is too large to read in one answer${howSent(compressed)}. Read its cards one at a time: ${routeKeyOf(routes['cards.get'])} for each id in "card_ids", in column order.`;
 
 export const boardTooLarge = (tree: BoardTree) => (compressed: boolean) =>
   new ResponseTooLarge(boardTooLargeDetail(compressed), {
