@@ -12,5 +12,5 @@ export const MAX_LABELS_PER_CARD = 20;
 export const MAX_TOKEN_LENGTH = 8192;
 /** Boards one socket may watch at once (realtime contract). */
 export const MAX_WATCHES_PER_SOCKET = 20;
-/** The longest card description and problem detail, in characters. */
+/** The longest card description, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 16_384;

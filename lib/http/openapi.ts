@@ -2,6 +2,7 @@ import { type ConversionConfig, type JsonSchema, toJsonSchema, toJsonSchemaDefs 
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { GenericSchema } from 'valibot';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors';
+import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { isCatchAll, type RouteId, type RouteRow, routes } from '../routes';
 import { boardTooLargeDetail, columnTooLargeDetail } from './oversize';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './parse';
@@ -206,13 +207,13 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
   'members.remove':
     'Owners remove anyone; a member may remove only themselves (leave). Removing the last owner is 409. The removed member loses access at once, live sockets included.',
   'labels.create':
-    'Creates a label on the board; any member may. Names are unique on the board compared case-insensitively (409), at most 100 labels a board (409).',
+    'Creates a label on the board; any member may. Names are unique on the board compared case-insensitively (409, `code` `conflict`), at most 100 labels a board (409, `code` `limit_reached`).',
   'labels.list': "The board's labels by name compared case-insensitively, then id.",
   'labels.update':
     'Null-safe partial update: a field omitted or sent as null keeps its value. A new name must stay unique on the board (case-insensitively, 409).',
   'labels.delete': 'Deletes the label and takes it off every card that carries it.',
   'cards.labels.attach':
-    "Puts one of the board's labels on the card; idempotent (already there: the card as it is). At most 20 labels a card (409); a label of another board is 404. Answers the card.",
+    "Puts one of the board's labels on the card; idempotent (already there: the card as it is). At most 20 labels a card (409, `code` `limit_reached`); a label of another board is 404. Answers the card.",
   'cards.labels.detach': 'Takes the label off the card; idempotent (not there: the card as it is). Answers the card.',
   'realtime.tickets':
     "A single-use ticket for one WebSocket connection to `url` (`url?ticket=<ticket>`), so that the token never goes in a URL. It expires after `expires_in` seconds and never outlives the caller's token.",
@@ -286,6 +287,12 @@ const OWN_PROBLEM_EXAMPLES: Partial<Record<RouteId, Record<number, ProblemExampl
       detail: boardTooLargeDetail(true),
       extra: { columns: [{ id: '5d1f2a3b-6c7d-4e8f-9a0b-1c2d3e4f5a6b', title: 'Archive', cards: 450 }] },
     },
+  },
+  'labels.create': {
+    409: { code: 'limit_reached', detail: `A board can have at most ${MAX_LABELS_PER_BOARD} labels; delete one first.` },
+  },
+  'cards.labels.attach': {
+    409: { code: 'limit_reached', detail: `A card can carry at most ${MAX_LABELS_PER_CARD} labels.` },
   },
   'columns.get': {
     422: {

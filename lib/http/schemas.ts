@@ -115,6 +115,8 @@ const about = <T>(description: string, ...examples: unknown[]) =>
   v.metadata<T, Record<string, unknown>>(examples.length > 0 ? { description, examples } : { description });
 
 const title = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: 256 }), notBlank());
+/** The longest `detail` a problem may carry (the service's own are one or two sentences). */
+const PROBLEM_DETAIL_MAX_LENGTH = 16_384;
 const description = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: MAX_DESCRIPTION_LENGTH }));
 const email = () =>
   v.pipe(
@@ -452,7 +454,7 @@ export const problem = onFirstUse(() =>
       ),
       detail: v.pipe(
         v.string(),
-        v.maxLength(MAX_DESCRIPTION_LENGTH),
+        v.maxLength(PROBLEM_DETAIL_MAX_LENGTH),
         v.regex(/\S/),
         about('What was wrong, for a person; never a stack trace, AWS error name, table name or key.', 'Card was not found.'),
       ),

@@ -1,27 +1,31 @@
 import type { Context } from 'aws-lambda';
 import { functionTimeoutSeconds, type ScheduleId, type ScheduleRow, schedules } from '../routes';
 import { ENV, requireEnv } from '../runtime/config';
-import { raceDeadline } from '../runtime/deadline';
+import { DeadlineExceeded, raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
 import { countColdStart } from '../runtime/metrics';
 
 /** What a run did, as counts (`{ closed: 3 }`): logged when any is non-zero, and returned. */
 export type JobCounts = Record<string, number>;
 
+const OUT_OF_TIME = Symbol('out of time');
+
 /**
  * The chain of a schedule row, as lib/stream/consumer.ts is for stream rows: the table checked at
  * cold start, the cold-start count, one log line when a run did something or failed, and the
  * deadline. Shortly before the function would time out, the run's SDK calls are aborted (none
- * starts after) and it ends cleanly: a scheduled job must be safe to cut short, because the next
- * run picks up what this one left.
+ * starts after) and the invocation fails on its own terms rather than being killed: still a
+ * function error for the errors alarm, as a timeout was, and safe, because a scheduled job must
+ * be safe to cut short (the next run picks up what this one left).
  */
 export function scheduledJob(id: ScheduleId, run: () => Promise<JobCounts>) {
   const row: ScheduleRow = schedules[id];
   if (row.table.length > 0) requireEnv(ENV.tableName);
-  return (_event: unknown, context?: Context): Promise<JobCounts | { deadline_reached: 1 }> => {
+  return async (_event: unknown, context?: Context): Promise<JobCounts> => {
     countColdStart(row.entry);
     const remaining = context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
-    return raceDeadline<JobCounts | { deadline_reached: 1 }>(
+    let outOfTime = false;
+    const outcome = await raceDeadline<JobCounts | typeof OUT_OF_TIME>(
       remaining,
       async () => {
         try {
@@ -29,14 +33,18 @@ export function scheduledJob(id: ScheduleId, run: () => Promise<JobCounts>) {
           if (Object.values(counts).some((count) => count > 0)) logger.info('scheduled job ran', { job: id, ...counts });
           return counts;
         } catch (error) {
-          logger.error('scheduled job failed', { job: id, error });
+          // After the deadline the aborted calls fail too; the deadline's own line says it once.
+          if (!outOfTime) logger.error('scheduled job failed', { job: id, error });
           throw error;
         }
       },
       () => {
-        logger.error('scheduled job deadline reached; the next run takes over', { job: id });
-        return { deadline_reached: 1 };
+        outOfTime = true;
+        return OUT_OF_TIME;
       },
     );
+    if (outcome !== OUT_OF_TIME) return outcome;
+    logger.error('scheduled job deadline reached; the next run takes over', { job: id });
+    throw new DeadlineExceeded(`${id} ran out of time; the next run takes over`);
   };
 }

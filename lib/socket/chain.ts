@@ -51,11 +51,25 @@ export type SocketHandler<Id extends SocketRouteId = SocketRouteId> = (
   input: SocketInput<Id>,
 ) => Promise<ControlFrame | undefined>;
 
-const ERROR_CODES: Partial<Record<DomainError['kind'], SocketErrorCode>> = {
+/**
+ * Every error kind's code in an `error` frame, so that a new kind needs a decision here. The
+ * contract has five codes; kinds no socket route raises (HTTP-only rules) are `internal`, since
+ * meeting one on a socket would be a bug of ours.
+ */
+const ERROR_CODES: Record<DomainError['kind'], SocketErrorCode> = {
   bad_request: 'bad_request',
   forbidden: 'forbidden',
   limit_reached: 'limit',
   unavailable: 'unavailable',
+  unauthorized: 'internal',
+  not_found: 'internal',
+  method_not_allowed: 'internal',
+  conflict: 'internal',
+  payload_too_large: 'internal',
+  unsupported_media_type: 'internal',
+  response_too_large: 'internal',
+  idempotency_key_reused: 'internal',
+  idempotency_key_in_use: 'internal',
 };
 /** `$connect` refuses the handshake with the HTTP status of the error. */
 const CONNECT_STATUS: Partial<Record<DomainError['kind'], number>> = { unauthorized: 401, bad_request: 400, unavailable: 503 };

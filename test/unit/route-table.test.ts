@@ -121,6 +121,14 @@ describe('the route table: deny by default', () => {
   );
 
   it.each(rows)(
+    '%s: throttled at the identity rate exactly when its handler calls Cognito (whose quotas are low)',
+    (_id, row) => {
+      const callsCognito = /from '\.\.\/\.\.\/lib\/auth\/cognito'/.test(readFileSync(join(ROOT, row.entry), 'utf8'));
+      expect({ callsCognito, throttle: row.throttle }).toEqual({ callsCognito, throttle: callsCognito ? 'identity' : undefined });
+    },
+  );
+
+  it.each(rows)(
     '%s: its handler is route() (publicRoute() if public) under its own id, so its own access rule applies',
     (id, row) => {
       const source = readFileSync(join(ROOT, row.entry), 'utf8');
