@@ -220,10 +220,10 @@ export const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({})
 const COMPONENTS: { id: string; label: string; contents: string }[] = [
   {
     id: 'sdk+schemas',
-    label: '+ every request and response schema, built (lib/http/schemas.ts, valibot)',
+    label: '+ every request and response schema, built (lib/contract/schemas.ts, valibot)',
     // The schema builders are the module's functions that take no argument.
     contents:
-      "import * as s from './lib/http/schemas'; export const built = Object.values(s).filter((f) => typeof f === 'function' && f.length === 0).map((build) => build());",
+      "import * as s from './lib/contract/schemas'; export const built = Object.values(s).filter((f) => typeof f === 'function' && f.length === 0).map((build) => build());",
   },
   {
     id: 'sdk+logger',

@@ -10,8 +10,8 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { DOCS_BUNDLED_FILES, DOCS_PACKAGE } from '../lib/contract/docs-assets';
 import { COLUMN_POSITION_INDEX } from '../lib/data/table';
-import { DOCS_BUNDLED_FILES, DOCS_PACKAGE } from '../lib/http/docs-assets';
 import {
   type FunctionRow,
   functionTimeoutSeconds,

@@ -1,8 +1,8 @@
+import { docsFileParams } from './contract/docs-assets';
+import type { Lazy } from './contract/schemas';
+import * as s from './contract/schemas';
 import type { AccessRule } from './data/access';
 import { changeRecordFilter, deletionRecordFilter } from './data/changes';
-import { docsFileParams } from './http/docs-assets';
-import type { Lazy } from './http/schemas';
-import * as s from './http/schemas';
 import { LONGEST_ROUTE_SECONDS } from './runtime/aws-limits';
 import type { EnvName } from './runtime/config';
 

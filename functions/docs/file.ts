@@ -1,7 +1,7 @@
 import { docsFile } from '../../lib/http/docs';
 import { publicRoute } from '../../lib/http/public-route';
 
-/** A script, style or image of the API reference page, from the allow-list (lib/http/docs-assets.ts). No token. */
+/** A script, style or image of the API reference page, from the allow-list (lib/contract/docs-assets.ts). No token. */
 export const handler = publicRoute('docs.file', async ({ params, event }) =>
   docsFile(params.file, event.queryStringParameters?.v),
 );

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import renderer from 'swagger-ui-dist/package.json';
+import { DOCS_FILES, DOCS_PACKAGE, type DocsFile } from '../contract/docs-assets';
 import { NotFound } from '../domain/errors';
 import type { RouteResult } from './chain';
-import { DOCS_FILES, DOCS_PACKAGE, type DocsFile } from './docs-assets';
 
 /**
  * GET /docs and GET /docs/{file}: Swagger UI (npm `swagger-ui-dist`) rendering GET /openapi.json,

@@ -1,14 +1,14 @@
 import { type ConversionConfig, type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { GenericSchema } from 'valibot';
+import { KINDS } from '../contract/error-kinds';
+import * as s from '../contract/schemas';
+import { documentedKeywordsOf, type Lazy } from '../contract/schemas';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors';
 import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { isCatchAll, type RouteId, type RouteRow, routes } from '../routes';
 import { boardTooLargeDetail, columnTooLargeDetail } from './oversize';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './parse';
-import { KINDS } from './problem';
-import * as s from './schemas';
-import { documentedKeywordsOf, type Lazy } from './schemas';
 
 /**
  * OpenAPI 3.1 document made from the route table and the very schemas the validators use: a
@@ -126,7 +126,7 @@ function conversion(io: 'input' | 'output', definitions?: Record<string, Generic
     overrideSchema: ({ valibotSchema, jsonSchema }) => typedLiteral(valibotSchema.type, jsonSchema),
     // Length limits are custom checks (they count characters), not-blank and well-formed are
     // checks with a pattern attached, and the email pattern is a regex with its format: each has
-    // its JSON Schema keywords attached where it is defined (lib/http/schemas.ts).
+    // its JSON Schema keywords attached where it is defined (lib/contract/schemas.ts).
     overrideAction: ({ valibotAction, jsonSchema }) => {
       const keywords = documentedKeywordsOf(valibotAction);
       return keywords || valibotAction.type === 'check' ? withKeywords(jsonSchema, keywords ?? {}) : undefined;

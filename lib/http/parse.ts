@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { safeParse } from 'valibot';
+import type { Lazy } from '../contract/schemas';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
 import { expectation } from '../domain/validation';
 import { isCatchAll, type RouteRow } from '../routes';
-import type { Lazy } from './schemas';
 import type { RouteMiddleware } from './types';
 
 export const MAX_BODY_BYTES = 64 * 1024;

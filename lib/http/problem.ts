@@ -1,25 +1,9 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { KINDS } from '../contract/error-kinds';
 import { asDomainError } from '../data/sdk-errors';
-import { type ErrorKind, MethodNotAllowed, Unauthorized } from '../domain/errors';
+import { MethodNotAllowed, Unauthorized } from '../domain/errors';
 
-/** The one place where an error becomes an HTTP answer (RFC 9457 problem+json). */
-export const KINDS: Record<ErrorKind | 'internal', { status: number; title: string }> = {
-  bad_request: { status: 400, title: 'Bad Request' },
-  unauthorized: { status: 401, title: 'Unauthorized' },
-  forbidden: { status: 403, title: 'Forbidden' },
-  not_found: { status: 404, title: 'Not Found' },
-  method_not_allowed: { status: 405, title: 'Method Not Allowed' },
-  conflict: { status: 409, title: 'Conflict' },
-  limit_reached: { status: 409, title: 'Conflict' },
-  payload_too_large: { status: 413, title: 'Content Too Large' },
-  unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
-  response_too_large: { status: 422, title: 'Unprocessable Content' },
-  idempotency_key_reused: { status: 422, title: 'Unprocessable Content' },
-  idempotency_key_in_use: { status: 409, title: 'Conflict' },
-  unavailable: { status: 503, title: 'Service Unavailable' },
-  internal: { status: 500, title: 'Internal Server Error' },
-};
-
+/** The one place where an error becomes an HTTP answer (RFC 9457 problem+json), by lib/contract/error-kinds.ts. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 export function problemResponse(error: unknown, requestId?: string): APIGatewayProxyStructuredResultV2 {

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ApiFunction, functionIdOf } from '../../infra/api-function';
-import { DOCS_BUNDLED_FILES, DOCS_FILE_NAMES, DOCS_FILES } from '../../lib/http/docs-assets';
+import { DOCS_BUNDLED_FILES, DOCS_FILE_NAMES, DOCS_FILES } from '../../lib/contract/docs-assets';
 import { routes } from '../../lib/routes';
 
 /**

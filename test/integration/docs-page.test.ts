@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core';
-import { DOCS_FILE_NAMES, DOCS_FILES } from '../../lib/http/docs-assets';
+import { DOCS_FILE_NAMES, DOCS_FILES } from '../../lib/contract/docs-assets';
 import { lambdaLimits } from '../../lib/runtime/aws-limits';
 import { baseUrl, call, expectProblem, newBoard, newUser, rawGet } from '../support/api';
 

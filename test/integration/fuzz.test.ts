@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { safeParse } from 'valibot';
-import { DOCS_FILE_NAMES } from '../../lib/http/docs-assets';
+import { DOCS_FILE_NAMES } from '../../lib/contract/docs-assets';
 import { errorStatuses } from '../../lib/http/openapi';
 import { type RouteRow, routes } from '../../lib/routes';
 import {

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import fc from 'fast-check';
 import * as v from 'valibot';
+import { KINDS } from '../../lib/contract/error-kinds';
+import * as s from '../../lib/contract/schemas';
 import type { ErrorKind } from '../../lib/domain/errors';
 import { buildOpenApiDocument, documentedRows, errorStatuses, GATEWAY_STATUSES, serversFor } from '../../lib/http/openapi';
-import { KINDS } from '../../lib/http/problem';
-import * as s from '../../lib/http/schemas';
 import { routes } from '../../lib/routes';
 import { openApiText } from '../../scripts/write-openapi';
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { MAX_DESCRIPTION_LENGTH, MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD, MAX_TOKEN_LENGTH } from '../domain/limits';
-import { KINDS } from './problem';
+import { KINDS } from './error-kinds';
 
 /**
  * Request and response schemas: the validators of lib/http/parse.ts and the OpenAPI document are
