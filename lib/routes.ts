@@ -70,6 +70,12 @@ export interface RouteRow extends FunctionRow {
 /** A function's timeout: the row's own, or 10 s. */
 export const functionTimeoutSeconds = (row: Pick<FunctionRow, 'timeoutSeconds'>) => row.timeoutSeconds ?? 10;
 
+/** What an invocation has left: Lambda's count, or the row's whole timeout where there is no Lambda context. */
+export const remainingMsOf = (
+  context: { getRemainingTimeInMillis?: () => number } | undefined,
+  row: Pick<FunctionRow, 'timeoutSeconds'>,
+) => context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
+
 /** Every read by key goes through BatchGetItem (lib/data/db.ts getItems), single keys included. */
 const boardRead: TableAction[] = ['dynamodb:BatchGetItem'];
 

@@ -4,7 +4,7 @@ import type * as v from 'valibot';
 import type { Caller } from '../auth/verifier';
 import type { BoardScope } from '../data/access';
 import { ResponseTooLarge, Unavailable } from '../domain/errors';
-import { functionTimeoutSeconds, type RouteId, type RouteRow, type Routes, routes } from '../routes';
+import { type RouteId, type RouteRow, type Routes, remainingMsOf, routes } from '../routes';
 import { overLambdaResponseLimit } from '../runtime/aws-limits';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
@@ -115,7 +115,7 @@ function withDeadline(
   chain: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>,
 ) {
   return (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
-    const remaining = context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
+    const remaining = remainingMsOf(context, row);
     return raceDeadline(
       remaining,
       () => chain(event, context),

@@ -1,8 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { safeParse } from 'valibot';
 import type { Lazy } from '../contract/schemas';
+import { checkValue } from '../contract/validation';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
-import { expectation } from '../domain/validation';
 import { isCatchAll, type RouteRow } from '../routes';
 import type { RouteMiddleware } from './types';
 
@@ -84,11 +83,8 @@ export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefi
 }
 
 function validate(schema: Lazy, value: unknown, where: 'path' | 'body'): unknown {
-  const result = safeParse(schema(), value, { message: expectation });
-  if (result.success) return result.output;
-  const errors = result.issues.map((issue) => ({
-    path: [where, ...(issue.path ?? []).map((item) => String(item.key))].join('.'),
-    message: issue.message,
-  }));
+  const checked = checkValue(schema(), value);
+  if ('output' in checked) return checked.output;
+  const errors = checked.issues.map(({ path, message }) => ({ path: path ? `${where}.${path}` : where, message }));
   throw new BadRequest(`Invalid request ${where}: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
 }

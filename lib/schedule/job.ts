@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { functionTimeoutSeconds, type ScheduleId, type ScheduleRow, schedules } from '../routes';
+import { remainingMsOf, type ScheduleId, type ScheduleRow, schedules } from '../routes';
 import { ENV, requireEnv } from '../runtime/config';
 import { DeadlineExceeded, raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
@@ -23,7 +23,7 @@ export function scheduledJob(id: ScheduleId, run: () => Promise<JobCounts>) {
   if (row.table.length > 0) requireEnv(ENV.tableName);
   return async (_event: unknown, context?: Context): Promise<JobCounts> => {
     countColdStart(row.entry);
-    const remaining = context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
+    const remaining = remainingMsOf(context, row);
     let outOfTime = false;
     const outcome = await raceDeadline<JobCounts | typeof OUT_OF_TIME>(
       remaining,

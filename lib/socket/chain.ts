@@ -1,11 +1,11 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { type GenericSchema, type InferOutput, safeParse } from 'valibot';
+import type { GenericSchema, InferOutput } from 'valibot';
+import { checkValue } from '../contract/validation';
 import { asDomainError } from '../data/sdk-errors';
 import { BadRequest, type DomainError, Unavailable } from '../domain/errors';
 import type { ControlFrame, SocketErrorCode } from '../domain/events';
-import { expectation } from '../domain/validation';
-import { functionTimeoutSeconds, type SocketRouteId, type SocketRouteRow, socketRoutes } from '../routes';
+import { remainingMsOf, type SocketRouteId, type SocketRouteRow, socketRoutes } from '../routes';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
@@ -105,7 +105,7 @@ export function socketRoute<Id extends SocketRouteId>(id: Id, handler: SocketHan
       return frame ? { statusCode: 200, body: JSON.stringify(frame) } : { statusCode: 200 };
     }) as unknown as (event: SocketEvent, context: Context) => Promise<SocketResult>;
   return (event: SocketEvent, context: Context): Promise<SocketResult> => {
-    const remaining = context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
+    const remaining = remainingMsOf(context, row);
     return raceDeadline(
       remaining,
       () => chain(event, context),
@@ -177,18 +177,15 @@ function parseMessage(row: SocketRouteRow, event: SocketEvent): Record<string, u
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new BadRequest('A message must be a JSON object with an "action".');
   }
-  const result = safeParse(row.body!(), parsed, { message: expectation });
-  if (!result.success) {
-    const issues = result.issues.map(
-      (issue) => `${(issue.path ?? []).map((item) => String(item.key)).join('.')} ${issue.message}`,
-    );
-    throw new BadRequest(`Invalid message: ${issues.join('; ')}`);
+  const checked = checkValue(row.body!(), parsed);
+  if ('issues' in checked) {
+    throw new BadRequest(`Invalid message: ${checked.issues.map(({ path, message }) => `${path} ${message}`).join('; ')}`);
   }
-  return result.output as Record<string, unknown>;
+  return checked.output as Record<string, unknown>;
 }
 
 function errorFrame(row: SocketRouteRow, known: DomainError | undefined, message: Record<string, unknown>): ControlFrame {
-  const code = (known && ERROR_CODES[known.kind]) ?? 'internal';
+  const code = known ? ERROR_CODES[known.kind] : 'internal';
   const boardId = typeof message.board_id === 'string' ? message.board_id : undefined;
   return {
     type: 'error',

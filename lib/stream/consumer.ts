@@ -1,6 +1,6 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { ChangeRecord } from '../data/change-events';
-import { functionTimeoutSeconds, type StreamConsumerId, type StreamConsumerRow, streamConsumers } from '../routes';
+import { remainingMsOf, type StreamConsumerId, type StreamConsumerRow, streamConsumers } from '../routes';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
@@ -17,7 +17,7 @@ export function streamConsumer(id: StreamConsumerId, consume: (records: ChangeRe
   if (row.table.length > 0) requireEnv(ENV.tableName);
   return (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
     countColdStart(row.entry);
-    const remaining = context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
+    const remaining = remainingMsOf(context, row);
     return raceDeadline(
       remaining,
       // Lambda's stream types and the SDK's AttributeValue describe the same JSON images.

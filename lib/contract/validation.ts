@@ -1,4 +1,4 @@
-import type { BaseIssue } from 'valibot';
+import { type BaseIssue, type GenericSchema, safeParse } from 'valibot';
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',
@@ -18,4 +18,22 @@ export function expectation(issue: BaseIssue<unknown>): string {
   if (!issue.expected) return 'is invalid';
   if (issue.type === 'picklist') return `must be one of ${issue.expected?.replace(/^\(|\)$/g, '').replaceAll(' | ', ', ')}`;
   return `must be ${TYPE_NAMES[issue.expected ?? ''] ?? issue.expected}`;
+}
+
+/**
+ * A value checked against a schema of the contract, every transport alike: the schema's output,
+ * or each failed field as its dotted path (empty for the value itself) and what it must be.
+ */
+export function checkValue(
+  schema: GenericSchema,
+  value: unknown,
+): { output: unknown } | { issues: { path: string; message: string }[] } {
+  const result = safeParse(schema, value, { message: expectation });
+  if (result.success) return { output: result.output };
+  return {
+    issues: result.issues.map((issue) => ({
+      path: (issue.path ?? []).map((item) => String(item.key)).join('.'),
+      message: issue.message,
+    })),
+  };
 }
