@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
@@ -163,7 +164,9 @@ function toEvent(
   headers['x-forwarded-for'] = req.socket.remoteAddress ?? '127.0.0.1';
   headers['x-forwarded-port'] = String(req.socket.localPort ?? '');
   headers['x-forwarded-proto'] = 'http';
-  const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
+  // What API Gateway does with a text body that is not UTF-8 is not documented; the adapter hands
+  // such bytes over as they came (base64), so that the function's own check sees and refuses them.
+  const isText = TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body);
   const routeKey = routeKeyOf(row);
   const now = new Date();
   const query = Object.fromEntries(url.searchParams.entries());

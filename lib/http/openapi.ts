@@ -18,13 +18,13 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from './parse';
  * to every operation, with the bodies the gateway really sends.
  */
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Malformed request: invalid JSON, a missing or ill-typed field, a limit broken, or an id that is not a UUID',
+  400: 'Malformed request: invalid JSON or UTF-8, a missing or ill-typed field, a limit broken, or an id that is not a UUID',
   401: 'Missing, malformed, invalid or expired access token (see `WWW-Authenticate`)',
   403: 'Not a member of the board (or not an owner where owners are required); also for a board id that does not exist',
   404: 'The addressed resource, or one named in the body, does not exist',
   409: 'Conflict with the current state (see `detail`)',
   413: 'Request body larger than 64 KiB: a problem from the service; larger than 10 MB: API Gateway\'s own `{"message": "Request Entity Too Large"}`',
-  415: 'Request body sent with a Content-Type that is not JSON',
+  415: 'Request body sent with a Content-Type that is not JSON, or JSON declared in a charset other than UTF-8',
   422: 'The answer would be larger than a Lambda function can send (6 MB); the problem says how to read it in parts',
   500: 'Unexpected failure; nothing internal is disclosed',
   503: 'Storage or identity provider throttled or unavailable; retry after `Retry-After` seconds',

@@ -7,6 +7,10 @@ import type { RouteMiddleware } from './types';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+// Fatal: a byte that is not UTF-8 is a malformed body (400), never a silent U+FFFD in a title or
+// a password. The BOM is kept, so that a body starting with one stays invalid JSON, as before.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Path parameters, the Idempotency-Key header and the body, checked against the row's schemas
@@ -27,15 +31,25 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
       const raw = event.body ?? '';
       const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
       if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLarge(MAX_BODY_BYTES);
-      const contentType = (event.headers?.['content-type'] ?? '').split(';')[0]!.trim();
+      const header = event.headers?.['content-type'] ?? '';
+      const contentType = header.split(';')[0]!.trim();
       if (bytes.length > 0 && !JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaType(contentType);
+      // JSON between systems is UTF-8 (RFC 8259 §8.1): a body declared in another charset is not read.
+      const charset = CHARSET_PARAMETER.exec(header)?.[1];
+      if (bytes.length > 0 && charset !== undefined && !/^utf-?8$/i.test(charset)) throw new UnsupportedMediaType(header.trim());
       if (bytes.length === 0) {
         if (row.body) throw new BadRequest('A JSON object body is required.');
         return;
       }
+      let text: string;
+      try {
+        text = UTF8.decode(bytes);
+      } catch {
+        throw new BadRequest('The request body is not valid UTF-8.');
+      }
       let parsed: unknown;
       try {
-        parsed = JSON.parse(bytes.toString('utf8'));
+        parsed = JSON.parse(text);
       } catch {
         throw new BadRequest('The request body is not valid JSON.');
       }

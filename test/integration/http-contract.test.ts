@@ -182,6 +182,41 @@ describe('request bodies', () => {
     expect((await call('GET', `/boards/${board.id}`, { token: user.token })).body.title).toBe('Unchanged');
   });
 
+  it('answers 400 for a body that is not UTF-8 and stores nothing (no U+FFFD in a title)', async () => {
+    const user = await newUser();
+    const notUtf8 = Buffer.concat([Buffer.from('{"title":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const reply = await call('POST', '/boards', {
+      token: user.token,
+      rawBody: notUtf8,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectProblem(reply, 400);
+    expect(reply.body.detail).toBe('The request body is not valid UTF-8.');
+    expect(await listBoards(user)).toEqual([]);
+  });
+
+  it('counts the bytes sent, not their replacement: 40,000 non-UTF-8 bytes are 400, not 413', async () => {
+    const user = await newUser();
+    const body = Buffer.concat([Buffer.from('{"title":"'), Buffer.alloc(40_000, 0xff), Buffer.from('"}')]);
+    const reply = await call('POST', '/boards', {
+      token: user.token,
+      rawBody: body,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectProblem(reply, 400);
+  });
+
+  it('answers 415 for JSON declared in a charset other than UTF-8 and creates nothing', async () => {
+    const user = await newUser();
+    const reply = await call('POST', '/boards', {
+      token: user.token,
+      rawBody: Buffer.from('{"title":"café"}', 'latin1'),
+      headers: { 'content-type': 'application/json; charset=iso-8859-1' },
+    });
+    expectProblem(reply, 415);
+    expect(await listBoards(user)).toEqual([]);
+  });
+
   it('accepts application/json with a charset parameter', async () => {
     const user = await newUser();
     const reply = await call('POST', '/boards', {
