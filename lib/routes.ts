@@ -207,6 +207,8 @@ export const routes = {
     access: { scope: 'user' },
     success: { status: 200, schema: s.boardList },
     table: ['dynamodb:Query', 'dynamodb:BatchGetItem'],
+    // A list too large for one answer (over 6 MB even compressed) is 422, naming its boards.
+    errors: [422],
     cognito: [],
   },
   'boards.create': {

@@ -1,4 +1,9 @@
 import { listBoards } from '../../lib/data/boards';
+import { boardListTooLarge } from '../../lib/http/oversize';
 import { route } from '../../lib/http/route';
 
-export const handler = route('boards.list', async ({ caller }) => ({ status: 200, body: await listBoards(caller.id) }));
+export const handler = route('boards.list', async ({ caller }) => {
+  const boards = await listBoards(caller.id);
+  // Not paginated (the spec): a list over 6 MB (compressed, when the client allows it) names its boards.
+  return { status: 200, body: boards, oversize: boardListTooLarge(boards) };
+});

@@ -492,6 +492,14 @@ export const problem = onFirstUse(() =>
           about('For 400 on an invalid field: one entry per problem found.'),
         ),
       ),
+      board_ids: v.optional(
+        v.pipe(
+          v.array(id("A board of the caller's, to read with GET /boards/{id}.")),
+          // Bounded by the 6 MB answer it travels in (an id is 39 bytes with its quotes and comma).
+          v.maxLength(160_000),
+          about('For 422 `response_too_large` on GET /boards: the boards, newest first.'),
+        ),
+      ),
       columns: v.optional(
         v.pipe(
           v.array(
@@ -522,7 +530,7 @@ export const problem = onFirstUse(() =>
       ),
     }),
     about(
-      'An RFC 9457 problem (`application/problem+json`), the body of every error the service itself answers. Some kinds add fields (a 422 for a board too large to send lists its `columns`, one for a column its `card_ids`).',
+      'An RFC 9457 problem (`application/problem+json`), the body of every error the service itself answers. Some kinds add fields (a 422 for a board list too large to send lists its `board_ids`, one for a board its `columns`, one for a column its `card_ids`).',
     ),
   ),
 );

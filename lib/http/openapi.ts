@@ -7,7 +7,7 @@ import { documentedKeywordsOf, type Lazy } from '../contract/schemas';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors';
 import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { isCatchAll, type RouteId, type RouteRow, routes } from '../routes';
-import { boardTooLargeDetail, columnTooLargeDetail } from './oversize';
+import { boardListTooLargeDetail, boardTooLargeDetail, columnTooLargeDetail } from './oversize';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './parse';
 
 /**
@@ -178,7 +178,7 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
   'auth.logout':
     'Revokes the refresh token (Cognito RevokeToken): it can no longer be refreshed (401). Access tokens already issued are not recalled by this API: they are accepted until they expire (`expires_in`, one hour at most), so a client discards its own. A token Cognito will not revoke (unknown, malformed, not a refresh token) gets 401.',
   'boards.list':
-    'The boards the caller is a member of (whatever the role), newest first by `created_at` (ties by id). Not paginated: the whole list.',
+    'The boards the caller is a member of (whatever the role), newest first by `created_at` (ties by id). Not paginated: the whole list. A list too large for one answer (over 6 MB even compressed; thousands of boards with long titles) gets 422 listing the board ids, newest first, to be read one at a time with GET /boards/{id}.',
   'boards.create': 'Creates a board; the caller becomes its owner and first member.',
   'boards.get':
     "The board with its columns (ascending position), each column with its cards (ascending position; ties by created_at, then id), and the board's labels. A board too large for one answer (over 6 MB even compressed) gets 422 listing its columns, to be read one at a time.",
@@ -247,7 +247,7 @@ const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 interface ProblemExample {
   code: keyof typeof KINDS;
   detail: string;
-  /** Fields the kind adds (a 422's `columns` or `card_ids`). */
+  /** Fields the kind adds (a 422's `board_ids`, `columns` or `card_ids`). */
   extra?: Record<string, unknown>;
 }
 const problemContent = (status: number, example?: ProblemExample) => ({
@@ -279,8 +279,15 @@ const IDEMPOTENCY_ERRORS: Record<number, { code: keyof typeof KINDS; detail: str
   },
 };
 
-/** The examples of a route's own errors that add fields: the two 422s of lib/http/oversize.ts. */
+/** The examples of a route's own errors that add fields: the 422s of lib/http/oversize.ts. */
 const OWN_PROBLEM_EXAMPLES: Partial<Record<RouteId, Record<number, ProblemExample>>> = {
+  'boards.list': {
+    422: {
+      code: 'response_too_large',
+      detail: boardListTooLargeDetail(true),
+      extra: { board_ids: ['7c9e6679-7425-40de-944b-e07fc1f90ae7', '2a1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d'] },
+    },
+  },
   'boards.get': {
     422: {
       code: 'response_too_large',

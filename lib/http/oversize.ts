@@ -1,22 +1,28 @@
-import type { BoardTree, ColumnWithCards } from '../data/records';
+import type { Board, BoardTree, ColumnWithCards } from '../data/records';
 import { ResponseTooLarge } from '../domain/errors';
 import { routeKeyOf, routes } from '../routes';
 
 /**
  * What a client does when an answer is over what Lambda may send (6 MB, even compressed): the
- * board tree names its columns, a column names its cards, and a card (at most 16,384 characters
- * of description) always fits. Each step is one more request, so what a member may write stays
+ * board list names its boards, the board tree names its columns, a column names its cards, and a
+ * card (at most 16,384 characters of description) always fits. Each step is one more request, so what a member may write stays
  * readable, up to a column of about 150,000 cards, whose list of ids would itself pass 6 MB
  * (docs/performance.md, "Large answers").
  */
 const howSent = (compressed: boolean) =>
   compressed ? ', even compressed' : ' (send Accept-Encoding: br or gzip to get it compressed)';
 
+export const boardListTooLargeDetail = (compressed: boolean) =>
+  `Your boards are too many to list in one answer${howSent(compressed)}. Read them one at a time: ${routeKeyOf(routes['boards.get'])} for each id in "board_ids", newest first.`;
+
 export const boardTooLargeDetail = (compressed: boolean) =>
   `This board is too large to read in one answer${howSent(compressed)}. Read it one column at a time: ${routeKeyOf(routes['columns.get'])} for each column listed in "columns".`;
 
 export const columnTooLargeDetail = (compressed: boolean) =>
   `This column is too large to read in one answer${howSent(compressed)}. Read its cards one at a time: ${routeKeyOf(routes['cards.get'])} for each id in "card_ids", in column order.`;
+
+export const boardListTooLarge = (boards: Board[]) => (compressed: boolean) =>
+  new ResponseTooLarge(boardListTooLargeDetail(compressed), { board_ids: boards.map((board) => board.id) });
 
 export const boardTooLarge = (tree: BoardTree) => (compressed: boolean) =>
   new ResponseTooLarge(boardTooLargeDetail(compressed), {

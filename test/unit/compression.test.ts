@@ -4,6 +4,7 @@ import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler as getBoard } from '../../functions/boards/get';
+import { handler as listBoards } from '../../functions/boards/list';
 import { handler as health } from '../../functions/health';
 import { handler as openapi } from '../../functions/openapi';
 import { accessTokenVerifier } from '../../lib/auth/verifier';
@@ -207,11 +208,14 @@ describe('the shared chain compresses what is worth it', () => {
   });
 });
 
+// The DocumentClient every handler shares (lib/data/db.ts), stubbed once for the file; one signer
+// whose keys the verifier trusts.
+const ddb = mockClient(documentClient);
+afterAll(() => ddb.restore());
+const signer = makeSigner();
+accessTokenVerifier.cacheJwks(signer.jwks as any);
+
 describe('GET /boards/{id}: a tree too large for one answer', () => {
-  // The DocumentClient every handler shares (lib/data/db.ts).
-  const ddb = mockClient(documentClient);
-  const signer = makeSigner();
-  accessTokenVerifier.cacheJwks(signer.jwks as any);
   const userId = randomUUID();
   const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: userId }));
   const boardId = randomUUID();
@@ -219,8 +223,6 @@ describe('GET /boards/{id}: a tree too large for one answer', () => {
   const createdAt = new Date().toISOString();
   const boardEvent = (headers: Record<string, string> = {}) =>
     withHeaders(apiEvent(token, 'GET', `/boards/${boardId}`, undefined, { id: boardId }), headers);
-
-  afterAll(() => ddb.restore());
 
   /** The access check's BatchGetItem finds the board and the caller's membership; the tree is one page. */
   function stubBoard(cards: number, description: (i: number) => string) {
@@ -344,5 +346,53 @@ describe('GET /boards/{id}: a tree too large for one answer', () => {
     // Either the answer is within Lambda's limit, or it is the clear 4xx; never the gateway's 500.
     if (reply.statusCode === 200) expect(lambdaPayloadBytes(reply)).toBeLessThanOrEqual(lambdaLimits.responseBytes);
     else expect(reply.statusCode).toBe(422);
+  });
+});
+
+describe('GET /boards: a list too large for one answer (the spec does not paginate it)', () => {
+  const userId = randomUUID();
+  const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: userId }));
+  const listEvent = (headers: Record<string, string> = {}) => withHeaders(apiEvent(token, 'GET', '/boards'), headers);
+
+  /** 5,600 boards titled with 256 astral characters (4 bytes each in UTF-8): about 6.5 MB of JSON. */
+  const BOARDS = 5_600;
+  const randomAstral = (length: number) =>
+    String.fromCodePoint(...Array.from({ length }, () => 0x20000 + Math.floor(Math.random() * 0xa6d0)));
+
+  function stubBoards() {
+    const start = Date.parse('2026-01-01T00:00:00.000Z');
+    const boards = Array.from({ length: BOARDS }, (_, i) => {
+      const id = randomUUID();
+      return { ...keys.board(id), id, owner_id: userId, title: randomAstral(256), created_at: new Date(start + i).toISOString() };
+    });
+    const byPk = new Map(boards.map((board) => [board.pk, board]));
+    ddb.reset();
+    ddb.on(QueryCommand).resolves({ Items: boards.map((board) => ({ board_id: board.id })) });
+    ddb.on(BatchGetCommand).callsFake((input) => {
+      const wanted = Object.values(input.RequestItems)[0] as { Keys: { pk: string }[] };
+      return { Responses: { [process.env.TABLE_NAME!]: wanted.Keys.map((key) => byPk.get(key.pk)) } };
+    });
+    // Newest first, as the list is sorted.
+    return boards.map((board) => board.id).reverse();
+  }
+
+  it('without Accept-Encoding → 422 naming every board, newest first, to be read one at a time', async () => {
+    const newestFirst = stubBoards();
+    const reply = await listBoards(listEvent(), context);
+    expect(reply.statusCode).toBe(422);
+    expect(reply.headers).toMatchObject({ 'content-type': 'application/problem+json' });
+    const problem = JSON.parse(reply.body!);
+    expect(problem).toMatchObject({ status: 422, code: 'response_too_large', board_ids: newestFirst });
+    expect(problem.detail).toMatch(/send Accept-Encoding.*GET \/boards\/\{id\}/);
+    expect(lambdaPayloadBytes(reply)).toBeLessThan(lambdaLimits.responseBytes);
+  });
+
+  it('with Accept-Encoding: br the same list fits: 200 with every board', async () => {
+    const newestFirst = stubBoards();
+    const reply = await listBoards(listEvent({ 'accept-encoding': 'br' }), context);
+    expect(reply.statusCode).toBe(200);
+    const json = brotliDecompressSync(wireBytes(reply));
+    expect(json.length).toBeGreaterThan(lambdaLimits.responseBytes);
+    expect(JSON.parse(json.toString('utf8')).map((board: { id: string }) => board.id)).toEqual(newestFirst);
   });
 });
