@@ -201,7 +201,7 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
               card.description == null
                 ? '(attribute_not_exists(description) OR description = :description)'
                 : 'description = :description'
-            } AND (column_id <> :column OR #position <> :position)`,
+            } AND column_id = :fromColumn AND #position = :fromPosition AND (column_id <> :column OR #position <> :position)`,
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             ExpressionAttributeNames: { '#position': 'position' },
             ExpressionAttributeValues: {
@@ -210,6 +210,10 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
               ':colpos': columnPositionKey(moved.column_id, moved.position),
               ':title': card.title,
               ':description': card.description ?? null,
+              // The event's from_* must be where this write found the card: a concurrent move in
+              // between makes this one go again from where that one left it.
+              ':fromColumn': card.column_id,
+              ':fromPosition': card.position,
               ':ev': change,
             },
           },
@@ -232,16 +236,16 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
       if (codes?.[0] === 'ConditionalCheckFailed') {
         const current = itemAtCancellation<CardRecord>(error, 0);
         if (!current) throw new NotFound('Card');
-        // Edited, or moved out of the column it was read in (whose deletion the third check
-        // watches): written again on the card as it now is.
+        // Edited, or moved since it was read (out of the column whose deletion the third check
+        // watches, or within it): written again on the card as it now is.
         const edited = current.title !== card.title || (current.description ?? null) !== (card.description ?? null);
-        if (edited || current.column_id !== card.column_id) {
+        if (edited || current.column_id !== card.column_id || current.position !== card.position) {
           card = current;
           throw new LostRace();
         }
         // Its column, as read and as now, is being deleted: the card is about to go.
         if (codes[2] === 'ConditionalCheckFailed') throw new NotFound('Card');
-        // Title, description and column as read, so only the place can have failed: already there.
+        // Title, description and place as read, so only the target can have failed: already there.
         if (current.column_id === moved.column_id && current.position === moved.position) {
           return toCard(current, scope.board.labels);
         }

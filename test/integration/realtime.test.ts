@@ -410,6 +410,36 @@ describe('card events', () => {
   });
 });
 
+describe('card.moved under concurrent moves of one card', () => {
+  it('names as from_* where each move found the card: the events chain from its first place to its last', async () => {
+    const user = await newUser();
+    const board = await newBoard(user);
+    const columns = await Promise.all(['X', 'Y', 'Z'].map((title) => newColumn(user, board.id, title)));
+    const card = await newCard(user, columns[0]!.id, { title: 'Contended' });
+    const socket = await watching(user, board.id, 'owner');
+
+    const targets = [1, 2, 0, 1, 2, 0, 1, 2];
+    const replies = await Promise.all(targets.map((i) => moveCard(user, card.id, { target_column_id: columns[i]!.id })));
+    expect(replies.map((reply) => reply.status)).toEqual(targets.map(() => 200));
+
+    // A move that found the card where it was headed wrote nothing and sent nothing; the rename
+    // after them all marks the end (events of one board arrive in order).
+    await ok(200, renameBoard(user, board.id, 'Done moving'));
+    const moves: Frame[] = [];
+    for (let frame = await socket.next(); frame.type !== 'board.updated'; frame = await socket.next()) moves.push(frame);
+    expect(moves.length).toBeGreaterThan(0);
+    let place = { column_id: card.column_id, position: card.position };
+    for (const frame of moves) {
+      expect(frame).toMatchObject({ type: 'card.moved', from_column_id: place.column_id, from_position: place.position });
+      const moved = frame.card as CardView;
+      expect({ column_id: moved.column_id, position: moved.position }).not.toEqual(place);
+      place = { column_id: moved.column_id, position: moved.position };
+    }
+    const stored = await ok<CardView>(200, call('GET', `/cards/${card.id}`, { token: user.token }));
+    expect({ column_id: stored.column_id, position: stored.position }).toEqual(place);
+  });
+});
+
 describe('column events', () => {
   it('sends column.created, column.updated and column.moved with the column as the REST answer has it (no cards)', async () => {
     const { owner, member, board } = await sharedBoard();
