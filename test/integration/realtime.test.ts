@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { socketLimits } from '../../lib/runtime/aws-limits';
 import {
   addMember,
   type CardView,
@@ -321,6 +322,25 @@ describe('watch, unwatch and ping', () => {
     await socket.watch(board.id);
     await ok(200, renameBoard(user, board.id, 'Still heard'));
     expect((await socket.next()).type).toBe('board.updated');
+  });
+
+  it.each([
+    [
+      'a message over 128 KB',
+      1009,
+      () => Buffer.from(JSON.stringify({ action: 'ping', pad: 'x'.repeat(socketLimits.messageBytes) })),
+    ],
+    ['a text frame that is not UTF-8', 1007, () => Buffer.from([0x7b, 0xff, 0xfe, 0x7d])],
+  ])('closes the socket that sent %s (%i), and only that one: the others still hear', async (_case, code, bytes) => {
+    const user = await newUser();
+    const board = await newBoard(user);
+    const [offender, bystander] = await Promise.all([connect(user, 'offender'), watching(user, board.id, 'bystander')]);
+    offender.sendBytes(bytes());
+    expect((await offender.closed()).code).toBe(code);
+    await bystander.ping();
+    await ok(200, renameBoard(user, board.id, 'Still heard'));
+    expect((await bystander.next()).type).toBe('board.updated');
+    expect((await connect(user, 'newcomer')).isOpen).toBe(true);
   });
 
   it('watches at most 20 boards: a re-watch counts once, the 21st is refused with limit, an unwatch frees a slot', async () => {

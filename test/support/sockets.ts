@@ -101,6 +101,11 @@ export class TestSocket {
     this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
+  /** Sends bytes as they are, in a text frame (UTF-8 or not). */
+  sendBytes(bytes: Buffer): void {
+    this.ws.send(bytes, { binary: false });
+  }
+
   /**
    * The next frame that matches `test`; frames before it that do not match are taken too (a
    * test that cares about them uses `next()`). Fails after `timeoutMs` listing every frame seen.
