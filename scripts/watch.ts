@@ -12,16 +12,37 @@ import { stopWhenOrphaned } from '../infra/local/orphan';
  *
  * Options: --url (default TASK_BOARD_URL or http://127.0.0.1:3000), --email, --password.
  */
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { url: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
-});
+const USAGE =
+  'usage: TASK_BOARD_EMAIL=… TASK_BOARD_PASSWORD=… npm run watch -- <board_id> [--url http://127.0.0.1:3000] [--email …] [--password …]';
+let parsed: ReturnType<typeof parseOptions>;
+try {
+  parsed = parseOptions();
+} catch (error) {
+  console.error(`${(error as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+function parseOptions() {
+  return parseArgs({
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const boardId = positionals[0];
 const baseUrl = (values.url ?? process.env.TASK_BOARD_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
 const email = values.email ?? process.env.TASK_BOARD_EMAIL;
 const password = values.password ?? process.env.TASK_BOARD_PASSWORD;
 if (!boardId || !email || !password) {
-  console.error('usage: TASK_BOARD_EMAIL=… TASK_BOARD_PASSWORD=… npm run watch -- <board_id> [--url http://127.0.0.1:3000]');
+  console.error(USAGE);
   process.exit(2);
 }
 
@@ -34,6 +55,8 @@ async function postJson(path: string, body: unknown, token?: string) {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
+    throw new Error(`${baseUrl} did not answer: ${error.cause?.code ?? error.cause?.message ?? error.message}`);
   });
   const text = await response.text();
   const parsed = text ? JSON.parse(text) : undefined;
@@ -59,8 +82,10 @@ async function connect(): Promise<void> {
     if (frame.type === 'pong') return;
     console.log(JSON.stringify(frame));
     if (frame.type === 'error' || frame.type === 'access.revoked' || frame.type === 'board.deleted') {
-      stopping = frame.type !== 'error' || (frame as { code?: string }).code === 'forbidden';
-      if (stopping) ws.close();
+      // The board is gone or out of reach: the watch is over (a refused watch is a failure).
+      const forbidden = frame.type === 'error' && (frame as { code?: string }).code === 'forbidden';
+      if (frame.type === 'error' && !forbidden) return;
+      finish(forbidden ? 1 : 0);
     }
   });
   ws.on('unexpected-response', (_request, response) => note('handshake refused', { status: response.statusCode }));
@@ -78,11 +103,12 @@ function retry(error: Error) {
   setTimeout(() => void connect().catch(retry), 5000);
 }
 
-const stop = () => {
+function finish(exitCode: number) {
   stopping = true;
   socket?.close();
-  process.exit(0);
-};
+  process.exit(exitCode);
+}
+const stop = () => finish(0);
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 stopWhenOrphaned(stop);

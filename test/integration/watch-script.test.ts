@@ -1,0 +1,123 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { baseUrl, call, newBoard, newUser, type TestUser } from '../support/api';
+import { REPO_ROOT, runNode } from '../support/run-node';
+
+/**
+ * `npm run watch -- <board_id>` (scripts/watch.ts), run as a child process against the local stack
+ * of global setup: it logs in, watches, prints each event as one JSON line, and says how it ended
+ * in its exit code.
+ */
+jest.setTimeout(60_000);
+
+const started: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+  // Stopped by its own pid, whatever a test left running.
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+});
+
+/** The script running for `user`, with its stdout lines as they come and its exit. */
+function watch(user: TestUser, boardId: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/watch.ts', boardId, '--url', baseUrl()], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NODE_NO_WARNINGS: '1', TASK_BOARD_EMAIL: user.email, TASK_BOARD_PASSWORD: user.password },
+  });
+  started.push(child);
+  const lines: Record<string, unknown>[] = [];
+  let waiting: { test: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void } | undefined;
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      const line = JSON.parse(buffered.slice(0, end)) as Record<string, unknown>;
+      buffered = buffered.slice(end + 1);
+      lines.push(line);
+      if (waiting?.test(line)) waiting.resolve(line);
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const line = (test: (line: Record<string, unknown>) => boolean) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const seen = lines.find(test);
+      if (seen) return resolve(seen);
+      const timer = setTimeout(() => reject(new Error(`no such line; printed: ${JSON.stringify(lines)}`)), 20_000);
+      waiting = {
+        test,
+        resolve: (found) => {
+          clearTimeout(timer);
+          resolve(found);
+        },
+      };
+    });
+  return { child, lines, line, exited };
+}
+
+describe('npm run watch', () => {
+  it("prints the board's events as they arrive, one JSON line each, and stops with exit 0 on SIGINT", async () => {
+    const user = await newUser();
+    const board = await newBoard(user, 'Watched');
+    const run = watch(user, board.id);
+    await run.line((line) => line.type === 'watch.ack');
+    const column = await call('POST', `/boards/${board.id}/columns`, { token: user.token, body: { title: 'Heard' } });
+    expect(column.status).toBe(201);
+    expect(await run.line((line) => line.type === 'column.created')).toMatchObject({
+      board_id: board.id,
+      actor_id: user.id,
+      column: column.body,
+    });
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+  });
+
+  it('ends with exit 0 when the board is deleted, after printing board.deleted', async () => {
+    const user = await newUser();
+    const board = await newBoard(user, 'Short-lived');
+    const run = watch(user, board.id);
+    await run.line((line) => line.type === 'watch.ack');
+    expect((await call('DELETE', `/boards/${board.id}`, { token: user.token })).status).toBe(204);
+    expect(await run.exited).toBe(0);
+    expect(run.lines.at(-1)).toMatchObject({ type: 'board.deleted', board_id: board.id });
+  });
+
+  it('fails (exit 1) on a board the user may not watch, after printing the refusal', async () => {
+    const [owner, stranger] = await Promise.all([newUser(), newUser()]);
+    const board = await newBoard(owner, 'Private');
+    const run = watch(stranger, board.id);
+    expect(await run.exited).toBe(1);
+    expect(run.lines).toEqual([expect.objectContaining({ type: 'error', code: 'forbidden', board_id: board.id })]);
+  });
+
+  it('names the address that did not answer (exit 1)', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise((closed) => server.close(closed));
+    const run = await runNode(['scripts/watch.ts', board(), '--url', url], {
+      env: { ...process.env, NODE_NO_WARNINGS: '1', TASK_BOARD_EMAIL: 'a@example.com', TASK_BOARD_PASSWORD: 'password' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(`${url} did not answer: ECONNREFUSED`);
+  });
+
+  it('--help prints the usage (exit 0); an unknown option or no board id is a usage error (exit 2)', async () => {
+    const help = await runNode(['scripts/watch.ts', '--help']);
+    expect({ code: help.code, stdout: help.stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^usage: .*npm run watch -- <board_id>/),
+    });
+    const unknown = await runNode(['scripts/watch.ts', '--board', board()]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown option '--board'[\s\S]*usage: /);
+    const none = await runNode(['scripts/watch.ts'], {
+      env: { ...process.env, NODE_NO_WARNINGS: '1', TASK_BOARD_EMAIL: 'a@example.com' },
+    });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^usage: /);
+  });
+});
+
+const board = () => '11111111-1111-4111-8111-111111111111';
