@@ -53,7 +53,14 @@ async function main() {
   stopWhenOrphaned((reason) => void shutdown(reason));
 }
 
-main().catch((error) => {
-  console.error(error);
+main().catch((error: NodeJS.ErrnoException & { address?: string; port?: number }) => {
+  // A port taken is the usual reason; say which and how to choose another, not a stack trace.
+  if (error.code === 'EADDRINUSE') {
+    console.error(
+      `task-board: ${error.address}:${error.port} is in use; start with PORT=<port> (and SOCKET_PORT=<port>, PORT+1 by default), or PORT=0 for free ones.`,
+    );
+  } else {
+    console.error(error);
+  }
   process.exit(1);
 });

@@ -1,9 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call } from '../support/api';
 import { startStackProcess, stopStackProcess } from '../support/local-process';
 import { identify, isDead, waitUntilDead } from '../support/processes';
+import { runNode } from '../support/run-node';
 
 /**
  * `npm start` when its process dies without a chance to clean up (a crashed test run, kill -9),
@@ -25,6 +29,38 @@ describe('local stack', () => {
       for (const child of children) await waitUntilDead(child);
     } finally {
       await stopStackProcess(stack.child);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('on a port in use says which and how to pick another (exit 1), and leaves no emulator of its DATA_DIR running', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'task-board-busy-'));
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const run = await runNode(['infra/local/start.ts'], {
+        env: { ...process.env, NODE_NO_WARNINGS: '1', PORT: String(port), DATA_DIR: dataDir },
+        timeoutMs: 90_000,
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toBe(
+        `task-board: 127.0.0.1:${port} is in use; start with PORT=<port> (and SOCKET_PORT=<port>, PORT+1 by default), or PORT=0 for free ones.`,
+      );
+      // The emulators it started were given the DATA_DIR: DynamoDB Local as its -dbPath, the
+      // Cognito emulator as its working directory.
+      const usingDataDir = readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dataDir) || readlinkSync(`/proc/${pid}/cwd`) === dataDir;
+          } catch {
+            return false;
+          }
+        });
+      expect(usingDataDir).toEqual([]);
+    } finally {
+      await new Promise((closed) => taken.close(closed));
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
