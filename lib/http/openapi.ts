@@ -425,6 +425,7 @@ export const DEPLOYED_SERVERS = [
     // spells the keyword `descriptions` and reports them: they are said here instead.
     description:
       'A deployed stage (dev or production): the stack output `ApiUrl`. `apiId` is the HTTP API id (the first label of `ApiUrl`), `region` the AWS region the stack is deployed to.',
+    // The OWASP ruleset's API9 (inventory) asks every server to say whether it is internal: it is not.
     'x-internal': false,
     variables: {
       apiId: { default: 'abcdef1234' },
