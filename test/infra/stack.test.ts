@@ -309,6 +309,17 @@ describe('production hardening', () => {
     return Object.values(prodResources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage' && r.Properties.ApiId.Ref === httpApi)!;
   };
 
+  // A stack holds at most 500 resources; an HTTP route costs 9 (function, role, policy, log group,
+  // invoke permission, integration, route, errors and throttles alarms). Failing here with room
+  // for five more routes leaves time to move the per-function alarms out (README, "Deploy").
+  it.each([
+    ['dev', resources],
+    ['prod, custom domain and alarm email', prodResources],
+  ])('%s: stays under the 500 resources a stack may hold, with room for five more routes', (_stage, all) => {
+    const count = Object.keys(all).length;
+    expect(count + 5 * 9).toBeLessThanOrEqual(500);
+  });
+
   it('throttles every route by default and /auth/* harder', () => {
     const stage = httpStage();
     const { DefaultRouteSettings, RouteSettings } = stage.Properties;
