@@ -34,13 +34,13 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
       const header = event.headers?.['content-type'] ?? '';
       const contentType = header.split(';')[0]!.trim();
       if (bytes.length > 0 && !JSON_MEDIA_TYPE.test(contentType)) throw new UnsupportedMediaType(contentType);
-      // JSON between systems is UTF-8 (RFC 8259 §8.1): a body declared in another charset is not read.
-      const charset = CHARSET_PARAMETER.exec(header)?.[1];
-      if (bytes.length > 0 && charset !== undefined && !/^utf-?8$/i.test(charset)) throw new UnsupportedMediaType(header.trim());
       if (bytes.length === 0) {
         if (row.body) throw new BadRequest('A JSON object body is required.');
         return;
       }
+      // JSON between systems is UTF-8 (RFC 8259 §8.1): a body declared in another charset is not read.
+      const charset = CHARSET_PARAMETER.exec(header)?.[1];
+      if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw new UnsupportedMediaType(header.trim());
       let text: string;
       try {
         text = UTF8.decode(bytes);
