@@ -81,11 +81,14 @@ async function connect(): Promise<void> {
     const frame = JSON.parse(data.toString()) as { type: string };
     if (frame.type === 'pong') return;
     console.log(JSON.stringify(frame));
-    if (frame.type === 'error' || frame.type === 'access.revoked' || frame.type === 'board.deleted') {
-      // The board is gone or out of reach: the watch is over (a refused watch is a failure).
-      const forbidden = frame.type === 'error' && (frame as { code?: string }).code === 'forbidden';
-      if (frame.type === 'error' && !forbidden) return;
-      finish(forbidden ? 1 : 0);
+    // The board is gone or out of reach: the watch is over.
+    if (frame.type === 'access.revoked' || frame.type === 'board.deleted') finish(0);
+    if (frame.type === 'error') {
+      const { code } = frame as { code?: string };
+      // A watch refused (not a member, no such board, not a board id) is a failure; any other
+      // error (storage unavailable, internal) is met by reconnecting and watching again.
+      if (code === 'forbidden' || code === 'bad_request') finish(1);
+      else ws.close();
     }
   });
   ws.on('unexpected-response', (_request, response) => note('handshake refused', { status: response.statusCode }));
@@ -106,7 +109,8 @@ function retry(error: Error) {
 function finish(exitCode: number) {
   stopping = true;
   socket?.close();
-  process.exit(exitCode);
+  // After what was printed has reached a pipe (its writes are asynchronous).
+  process.stdout.write('', () => process.exit(exitCode));
 }
 const stop = () => finish(0);
 process.on('SIGINT', stop);

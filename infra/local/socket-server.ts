@@ -132,8 +132,8 @@ export async function createLocalSocketServer(stage: string): Promise<LocalSocke
         const text = isBinary ? Buffer.from(data as Buffer).toString('base64') : data.toString();
         void message(connectionId, ws, text, isBinary);
       });
-      // A frame over 128 KB (1009) or text that is not UTF-8 (1007): ws closes this socket, as
-      // API Gateway does; unhandled, the error would end the whole local stack.
+      // A frame over 128 KB (1009, as API Gateway closes it) or text that is not UTF-8 (1007):
+      // ws closes this socket; unhandled, the error would end the whole local stack.
       ws.on('error', (error) => console.warn(`local socket ${connectionId} closed by the gateway: ${error.message}`));
       ws.on('close', (code) => {
         for (const timer of connection.timers) clearTimeout(timer);

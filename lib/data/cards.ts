@@ -167,8 +167,10 @@ export interface MoveRequest {
  *
  * The answer is the card as read plus its new place, so the update also requires the title and
  * description to be unchanged since the read: an edit landing in between would otherwise be shown
- * reverted. If one did, the failed condition returns the card as it now is and the move is
- * written again on that (one more round trip, only in that race).
+ * reverted. It also requires the card to be where it was read, since `card.moved` names that place
+ * as `from_column_id`/`from_position`: a move landing in between would make it false. If either
+ * happened, the failed condition returns the card as it now is and the move is written again on
+ * that (one more round trip, only in that race).
  *
  * A move to the place the card already has changes nothing, so it writes nothing: the update also
  * requires the column or the position to differ, as `updateExisting` does for edits, and a failure

@@ -85,8 +85,8 @@ export class PayloadTooLarge extends DomainError {
 }
 
 export class UnsupportedMediaType extends DomainError {
-  constructor(contentType: string) {
-    super('unsupported_media_type', `Content-Type ${JSON.stringify(contentType)} is not supported; send application/json.`);
+  constructor(contentType: string, remedy = 'send application/json') {
+    super('unsupported_media_type', `Content-Type ${JSON.stringify(contentType)} is not supported; ${remedy}.`);
   }
 }
 

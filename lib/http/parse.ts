@@ -40,7 +40,9 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
       }
       // JSON between systems is UTF-8 (RFC 8259 §8.1): a body declared in another charset is not read.
       const charset = CHARSET_PARAMETER.exec(header)?.[1];
-      if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw new UnsupportedMediaType(header.trim());
+      if (charset !== undefined && !/^(?:utf-?8|us-ascii)$/i.test(charset)) {
+        throw new UnsupportedMediaType(header.trim(), 'send the JSON in UTF-8 (charset=utf-8, or no charset)');
+      }
       let text: string;
       try {
         text = UTF8.decode(bytes);

@@ -214,6 +214,9 @@ describe('request bodies', () => {
       headers: { 'content-type': 'application/json; charset=iso-8859-1' },
     });
     expectProblem(reply, 415);
+    expect(reply.body.detail).toBe(
+      'Content-Type "application/json; charset=iso-8859-1" is not supported; send the JSON in UTF-8 (charset=utf-8, or no charset).',
+    );
     expect(await listBoards(user)).toEqual([]);
   });
 

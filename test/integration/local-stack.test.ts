@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -40,20 +40,23 @@ describe('local stack', () => {
     const { port } = taken.address() as AddressInfo;
     try {
       const run = await runNode(['infra/local/start.ts'], {
-        env: { ...process.env, NODE_NO_WARNINGS: '1', PORT: String(port), DATA_DIR: dataDir },
-        timeoutMs: 90_000,
+        // SOCKET_PORT free too, so that the HTTP port is the one found taken.
+        env: { ...process.env, NODE_NO_WARNINGS: '1', PORT: String(port), SOCKET_PORT: '0', DATA_DIR: dataDir },
+        timeoutMs: 50_000,
       });
       expect(run.code).toBe(1);
       expect(run.stderr.trim()).toBe(
         `task-board: 127.0.0.1:${port} is in use; start with PORT=<port> (and SOCKET_PORT=<port>, PORT+1 by default), or PORT=0 for free ones.`,
       );
-      // The emulators it started were given the DATA_DIR: DynamoDB Local as its -dbPath, the
-      // Cognito emulator as its working directory.
+      // The emulators it started were given places inside the DATA_DIR: DynamoDB Local its
+      // -dbPath, the Cognito emulator its working directory.
+      const root = realpathSync(dataDir);
+      const inside = (path: string) => path === root || path.startsWith(`${root}/`);
       const usingDataDir = readdirSync('/proc')
         .filter((entry) => /^\d+$/.test(entry))
         .filter((pid) => {
           try {
-            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dataDir) || readlinkSync(`/proc/${pid}/cwd`) === dataDir;
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(root) || inside(readlinkSync(`/proc/${pid}/cwd`));
           } catch {
             return false;
           }

@@ -1,7 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '../../infra/local/processes';
 import { baseUrl, call, newBoard, newUser, type TestUser } from '../support/api';
 import { REPO_ROOT, runNode } from '../support/run-node';
 
@@ -15,8 +13,9 @@ jest.setTimeout(60_000);
 const started: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
   // Stopped by its own pid, whatever a test left running.
-  for (const child of started.splice(0))
-    if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+  for (const child of started.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+  }
 });
 
 /** The script running for `user`, with its stdout lines as they come and its exit. */
@@ -90,12 +89,16 @@ describe('npm run watch', () => {
     expect(run.lines).toEqual([expect.objectContaining({ type: 'error', code: 'forbidden', board_id: board.id })]);
   });
 
+  it('fails (exit 1) on an id that is not a board id, after printing the bad_request error', async () => {
+    const user = await newUser();
+    const run = watch(user, 'board-1');
+    expect(await run.exited).toBe(1);
+    expect(run.lines).toEqual([expect.objectContaining({ type: 'error', code: 'bad_request' })]);
+  });
+
   it('names the address that did not answer (exit 1)', async () => {
     // A port that was free a moment ago: nothing listens there.
-    const server = createServer().listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    await new Promise((closed) => server.close(closed));
+    const url = `http://127.0.0.1:${await freePort()}`;
     const run = await runNode(['scripts/watch.ts', board(), '--url', url], {
       env: { ...process.env, NODE_NO_WARNINGS: '1', TASK_BOARD_EMAIL: 'a@example.com', TASK_BOARD_PASSWORD: 'password' },
     });
