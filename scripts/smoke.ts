@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { fetchFailure } from './fetch-failure';
 
 /**
  * `npm run smoke -- <ApiUrl> [--keep] [--timeout <seconds>]`: exercises a running task-board API
@@ -83,18 +84,8 @@ function shown(text: string): string {
   return compact.length > 1000 ? `${compact.slice(0, 1000)}… (${compact.length} characters)` : compact;
 }
 
-/** Why fetch failed, from its `cause` chain (ECONNREFUSED 127.0.0.1:1, ENOTFOUND …, certificate …). */
-function reason(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 4; depth++) {
-    const e = current as { name?: string; message?: string; code?: string; cause?: unknown };
-    if (e.name === 'TimeoutError') return 'no answer in time (--timeout)';
-    if (e.message && !parts.includes(e.message)) parts.push(e.message);
-    current = e.cause;
-  }
-  return parts.join(': ') || String(error);
-}
+/** Why a step's fetch failed; a timeout names the option that sets it. */
+const reason = (error: unknown) => fetchFailure(error).replace(/^no answer in time$/, 'no answer in time (--timeout)');
 
 async function runSmoke(argv: string[]): Promise<number> {
   let options: ReturnType<typeof parse>;

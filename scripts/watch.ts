@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { stopWhenOrphaned } from '../infra/local/orphan';
+import { fetchFailure } from './fetch-failure';
 
 /**
  * `npm run watch -- <board_id>`: logs in and prints a board's live events as they arrive, one
@@ -55,8 +56,8 @@ async function postJson(path: string, body: unknown, token?: string) {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
-  }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
-    throw new Error(`${baseUrl} did not answer: ${error.cause?.code ?? error.cause?.message ?? error.message}`);
+  }).catch((error: unknown) => {
+    throw new Error(`${baseUrl} did not answer: ${fetchFailure(error)}`);
   });
   const text = await response.text();
   const parsed = text ? JSON.parse(text) : undefined;

@@ -41,6 +41,7 @@ import { keys, labelNameKey } from './table';
  * only ids that no read shows and that the card's next label change drops.
  */
 
+/** A second label of that name on the board (names compared case-insensitively). */
 const nameTaken = () => new Conflict('The board already has a label with this name (names are compared case-insensitively).');
 
 /** Boards made before labels existed have no map yet: it is added once, on their first label. */

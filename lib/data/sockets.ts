@@ -119,6 +119,9 @@ export async function readConnection(connectionId: string): Promise<ConnectionRe
 
 export const isExpired = (connection: { expires_at: number }) => connection.expires_at <= nowSeconds();
 
+/** A message on a socket the table no longer has (swept, or gone): the client must reconnect. */
+export const socketClosed = () => new Forbidden('This socket is closed; reconnect with a new ticket.');
+
 /**
  * Watches a board for a connection whose caller is a member: the membership read (with the
  * board) and, in one transaction, the watch item beside the board's members plus the board in
@@ -162,9 +165,8 @@ export async function watchBoard(connection: ConnectionRecord, boardId: string):
     const codes = cancellationCodes(error);
     if (codes?.[2] === 'ConditionalCheckFailed') throw new Forbidden();
     if (codes?.[1] === 'ConditionalCheckFailed') {
-      if (await readConnection(connection.connection_id))
-        throw new LimitReached(`A socket may watch at most ${MAX_WATCHES_PER_SOCKET} boards; unwatch one first.`);
-      throw new Forbidden('This socket is closed; reconnect with a new ticket.');
+      if (!(await readConnection(connection.connection_id))) throw socketClosed();
+      throw new LimitReached(`A socket may watch at most ${MAX_WATCHES_PER_SOCKET} boards; unwatch one first.`);
     }
     throw error;
   }

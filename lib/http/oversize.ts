@@ -5,9 +5,10 @@ import { routeKeyOf, routes } from '../routes';
 /**
  * What a client does when an answer is over what Lambda may send (6 MB, even compressed): the
  * board list names its boards, the board tree names its columns, a column names its cards, and a
- * card (at most 16,384 characters of description) always fits. Each step is one more request, so what a member may write stays
- * readable, up to a column of about 150,000 cards, whose list of ids would itself pass 6 MB
- * (docs/performance.md, "Large answers").
+ * card (at most 16,384 characters of description) always fits. Each step is one more request, so
+ * what a member may write stays readable, up to a column of about 150,000 cards (or a list of
+ * about 160,000 boards), whose ids would themselves pass 6 MB (docs/performance.md, "Large
+ * answers").
  */
 const howSent = (compressed: boolean) =>
   compressed ? ', even compressed' : ' (send Accept-Encoding: br or gzip to get it compressed)';
