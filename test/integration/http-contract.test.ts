@@ -188,7 +188,7 @@ describe('request bodies', () => {
     const reply = await call('POST', '/boards', {
       token: user.token,
       rawBody: notUtf8,
-      headers: { 'content-type': 'application/json' },
+      headers: json,
     });
     expectProblem(reply, 400);
     expect(reply.body.detail).toBe('The request body is not valid UTF-8.');
@@ -201,7 +201,7 @@ describe('request bodies', () => {
     const reply = await call('POST', '/boards', {
       token: user.token,
       rawBody: body,
-      headers: { 'content-type': 'application/json' },
+      headers: json,
     });
     expectProblem(reply, 400);
   });

@@ -27,6 +27,10 @@ import { useLocalTable } from '../support/local-table';
 
 const table = useLocalTable();
 
+/** The record the table keeps for a key, read as the service reads it (strongly consistent). */
+const keptRecord = (userId: string, key: string) =>
+  table.client.send(new GetCommand({ TableName: table.name, Key: idempotencyRecordKey({ userId, key }), ConsistentRead: true }));
+
 const post = (user: TestUser, path: string, body: unknown, key?: string, rawBody?: string) =>
   call('POST', path, {
     token: user.token,
@@ -56,13 +60,7 @@ describe('Idempotency-Key on the POSTs that create something', () => {
     expect(await boardTitles(user)).toEqual([title]);
     // What the table keeps: the first answer, for 24 hours, under the caller's key.
     const fingerprint = fingerprintOf('boards.create', { params: {}, body: { title } });
-    const stored = await table.client.send(
-      new GetCommand({
-        TableName: table.name,
-        Key: idempotencyRecordKey({ userId: user.id, key }),
-        ConsistentRead: true,
-      }),
-    );
+    const stored = await keptRecord(user.id, key);
     expect(stored.Item).toMatchObject({ type: 'idempotency', status: 'completed', fingerprint });
     expect(JSON.parse(stored.Item!.answer as string)).toEqual({ status: 201, body: first.body });
     expect(stored.Item!.ttl).toBeGreaterThanOrEqual(before + 86_400);
@@ -299,13 +297,7 @@ describe('Idempotency-Key on registration (the key belongs to the account; token
     expect((await boardsWith(first.body.token)).status).toBe(200);
     expect((await boardsWith(retry.body.token)).status).toBe(200);
     // The record keeps the status alone: no token, no password, no address.
-    const kept = await table.client.send(
-      new GetCommand({
-        TableName: table.name,
-        Key: idempotencyRecordKey({ userId: `account:${keyHash(account.email.toLowerCase())}`, key }),
-        ConsistentRead: true,
-      }),
-    );
+    const kept = await keptRecord(`account:${keyHash(account.email.toLowerCase())}`, key);
     expect(kept.Item).toMatchObject({ status: 'completed', answer: '{"status":201}' });
     const stored = JSON.stringify(kept.Item);
     for (const secret of [first.body.token, first.body.refresh_token, account.password, account.email]) {

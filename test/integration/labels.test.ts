@@ -16,6 +16,7 @@ import {
   unknownId,
 } from '../support/api';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
+import { eventually } from '../support/wait';
 
 /**
  * Issue 14: labels. A board's own tags {id, board_id, name, color}, put on its cards; every card
@@ -95,22 +96,6 @@ async function inBatches<T, R>(items: T[], size: number, work: (item: T, index: 
     results.push(...(await Promise.all(items.slice(i, i + size).map((item, j) => work(item, i + j)))));
   }
   return results;
-}
-
-/**
- * Retries `check` until it passes (or `ms` run out, then its last failure is thrown): for what the
- * service may finish after it answered, which the contract leaves to the API's view of it.
- */
-async function eventually(check: () => Promise<void>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
 }
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
@@ -779,12 +764,16 @@ describe('cascades', () => {
     const read = await inBatches(cards, 10, (card) => cardOf(member, card.id));
     for (const card of read) expect(card.label_ids).toEqual(keptOn.includes(card.id) ? [kept.id] : []);
     // And the id does not stay in the stored cards either (not only hidden), nor its lookup.
-    await eventually(async () => {
-      const stored = (await partition(`BOARD#${board.id}`)).filter((item) => String(item.sk).startsWith('CARD#'));
-      expect(stored).toHaveLength(62);
-      for (const item of stored) expect([...((item.label_ids as Set<string> | undefined) ?? [])]).not.toContain(doomed.id);
-      expect(await partition(`LABEL#${doomed.id}`)).toEqual([]);
-    });
+    await eventually(
+      async () => {
+        const stored = (await partition(`BOARD#${board.id}`)).filter((item) => String(item.sk).startsWith('CARD#'));
+        expect(stored).toHaveLength(62);
+        for (const item of stored) expect([...((item.label_ids as Set<string> | undefined) ?? [])]).not.toContain(doomed.id);
+        expect(await partition(`LABEL#${doomed.id}`)).toEqual([]);
+      },
+      30_000,
+      250,
+    );
     // A new label with the old name does not bring the old id back.
     const reborn = await label(owner, board.id, 'Doomed');
     expect((await cardOf(owner, cards[1]!.id)).label_ids).toEqual([]);
@@ -850,12 +839,18 @@ describe('cascades', () => {
       expectProblem(await attach(user, cards[0], one.id), 404);
     }
     // The items behind them go too (possibly after the answer).
-    await eventually(async () => {
-      expect(await partition(`LABEL#${one.id}`)).toEqual([]);
-      expect(await partition(`LABEL#${two.id}`)).toEqual([]);
-      const left = (await partition(`BOARD#${board.id}`)).map((item) => String(item.sk));
-      expect(left.filter((sk) => sk.startsWith('LABEL#') || sk.startsWith('#LABELNAME#') || sk.startsWith('CARD#'))).toEqual([]);
-    });
+    await eventually(
+      async () => {
+        expect(await partition(`LABEL#${one.id}`)).toEqual([]);
+        expect(await partition(`LABEL#${two.id}`)).toEqual([]);
+        const left = (await partition(`BOARD#${board.id}`)).map((item) => String(item.sk));
+        expect(left.filter((sk) => sk.startsWith('LABEL#') || sk.startsWith('#LABELNAME#') || sk.startsWith('CARD#'))).toEqual(
+          [],
+        );
+      },
+      30_000,
+      250,
+    );
   });
 });
 

@@ -27,6 +27,7 @@ import {
   socketAddress,
   type TestSocket,
 } from '../support/sockets';
+import { eventually } from '../support/wait';
 
 /**
  * Live board events (../shared/spec/realtime.md), row by row, over the real local stack with a
@@ -108,20 +109,6 @@ async function watching(user: TestUser, boardId: string, label: string): Promise
   const socket = await connect(user, label);
   await socket.watch(boardId);
   return socket;
-}
-
-/** Polls until `check` passes (it throws until then), for table state that settles after a send. */
-async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 const watchItemsOf = async (boardId: string) =>

@@ -10,6 +10,7 @@ import { deadlinePassed } from '../../lib/runtime/deadline';
 import { apiEvent } from '../support/events';
 import { throttled } from '../support/sdk-failures';
 import { accessClaims, makeSigner } from '../support/tokens';
+import { settle } from '../support/wait';
 
 /**
  * Idempotency-Key failure paths DynamoDB Local cannot produce on demand (the behaviour itself is
@@ -99,7 +100,7 @@ describe('Idempotency-Key failure paths', () => {
     const reply = await createBoard(withKey(randomUUID()), nearTheEnd);
     expect(reply.statusCode).toBe(503);
     // The create lands ~200 ms after the 503; wait for its answer to be kept (or give up after 10 s).
-    for (const until = Date.now() + 10_000; puts().length < 2 && Date.now() < until; ) await pause(20);
+    await settle(() => puts().length >= 2, Date.now() + 10_000);
     expect(puts().map((item) => item.status)).toEqual(['in_progress', 'completed']);
     expect(refusedAtDeadline).toEqual([false, false]);
   });

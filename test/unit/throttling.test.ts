@@ -11,6 +11,7 @@ import { keys } from '../../lib/data/table';
 import { type RouteId, routes } from '../../lib/routes';
 import { apiEvent } from '../support/events';
 import { accessClaims, makeSigner } from '../support/tokens';
+import { settle } from '../support/wait';
 
 /**
  * DynamoDB throttling injected BELOW the SDK: the real DocumentClient that every handler shares
@@ -178,14 +179,6 @@ function expectUnavailable(reply: APIGatewayProxyStructuredResultV2) {
     detail: expect.any(String),
   });
   expect(reply.body).not.toMatch(/ProvisionedThroughput|Throttling|dynamodb|amazon|Abort/i);
-}
-
-/**
- * Waits until `done` holds or the clock passes `until` (when a retry still running in the
- * background would have made its next attempt), so that such an attempt lands on the fake.
- */
-async function settle(done: () => boolean, until: number): Promise<void> {
-  while (!done() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
 // --- swapping the transport ----------------------------------------------------------------------
