@@ -139,18 +139,37 @@ export async function updateCard(
 }
 
 /** The card and its id lookup go together; a card already gone is 404. */
+/**
+ * `card.deleted` names the column the card leaves, so the delete requires the card to still be in
+ * the column it was read in: a move committing between the access check's read and this write
+ * would otherwise make the event name a column the card had already left. On that race the
+ * failed condition returns the card as it now is and the delete goes again from there (one more
+ * round trip, only in that race).
+ */
 export async function deleteCard(scope: BoardScope): Promise<void> {
-  const card = scope.card!;
-  try {
-    await transactWrite([
-      { Delete: { Key: keys.card(scope.boardId, card.id), ConditionExpression: 'attribute_exists(pk)' } },
-      { Delete: { Key: keys.cardLookup(card.id) } },
-      eventItemPut(scope.boardId, stamp('card.deleted', actorOf(scope), { card_id: card.id, column_id: card.column_id })),
-    ]);
-  } catch (error) {
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Card');
-    throw error;
-  }
+  let card = scope.card!;
+  await retryLostRaces(async () => {
+    try {
+      await transactWrite([
+        {
+          Delete: {
+            Key: keys.card(scope.boardId, card.id),
+            ConditionExpression: 'attribute_exists(pk) AND column_id = :column',
+            ExpressionAttributeValues: { ':column': card.column_id },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        { Delete: { Key: keys.cardLookup(card.id) } },
+        eventItemPut(scope.boardId, stamp('card.deleted', actorOf(scope), { card_id: card.id, column_id: card.column_id })),
+      ]);
+    } catch (error) {
+      if (cancellationCodes(error)?.[0] !== 'ConditionalCheckFailed') throw error;
+      const current = itemAtCancellation<CardRecord>(error, 0);
+      if (!current) throw new NotFound('Card');
+      card = current;
+      throw new LostRace();
+    }
+  });
 }
 
 export interface MoveRequest {

@@ -447,6 +447,36 @@ describe('card.moved under concurrent moves of one card', () => {
   });
 });
 
+describe('card.deleted under a racing move', () => {
+  it("names the column the card left, also when a move of it commits between the delete's read and its write", async () => {
+    const user = await newUser();
+    const board = await newBoard(user);
+    const [from, to] = await Promise.all(['From', 'To'].map((title) => newColumn(user, board.id, title)));
+    const cards: CardView[] = [];
+    for (let i = 0; i < 12; i++) cards.push(await newCard(user, from!.id, { title: `Raced ${i}` }));
+    const socket = await watching(user, board.id, 'owner');
+
+    // Each card is moved and deleted at once; either may land first. A move that lost to the
+    // delete is a 404, a delete never is.
+    const replies = await Promise.all(
+      cards.flatMap((card) => [moveCard(user, card.id, { target_column_id: to!.id }), deleteCard(user, card.id)]),
+    );
+    replies.forEach((reply, i) => expect(i % 2 === 0 ? [200, 404] : [204]).toContain(reply.status));
+
+    await ok(200, renameBoard(user, board.id, 'Done racing'));
+    const column = new Map(cards.map((card) => [card.id, card.column_id]));
+    const deleted: string[] = [];
+    for (let frame = await socket.next(); frame.type !== 'board.updated'; frame = await socket.next()) {
+      if (frame.type === 'card.moved') column.set((frame.card as CardView).id, (frame.card as CardView).column_id);
+      else {
+        expect(frame).toMatchObject({ type: 'card.deleted', column_id: column.get(frame.card_id as string) });
+        deleted.push(frame.card_id as string);
+      }
+    }
+    expect(deleted.sort()).toEqual(cards.map((card) => card.id).sort());
+  });
+});
+
 describe('column events', () => {
   it('sends column.created, column.updated and column.moved with the column as the REST answer has it (no cards)', async () => {
     const { owner, member, board } = await sharedBoard();
