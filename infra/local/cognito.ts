@@ -8,7 +8,13 @@ import {
   CreateUserPoolCommand,
   DescribeUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { appClient as appClientDefinition, explicitAuthFlows, passwordPolicy, tokenValidity } from '../../lib/auth/pool';
+import {
+  appClient as appClientDefinition,
+  explicitAuthFlows,
+  passwordPolicy,
+  tokenValidity,
+  verificationMessage,
+} from '../../lib/auth/pool';
 import { captureOutput, spawnGuarded, waitFor } from './processes';
 
 /**
@@ -24,7 +30,8 @@ export async function startCognitoLocal(port: number, dataDir: string): Promise<
     join(cwd, '.cognito', 'config.json'),
     JSON.stringify({ TokenConfig: { IssuerDomain: LOCAL_ISSUER_DOMAIN } }, null, 2),
   );
-  const entry = join(dirname(fileURLToPath(import.meta.resolve('cognito-local'))), 'bin', 'start.js');
+  // cognito-local with the outbox and AdminUserGlobalSignOut (cognito-emulator.cjs says why).
+  const entry = join(dirname(fileURLToPath(import.meta.url)), 'cognito-emulator.cjs');
   const child = spawnGuarded(process.execPath, [entry], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,6 +75,13 @@ export async function ensurePool(endpoint: string, dataDir: string, accessTokenS
       new CreateUserPoolCommand({
         PoolName: 'task-board-local',
         UsernameAttributes: ['email'],
+        // As the deployed pool (CDK verifies the sign-in alias): codes go to the address by email.
+        AutoVerifiedAttributes: ['email'],
+        VerificationMessageTemplate: {
+          DefaultEmailOption: 'CONFIRM_WITH_CODE',
+          EmailSubject: verificationMessage.emailSubject,
+          EmailMessage: verificationMessage.emailBody,
+        },
         Policies: {
           PasswordPolicy: {
             MinimumLength: passwordPolicy.minLength,

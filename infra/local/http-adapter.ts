@@ -7,6 +7,7 @@ import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../lib/http/cors';
 import { corsMethods, functionTimeoutSeconds, isCatchAll, type RouteRow, routeFor, routeKeyOf, routes } from '../../lib/routes';
 import { httpApiLimits, overLambdaResponseLimit } from '../../lib/runtime/aws-limits';
 import { asFunction } from './iam';
+import { OUTBOX_PATH, serveOutbox } from './outbox';
 import { instrumentClient, type RequestTrace, sequentialRoundTrips, timeInDynamoDb, traceStorage } from './trace';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -22,7 +23,7 @@ export const REPO_ROOT = join(import.meta.dirname, '..', '..');
  * the row's own handler module (imported once, like a warm container), and anything no row
  * serves goes to the `$default` row.
  */
-export async function createLocalHttpServer(corsOrigin = '*', tracing = false): Promise<Server> {
+export async function createLocalHttpServer(corsOrigin = '*', tracing = false, outbox?: string): Promise<Server> {
   if (tracing) instrumentClient((await import('../../lib/data/db')).documentClient);
   const rows = Object.entries(routes) as [string, RouteRow][];
   const handlers = new Map<string, Handler>();
@@ -58,6 +59,14 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false): 
       return;
     }
     const body = await readBody(req);
+    // The local stack's own path (infra/local/outbox.ts), in front of the route table, never in it.
+    if (outbox && url.pathname === OUTBOX_PATH) {
+      const answer = serveOutbox(outbox, url, method);
+      const type = answer.problem ? 'application/problem+json' : 'application/json';
+      const allow = answer.status === 405 ? { allow: 'GET' } : {};
+      res.writeHead(answer.status, { 'content-type': type, ...allow, ...cors }).end(JSON.stringify(answer.body));
+      return;
+    }
     if (body === 'too large') {
       res.writeHead(413, { 'content-type': 'application/json', ...cors }).end('{"message":"Request Entity Too Large"}');
       return;

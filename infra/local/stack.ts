@@ -8,6 +8,7 @@ import { ensurePool, fetchJwks, startCognitoLocal } from './cognito';
 import { ensureTable, startDynamoDbLocal } from './dynamodb';
 import { createLocalHttpServer, REPO_ROOT } from './http-adapter';
 import { asFunction, enforceRowActions } from './iam';
+import { outboxFile } from './outbox';
 import { freePort, stopChild } from './processes';
 import { createLocalSocketServer, type LocalSocketServer } from './socket-server';
 import { type StreamPoller, startStreamPoller } from './stream-poller';
@@ -124,7 +125,11 @@ export async function startLocalStack(options: {
       );
     }
 
-    server = await createLocalHttpServer(process.env.CORS_ORIGIN ?? '*', process.env.TASK_BOARD_TRACE === '1');
+    server = await createLocalHttpServer(
+      process.env.CORS_ORIGIN ?? '*',
+      process.env.TASK_BOARD_TRACE === '1',
+      outboxFile(join(dataDir, 'cognito')),
+    );
     // Keep idle connections longer than clients do (undici: 4 s), so that a client never sends a
     // request on a connection the server is closing ("other side closed" under load).
     server.keepAliveTimeout = 65_000;

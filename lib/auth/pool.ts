@@ -27,3 +27,13 @@ export const explicitAuthFlows = [
   ...(appClient.userPasswordAuth ? ['ALLOW_USER_PASSWORD_AUTH' as const] : []),
   ...(appClient.refreshTokenAuth ? ['ALLOW_REFRESH_TOKEN_AUTH' as const] : []),
 ];
+
+/**
+ * The verification message of the pool: the deployed pool's (CDK's defaults for a pool that
+ * verifies email, which is every pool that signs in by email) and the local pool's, whose outbox
+ * shows the subject. Cognito sends it for address verification and password reset codes.
+ */
+export const verificationMessage = {
+  emailSubject: 'Verify your new account',
+  emailBody: 'The verification code to your new account is {####}',
+} as const;
