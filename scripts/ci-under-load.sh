@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The whole `npm test` with a CPU hog beside it, as on a shared CI machine with other work running:
+# The whole `npm test` (or the command given, e.g. `bash .ci/run` on a fresh clone) with a CPU hog
+# beside it, as on a shared CI machine with other work running:
 # HOGS busy loops (default 2, one per core of these machines), each bounded (it ends by itself
 # after HOG_SECONDS, default 1800, even if this script is killed with SIGKILL), started here and
-# stopped here by their own pids. Prints the suite's elapsed time and its exit code, and exits
-# with it. Run it with the node the suite should use first on PATH (.ci/run puts Node.js 24 there).
+# stopped here by their own pids. Prints the command's elapsed time and its exit code, and exits
+# with it. For `npm test`, put the node the suite should use first on PATH (.ci/run does that
+# itself: Node.js 24).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,11 +30,13 @@ for _ in $(seq "$hogs"); do
 done
 echo "ci-under-load: node $(node --version), ${hogs} busy loops (pids ${pids[*]}), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
+command=("$@")
+((${#command[@]})) || command=(npm test)
 start=$(date +%s)
 status=0
-npm test || status=$?
+"${command[@]}" || status=$?
 elapsed=$(($(date +%s) - start))
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 stop_hogs
-echo "ci-under-load: npm test exited ${status} after ${elapsed} s ($((elapsed / 60)) min $((elapsed % 60)) s) beside ${hogs} busy loops; load average at the end ${load}"
+echo "ci-under-load: ${command[*]} exited ${status} after ${elapsed} s ($((elapsed / 60)) min $((elapsed % 60)) s) beside ${hogs} busy loops; load average at the end ${load}"
 exit "$status"
