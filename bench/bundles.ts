@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
 import { functionIdOf } from '../infra/api-function';
 import { type RouteId, routeIds, routes, schedules, socketRoutes, streamConsumers } from '../lib/routes';
+import { DEPLOYED_OPTIONS } from './esbuild-options';
 import { log, median, min, REPO_ROOT, round } from './util';
 
 /**
@@ -17,21 +18,6 @@ import { log, median, min, REPO_ROOT, round } from './util';
  */
 
 const run = promisify(execFile);
-
-/** The esbuild options of infra/api-function.ts (NodejsFunction `bundling`), written out. */
-const BANNER =
-  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
-export const DEPLOYED_OPTIONS: BuildOptions = {
-  bundle: true,
-  platform: 'node',
-  target: 'node22',
-  format: 'esm',
-  minify: true,
-  sourcemap: false,
-  mainFields: ['module', 'main'],
-  banner: { js: BANNER },
-  logLevel: 'silent',
-};
 
 /** What the cold-import child sees: the variables the functions require at cold start, nothing secret. */
 export const IMPORT_ENV: Record<string, string> = {

@@ -2,13 +2,14 @@ import { createUser, logIn } from '../../lib/auth/cognito';
 import { putUserProfile } from '../../lib/data/users';
 import { answerOnce } from '../../lib/http/idempotency';
 import { publicRoute } from '../../lib/http/public-route';
+import { authRegister } from '../../lib/rows/auth';
 
 /**
  * Creates the Cognito user and its profile, then logs in once to hand back the first token. A
  * retry under the same Idempotency-Key (`replay`) only logs in again: its tokens are never kept.
  */
 export const handler = publicRoute(
-  'auth.register',
+  authRegister,
   async ({ body, replay }) => {
     if (!replay) {
       await createUser(body.email, body.password, body.display_name, (userId) =>

@@ -1,7 +1,8 @@
 import { createBoard } from '../../lib/data/boards';
 import { route } from '../../lib/http/route';
+import { boardsCreate } from '../../lib/rows/boards';
 
-export const handler = route('boards.create', async ({ caller, body }) => ({
+export const handler = route(boardsCreate, async ({ caller, body }) => ({
   status: 201,
   body: await createBoard(caller.id, body.title),
 }));

@@ -1,7 +1,8 @@
 import { deleteBoard } from '../../lib/data/boards';
 import { route } from '../../lib/http/route';
+import { boardsDelete } from '../../lib/rows/boards';
 
-export const handler = route('boards.delete', async ({ scope }) => {
+export const handler = route(boardsDelete, async ({ scope }) => {
   await deleteBoard(scope);
   return { status: 204 };
 });

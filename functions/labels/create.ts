@@ -1,4 +1,5 @@
 import { createLabel } from '../../lib/data/labels';
 import { route } from '../../lib/http/route';
+import { labelsCreate } from '../../lib/rows/labels';
 
-export const handler = route('labels.create', async ({ scope, body }) => ({ status: 201, body: await createLabel(scope, body) }));
+export const handler = route(labelsCreate, async ({ scope, body }) => ({ status: 201, body: await createLabel(scope, body) }));

@@ -1,4 +1,5 @@
 import { listMembers } from '../../lib/data/members';
 import { route } from '../../lib/http/route';
+import { membersList } from '../../lib/rows/members';
 
-export const handler = route('members.list', async ({ scope }) => ({ status: 200, body: await listMembers(scope) }));
+export const handler = route(membersList, async ({ scope }) => ({ status: 200, body: await listMembers(scope) }));

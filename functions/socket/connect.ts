@@ -1,9 +1,10 @@
 import { openConnection } from '../../lib/data/sockets';
 import { Unauthorized } from '../../lib/domain/errors';
+import { socketConnect } from '../../lib/rows/realtime';
 import { socketRoute } from '../../lib/socket/chain';
 
 /** The handshake succeeds only for an unused, unexpired ticket (401 otherwise). */
-export const handler = socketRoute('socket.connect', async ({ connectionId, event }) => {
+export const handler = socketRoute(socketConnect, async ({ connectionId, event }) => {
   const ticket = event.queryStringParameters?.ticket;
   // Missing, unknown, used or expired: all the same 401 (realtime contract).
   if (!ticket || ticket.length > 128) throw new Unauthorized('Connect with ?ticket=<ticket> from POST /realtime/tickets.', false);

@@ -1,8 +1,9 @@
 import { closeConnection } from '../../lib/data/sockets';
+import { socketDisconnect } from '../../lib/rows/realtime';
 import { socketRoute } from '../../lib/socket/chain';
 
 /** Best effort (API Gateway does not promise `$disconnect`): TTLs and GoneException clean up the rest. */
-export const handler = socketRoute('socket.disconnect', async ({ connectionId }) => {
+export const handler = socketRoute(socketDisconnect, async ({ connectionId }) => {
   await closeConnection(connectionId);
   return undefined;
 });

@@ -1,3 +1,4 @@
+import { socketPing } from '../../lib/rows/realtime';
 import { socketRoute } from '../../lib/socket/chain';
 
-export const handler = socketRoute('socket.ping', async () => ({ type: 'pong' }));
+export const handler = socketRoute(socketPing, async () => ({ type: 'pong' }));

@@ -1,7 +1,8 @@
 import { unwatchBoard } from '../../lib/data/sockets';
+import { socketUnwatch } from '../../lib/rows/realtime';
 import { socketRoute } from '../../lib/socket/chain';
 
-export const handler = socketRoute('socket.unwatch', async ({ connectionId, body }) => {
+export const handler = socketRoute(socketUnwatch, async ({ connectionId, body }) => {
   await unwatchBoard(connectionId, body.board_id);
   return { type: 'unwatch.ack', board_id: body.board_id };
 });

@@ -1,7 +1,8 @@
 import { isExpired, readConnection, socketClosed, watchBoard } from '../../lib/data/sockets';
+import { socketWatch } from '../../lib/rows/realtime';
 import { socketRoute } from '../../lib/socket/chain';
 
-export const handler = socketRoute('socket.watch', async ({ connectionId, body }) => {
+export const handler = socketRoute(socketWatch, async ({ connectionId, body }) => {
   const connection = await readConnection(connectionId);
   if (!connection) throw socketClosed();
   if (isExpired(connection)) return { type: 'token.expired' };

@@ -6,11 +6,13 @@ import { KINDS } from './error-kinds';
  * Request and response schemas: the validators of lib/http/parse.ts and the OpenAPI document are
  * both made from these, so the two cannot disagree. Limits are the contract's.
  *
- * Valibot, with each schema built on its first use: every function bundles the whole route
- * table but builds only the schemas its row names, and valibot is a few KiB of plain functions
+ * Valibot, with each schema built on its first use, and valibot is a few KiB of plain functions
  * where classic zod was 90 KiB built at import. Measured on the SDK-only bundle with every schema
  * built (docs/performance.md): classic zod added 12 ms to a cold start, zod/mini 3-5 ms, valibot
- * 1-1.8 ms; a function builds only its own schemas, so it pays less than that.
+ * 1-1.8 ms. A function bundles only the schemas its own row names: each export below is marked
+ * `@__PURE__`, so that esbuild drops those no import uses (it cannot know on its own that calling
+ * `onFirstUse` has no side effect), and response schemas are named by the rows, not referenced
+ * (`responseSchemas`), since only the documents and the contract tests read them.
  */
 
 /** A schema built when first asked for, then reused for the life of the container. */
@@ -144,11 +146,11 @@ const neighbour = (what: 'card' | 'column', side: 'before' | 'after') =>
     ),
   );
 
-export const idParams = onFirstUse(() => v.object({ id: uuid() }));
-export const cardLabelParams = onFirstUse(() => v.object({ id: uuid(), label_id: uuid() }));
-export const memberParams = onFirstUse(() => v.object({ id: uuid(), user_id: uuid() }));
+export const idParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid() }));
+export const cardLabelParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid(), label_id: uuid() }));
+export const memberParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid(), user_id: uuid() }));
 
-export const registerBody = onFirstUse(() =>
+export const registerBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({
     email: v.pipe(email(), about('Sign-in address; compared case-insensitively, unique among users.', 'ada@example.com')),
     password: v.pipe(
@@ -166,7 +168,7 @@ export const registerBody = onFirstUse(() =>
   }),
 );
 
-export const loginBody = onFirstUse(() =>
+export const loginBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({
     // The contract's input rules hold here too: an address that is not one, or a password no
     // account can have, is 400 on its shape alone, which tells nothing about any account.
@@ -183,7 +185,7 @@ export const loginBody = onFirstUse(() =>
 );
 
 /** `POST /auth/refresh` and `POST /auth/logout`: the refresh token is the credential (no bearer token). */
-export const refreshBody = onFirstUse(() =>
+export const refreshBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({
     refresh_token: v.pipe(
       v.string(),
@@ -197,11 +199,11 @@ export const refreshBody = onFirstUse(() =>
   }),
 );
 
-export const titleBody = onFirstUse(() =>
+export const titleBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({ title: v.pipe(title(), about('1 to 256 characters, at least one not whitespace; stored as sent.', 'Roadmap')) }),
 );
 
-export const createCardBody = onFirstUse(() =>
+export const createCardBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({
     title: v.pipe(title(), about('1 to 256 characters, at least one not whitespace; stored as sent.', 'Write the release notes')),
     description: v.pipe(
@@ -211,7 +213,7 @@ export const createCardBody = onFirstUse(() =>
   }),
 );
 
-export const updateCardBody = onFirstUse(() =>
+export const updateCardBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({
     title: v.pipe(
       v.nullish(title()),
@@ -227,7 +229,7 @@ export const updateCardBody = onFirstUse(() =>
   }),
 );
 
-export const moveCardBody = onFirstUse(() =>
+export const moveCardBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({
     target_column_id: v.pipe(
       uuid(),
@@ -238,16 +240,16 @@ export const moveCardBody = onFirstUse(() =>
   }),
 );
 
-export const addMemberBody = onFirstUse(() =>
+export const addMemberBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({
     email: v.pipe(email(), about('The address a registered user signed up with (404 when nobody did).', 'grace@example.com')),
     role: v.optional(role(), 'member'),
   }),
 );
-export const changeRoleBody = onFirstUse(() => v.object({ role: role() }));
+export const changeRoleBody = /* @__PURE__ */ onFirstUse(() => v.object({ role: role() }));
 
 /** A socket message about one board (watch, unwatch); `action` routed it here. */
-export const boardAction = onFirstUse(() => v.object({ action: v.string(), board_id: uuid() }));
+export const boardAction = /* @__PURE__ */ onFirstUse(() => v.object({ action: v.string(), board_id: uuid() }));
 
 const labelName = () => v.pipe(v.string(), wellFormed(), characters({ minLength: 1, maxLength: 50 }), notBlank());
 /** `#rrggbb`, stored and returned in lower case. */
@@ -258,13 +260,13 @@ const color = () =>
     v.transform((value: string) => value.toLowerCase()),
   );
 const LABEL_NAME_TEXT = '1 to 50 characters, at least one not whitespace; unique on the board compared case-insensitively (409).';
-export const createLabelBody = onFirstUse(() =>
+export const createLabelBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({
     name: v.pipe(labelName(), about(LABEL_NAME_TEXT, 'urgent')),
     color: v.pipe(color(), about('`#rrggbb` in any case; stored and returned in lower case.', '#d73a4a')),
   }),
 );
-export const updateLabelBody = onFirstUse(() =>
+export const updateLabelBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({
     name: v.pipe(
       v.nullish(labelName()),
@@ -274,7 +276,7 @@ export const updateLabelBody = onFirstUse(() =>
   }),
 );
 
-export const moveColumnBody = onFirstUse(() =>
+export const moveColumnBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({ before_id: neighbour('column', 'before'), after_id: neighbour('column', 'after') }),
 );
 
@@ -319,12 +321,16 @@ const columnEntries = () => ({
   position: position('column'),
 });
 
-export const board = onFirstUse(() => v.pipe(v.strictObject(boardEntries()), about('A board, without its columns.')));
-export const boardList = onFirstUse(() =>
+export const board = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(v.strictObject(boardEntries()), about('A board, without its columns.')),
+);
+export const boardList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(v.array(board()), about("The caller's boards, newest first (created_at descending); not paginated.")),
 );
-export const column = onFirstUse(() => v.pipe(v.strictObject(columnEntries()), about('A column, without its cards.')));
-export const card = onFirstUse(() =>
+export const column = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(v.strictObject(columnEntries()), about('A column, without its cards.')),
+);
+export const card = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       id: id('The card id.'),
@@ -347,7 +353,7 @@ export const card = onFirstUse(() =>
     about('A card.'),
   ),
 );
-export const label = onFirstUse(() =>
+export const label = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       id: id('The label id.'),
@@ -358,14 +364,14 @@ export const label = onFirstUse(() =>
     about('A label of a board; cards carry labels by id.'),
   ),
 );
-export const labelList = onFirstUse(() =>
+export const labelList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.array(label()),
     v.maxLength(MAX_LABELS_PER_BOARD),
     about(`The board's labels by name (case-insensitively), then id; at most ${MAX_LABELS_PER_BOARD}.`),
   ),
 );
-export const columnWithCards = onFirstUse(() =>
+export const columnWithCards = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       ...columnEntries(),
@@ -374,7 +380,7 @@ export const columnWithCards = onFirstUse(() =>
     about('A column with its cards.'),
   ),
 );
-export const boardTree = onFirstUse(() =>
+export const boardTree = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       ...boardEntries(),
@@ -391,7 +397,7 @@ export const boardTree = onFirstUse(() =>
     about('A board with its columns, their cards and its labels.'),
   ),
 );
-export const tokenResponse = onFirstUse(() =>
+export const tokenResponse = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       token: v.pipe(
@@ -416,7 +422,7 @@ export const tokenResponse = onFirstUse(() =>
     about('An access token for the bearer scheme.'),
   ),
 );
-export const ticketResponse = onFirstUse(() =>
+export const ticketResponse = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       ticket: v.pipe(
@@ -436,11 +442,11 @@ export const ticketResponse = onFirstUse(() =>
     about('A ticket for one live board events socket.'),
   ),
 );
-export const health = onFirstUse(() =>
+export const health = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(v.strictObject({ status: v.literal('ok') }), about('The service answers requests.')),
 );
 const kinds = Object.keys(KINDS) as (keyof typeof KINDS)[];
-export const problem = onFirstUse(() =>
+export const problem = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.looseObject({
       type: v.pipe(v.literal('about:blank'), about('Always `about:blank`: `code` and `status` say what happened.')),
@@ -534,7 +540,7 @@ export const problem = onFirstUse(() =>
     ),
   ),
 );
-export const member = onFirstUse(() =>
+export const member = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       user_id: id("The member's user id (Cognito `sub`)."),
@@ -551,6 +557,27 @@ export const member = onFirstUse(() =>
     about('A member of a board.'),
   ),
 );
-export const memberList = onFirstUse(() =>
+export const memberList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(v.array(member()), about("The board's members, in the order they joined; not paginated.")),
 );
+
+/**
+ * The response schemas a row names as its success body (lib/rows/row.ts `success.schema`): by
+ * name, so that only what reads them (the OpenAPI document, the contract tests) bundles them.
+ */
+export const responseSchemas = {
+  health,
+  tokenResponse,
+  ticketResponse,
+  board,
+  boardList,
+  boardTree,
+  column,
+  columnWithCards,
+  card,
+  label,
+  labelList,
+  member,
+  memberList,
+} satisfies Record<string, Lazy>;
+export type ResponseSchemaName = keyof typeof responseSchemas;

@@ -4,7 +4,7 @@ import type * as v from 'valibot';
 import type { Caller } from '../auth/verifier';
 import type { BoardScope } from '../data/access';
 import { ResponseTooLarge, Unavailable } from '../domain/errors';
-import { type RouteId, type RouteRow, type Routes, remainingMsOf, routes } from '../routes';
+import { type RouteRow, remainingMsOf } from '../rows/row';
 import { overLambdaResponseLimit } from '../runtime/aws-limits';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
@@ -16,20 +16,20 @@ import { problemResponse } from './problem';
 import { problemErrors, requestLog } from './request-log';
 import { type RouteContext, type RouteMiddleware, type RouteState, requestIdOf } from './types';
 
-type Row<Id extends RouteId> = Routes[Id];
-export type BodyOf<Id extends RouteId> =
-  Row<Id> extends { body: () => infer S extends v.GenericSchema } ? v.InferOutput<S> : undefined;
-type ParamsOf<Id extends RouteId> =
-  Row<Id> extends { params: () => infer S extends v.GenericSchema } ? v.InferOutput<S> : Record<string, never>;
-type CallerOf<Id extends RouteId> = Row<Id>['access'] extends { scope: 'public' } ? undefined : Caller;
-type ScopeOf<Id extends RouteId> = Row<Id>['access'] extends { scope: 'board' } ? BoardScope : undefined;
+/** What a handler gets, typed from its own row (a row of lib/rows): its body, params, caller and scope. */
+export type BodyOf<R extends RouteRow> = R extends { body: () => infer S extends v.GenericSchema } ? v.InferOutput<S> : undefined;
+type ParamsOf<R extends RouteRow> = R extends { params: () => infer S extends v.GenericSchema }
+  ? v.InferOutput<S>
+  : Record<string, never>;
+type CallerOf<R extends RouteRow> = R['access'] extends { scope: 'public' } ? undefined : Caller;
+type ScopeOf<R extends RouteRow> = R['access'] extends { scope: 'board' } ? BoardScope : undefined;
 
-export interface RouteInput<Id extends RouteId, P> {
-  caller: CallerOf<Id>;
-  params: ParamsOf<Id>;
-  body: BodyOf<Id>;
+export interface RouteInput<R extends RouteRow, P> {
+  caller: CallerOf<R>;
+  params: ParamsOf<R>;
+  body: BodyOf<R>;
   /** The addressed board, checked for membership (board routes only). */
-  scope: ScopeOf<Id>;
+  scope: ScopeOf<R>;
   preloaded: P;
   event: APIGatewayProxyEventV2;
   /**
@@ -56,12 +56,7 @@ export interface RouteResult {
 export interface AccessSteps {
   authenticate?: RouteMiddleware;
   authorize?: RouteMiddleware;
-  once?: (
-    routeId: string,
-    row: RouteRow,
-    state: RouteState,
-    work: (replay: boolean) => Promise<RouteResult>,
-  ) => Promise<RouteResult>;
+  once?: (row: RouteRow, state: RouteState, work: (replay: boolean) => Promise<RouteResult>) => Promise<RouteResult>;
 }
 
 /**
@@ -71,12 +66,12 @@ export interface AccessSteps {
  * passed in by `route()` (lib/http/route.ts) so that a public function's bundle holds neither the
  * token verifier nor the table client (lib/http/public-route.ts).
  */
-export function buildRoute<Id extends RouteId, P>(
-  id: Id,
-  handler: (input: RouteInput<Id, P>) => Promise<RouteResult>,
+export function buildRoute<R extends RouteRow, P>(
+  row: R,
+  handler: (input: RouteInput<R, P>) => Promise<RouteResult>,
   access: AccessSteps,
 ) {
-  const row: RouteRow = routes[id];
+  const { id } = row;
   // Routes that use the table check its configuration at cold start, not at their first query.
   if (row.table.length > 0 || row.index?.length) requireEnv(ENV.tableName);
   // middy's own early timeout covers only the handler body; the deadline below covers the chain.
@@ -91,15 +86,15 @@ export function buildRoute<Id extends RouteId, P>(
       const state = context.route;
       const work = (replay: boolean) =>
         handler({
-          caller: state.caller as CallerOf<Id>,
-          params: state.params as ParamsOf<Id>,
-          body: state.body as BodyOf<Id>,
-          scope: state.scope as ScopeOf<Id>,
+          caller: state.caller as CallerOf<R>,
+          params: state.params as ParamsOf<R>,
+          body: state.body as BodyOf<R>,
+          scope: state.scope as ScopeOf<R>,
           preloaded: state.preloaded as P,
           event,
           replay,
         });
-      const result = await (access.once ? access.once(id, row, state, work) : work(false));
+      const result = await (access.once ? access.once(row, state, work) : work(false));
       return toResponse(result, event);
     }) as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
   return withDeadline(id, row, chain);

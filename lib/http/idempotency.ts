@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { claimIdempotencyKey, recordIdempotentAnswer, releaseIdempotencyKey } from '../data/idempotency';
 import { keyHash } from '../data/table';
-import { functionTimeoutSeconds, type RouteRow } from '../routes';
+import { functionTimeoutSeconds, type RouteRow } from '../rows/row';
 import type { RouteResult } from './chain';
 import { REPLAYED_HEADER, type RouteState } from './types';
 
@@ -70,7 +70,6 @@ const replayed = (result: RouteResult): RouteResult => ({ ...result, headers: { 
  * (a new login, which checks the password) with nothing created twice.
  */
 export async function answerOnce(
-  routeId: string,
   row: RouteRow,
   state: RouteState,
   work: (replay: boolean) => Promise<RouteResult>,
@@ -81,7 +80,7 @@ export async function answerOnce(
   const claim = await claimIdempotencyKey({
     userId: owner,
     key: state.idempotencyKey,
-    fingerprint: fingerprintOf(routeId, state),
+    fingerprint: fingerprintOf(row.id, state),
     lockSeconds: lockSecondsOf(row),
   });
   if (claim.replay) return replayed(holdsCredentials ? await work(true) : (JSON.parse(claim.answer) as StoredAnswer));

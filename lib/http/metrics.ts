@@ -1,4 +1,4 @@
-import type { RouteRow } from '../routes';
+import type { RouteRow } from '../rows/row';
 import { countColdStart, emitMetric, SERVICE } from '../runtime/metrics';
 import { REPLAYED_HEADER, type RouteMiddleware } from './types';
 

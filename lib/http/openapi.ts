@@ -355,7 +355,7 @@ function successResponse(id: string, row: RouteRow): Json {
   if (row.idempotent) headers['Idempotent-Replayed'] = header('Idempotent-Replayed');
   if (id === 'openapi' || id === 'asyncapi') headers['Cache-Control'] = header('Cache-Control');
   const schema = row.success.schema
-    ? responseSchema(row.success.schema)
+    ? responseSchema(s.responseSchemas[row.success.schema])
     : {
         type: 'object',
         description:

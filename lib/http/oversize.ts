@@ -1,6 +1,9 @@
 import type { Board, BoardTree, ColumnWithCards } from '../data/records';
 import { ResponseTooLarge } from '../domain/errors';
-import { routeKeyOf, routes } from '../routes';
+import { boardsGet } from '../rows/boards';
+import { cardsGet } from '../rows/cards';
+import { columnsGet } from '../rows/columns';
+import { routeKeyOf } from '../rows/row';
 
 /**
  * What a client does when an answer is over what Lambda may send (6 MB, even compressed): the
@@ -14,13 +17,13 @@ const howSent = (compressed: boolean) =>
   compressed ? ', even compressed' : ' (send Accept-Encoding: br or gzip to get it compressed)';
 
 export const boardListTooLargeDetail = (compressed: boolean) =>
-  `Your boards are too many to list in one answer${howSent(compressed)}. Read them one at a time: ${routeKeyOf(routes['boards.get'])} for each id in "board_ids", newest first.`;
+  `Your boards are too many to list in one answer${howSent(compressed)}. Read them one at a time: ${routeKeyOf(boardsGet)} for each id in "board_ids", newest first.`;
 
 export const boardTooLargeDetail = (compressed: boolean) =>
-  `This board is too large to read in one answer${howSent(compressed)}. Read it one column at a time: ${routeKeyOf(routes['columns.get'])} for each column listed in "columns".`;
+  `This board is too large to read in one answer${howSent(compressed)}. Read it one column at a time: ${routeKeyOf(columnsGet)} for each column listed in "columns".`;
 
 export const columnTooLargeDetail = (compressed: boolean) =>
-  `This column is too large to read in one answer${howSent(compressed)}. Read its cards one at a time: ${routeKeyOf(routes['cards.get'])} for each id in "card_ids", in column order.`;
+  `This column is too large to read in one answer${howSent(compressed)}. Read its cards one at a time: ${routeKeyOf(cardsGet)} for each id in "card_ids", in column order.`;
 
 export const boardListTooLarge = (boards: Board[]) => (compressed: boolean) =>
   new ResponseTooLarge(boardListTooLargeDetail(compressed), { board_ids: boards.map((board) => board.id) });

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { Lazy } from '../contract/schemas';
 import { checkValue } from '../contract/validation';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
-import { isCatchAll, type RouteRow } from '../routes';
+import { isCatchAll, type RouteRow } from '../rows/row';
 import type { RouteMiddleware } from './types';
 
 export const MAX_BODY_BYTES = 64 * 1024;

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { remainingMsOf, type ScheduleId, type ScheduleRow, schedules } from '../routes';
+import { remainingMsOf, type ScheduleRow } from '../rows/row';
 import { ENV, requireEnv } from '../runtime/config';
 import { DeadlineExceeded, raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
@@ -18,8 +18,8 @@ const OUT_OF_TIME = Symbol('out of time');
  * function error for the errors alarm, as a timeout was, and safe, because a scheduled job must
  * be safe to cut short (the next run picks up what this one left).
  */
-export function scheduledJob(id: ScheduleId, run: () => Promise<JobCounts>) {
-  const row: ScheduleRow = schedules[id];
+export function scheduledJob(row: ScheduleRow, run: () => Promise<JobCounts>) {
+  const { id } = row;
   if (row.table.length > 0) requireEnv(ENV.tableName);
   return async (_event: unknown, context?: Context): Promise<JobCounts> => {
     countColdStart(row.entry);

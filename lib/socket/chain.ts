@@ -5,7 +5,7 @@ import { checkValue } from '../contract/validation';
 import { asDomainError } from '../data/sdk-errors';
 import { BadRequest, type DomainError, Unavailable } from '../domain/errors';
 import type { ControlFrame, SocketErrorCode } from '../domain/events';
-import { remainingMsOf, type SocketRouteId, type SocketRouteRow, socketRoutes } from '../routes';
+import { remainingMsOf, type SocketRouteRow } from '../rows/row';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
@@ -35,20 +35,20 @@ export interface SocketResult {
 }
 
 /** The message a row takes, as its schema outputs it; nothing for lifecycle rows. */
-export type MessageOf<Id extends SocketRouteId> = (typeof socketRoutes)[Id] extends { body: () => infer S extends GenericSchema }
+export type MessageOf<R extends SocketRouteRow> = R extends { body: () => infer S extends GenericSchema }
   ? InferOutput<S>
   : Record<string, never>;
 
-export interface SocketInput<Id extends SocketRouteId = SocketRouteId> {
+export interface SocketInput<R extends SocketRouteRow = SocketRouteRow> {
   connectionId: string;
   /** The message, validated against the row's schema (action rows). */
-  body: MessageOf<Id>;
+  body: MessageOf<R>;
   event: SocketEvent;
 }
 
 /** A handler's answer: a frame for the socket (action rows), or nothing (lifecycle rows). */
-export type SocketHandler<Id extends SocketRouteId = SocketRouteId> = (
-  input: SocketInput<Id>,
+export type SocketHandler<R extends SocketRouteRow = SocketRouteRow> = (
+  input: SocketInput<R>,
 ) => Promise<ControlFrame | undefined>;
 
 /**
@@ -87,19 +87,20 @@ type SocketMiddleware = MiddlewareObj<SocketEvent, SocketResult, Error, SocketCo
  * message, the cold-start count, errors turned into the contract's `error` frames (or, on
  * `$connect`, a refused handshake), the message parsed and validated against the row's schema,
  * and the request deadline around all of it. A handler takes validated input and returns the
- * frame to answer with.
+ * frame to answer with. Each handler passes its own row (lib/rows/realtime.ts), so that no other
+ * row is in its bundle.
  */
-export function socketRoute<Id extends SocketRouteId>(id: Id, handler: SocketHandler<Id>) {
-  const row: SocketRouteRow = socketRoutes[id];
+export function socketRoute<R extends SocketRouteRow>(row: R, handler: SocketHandler<R>) {
+  const { id } = row;
   if (row.table.length > 0) requireEnv(ENV.tableName);
   const chain = middy<SocketEvent, SocketResult, Error, SocketContext>({ timeoutEarlyInMillis: 0 })
-    .use(socketLog(id))
+    .use(socketLog(row))
     .use(socketErrors(row))
     .use(parseSocketMessage(row))
     .handler(async (event, context) => {
       const frame = await handler({
         connectionId: event.requestContext.connectionId,
-        body: context.socket.message as MessageOf<Id>,
+        body: context.socket.message as MessageOf<R>,
         event,
       });
       return frame ? { statusCode: 200, body: JSON.stringify(frame) } : { statusCode: 200 };
@@ -122,7 +123,7 @@ export function socketRoute<Id extends SocketRouteId>(id: Id, handler: SocketHan
 }
 
 /** One line per message: successes at DEBUG, refusals at INFO, failures at ERROR with the error. */
-function socketLog(id: SocketRouteId): SocketMiddleware {
+function socketLog({ id, entry }: SocketRouteRow): SocketMiddleware {
   const fields = (event: SocketEvent, context: SocketContext) => ({
     route: id,
     connectionId: event.requestContext.connectionId,
@@ -131,7 +132,7 @@ function socketLog(id: SocketRouteId): SocketMiddleware {
   });
   return {
     before: ({ context }) => {
-      countColdStart(socketRoutes[id].entry);
+      countColdStart(entry);
       context.socket = { startedAt: performance.now(), message: {} };
     },
     after: ({ event, context }) => logger.debug('socket message', fields(event, context)),

@@ -1,6 +1,6 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { ChangeRecord } from '../data/change-events';
-import { remainingMsOf, type StreamConsumerId, type StreamConsumerRow, streamConsumers } from '../routes';
+import { remainingMsOf, type StreamConsumerRow } from '../rows/row';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
@@ -10,10 +10,11 @@ import { countColdStart } from '../runtime/metrics';
  * The chain of a stream consumer row, as lib/http/chain.ts is for HTTP rows: the cold-start
  * count and the deadline. Shortly before the function would time out, the batch's first record
  * is reported failed (the work is aborted: no SDK retry starts after), so the event source runs
- * it again instead of Lambda killing the invocation mid-way; consumers are safe to repeat.
+ * it again instead of Lambda killing the invocation mid-way; consumers are safe to repeat. The
+ * handler passes its own row (lib/rows/events.ts), so that no other row is in its bundle.
  */
-export function streamConsumer(id: StreamConsumerId, consume: (records: ChangeRecord[]) => Promise<DynamoDBBatchResponse>) {
-  const row: StreamConsumerRow = streamConsumers[id];
+export function streamConsumer(row: StreamConsumerRow, consume: (records: ChangeRecord[]) => Promise<DynamoDBBatchResponse>) {
+  const { id } = row;
   if (row.table.length > 0) requireEnv(ENV.tableName);
   return (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
     countColdStart(row.entry);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -7,13 +7,17 @@ import * as v from 'valibot';
 import type { AccessRule } from '../../lib/data/access';
 import { publicRoute } from '../../lib/http/public-route';
 import { route } from '../../lib/http/route';
-import { type RouteRow, routes } from '../../lib/routes';
+import { type RouteRow, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import { cardsGet } from '../../lib/rows/cards';
+import { servedMethods } from '../../lib/rows/served';
+import { health } from '../../lib/rows/service';
+import { SERVED_FILE, servedText } from '../../scripts/write-openapi';
 
 /**
  * Deny by default (issue 4 point 2): every row of the route table declares an access rule of a
  * known shape, a row without one does not type-check (`npm run typecheck` fails on an unused
  * `@ts-expect-error`), the public rows are exactly the ones named here, and every handler goes
- * through `route()` under its own row id, so the row's rule is the one applied. The behaviour of
+ * through `route()` with its own row, so the row's rule is the one applied. The behaviour of
  * each rule against a running stack is walked in test/integration/authorization-matrix.test.ts.
  */
 
@@ -49,6 +53,7 @@ const PUBLIC_ROWS = [
 
 /** Everything a row needs except its access rule, so each error below is about `access` alone. */
 const base: Omit<RouteRow, 'access'> = {
+  id: 'incomplete',
   method: 'GET',
   path: '/incomplete',
   entry: 'functions/health.ts',
@@ -74,9 +79,9 @@ const complete: RouteRow = { ...base, access: { scope: 'user' } };
 const neverRun = false as boolean;
 if (neverRun) {
   // @ts-expect-error a public row is served by publicRoute(), not by route()
-  route('health', async () => ({ status: 200 }));
+  route(health, async () => ({ status: 200 }));
   // @ts-expect-error a token-protected row cannot be served without its token step
-  publicRoute('cards.get', async () => ({ status: 200 }));
+  publicRoute(cardsGet, async () => ({ status: 200 }));
 }
 
 describe('the route table: deny by default', () => {
@@ -129,19 +134,74 @@ describe('the route table: deny by default', () => {
   );
 
   it.each(rows)(
-    '%s: its handler is route() (publicRoute() if public) under its own id, so its own access rule applies',
-    (id, row) => {
+    '%s: its handler is route() (publicRoute() if public) with its own row, so its own access rule applies',
+    async (_id, row) => {
       const source = readFileSync(join(ROOT, row.entry), 'utf8');
-      const wired = [...source.matchAll(/export const handler = (route|publicRoute)(?:<[^>]*>)?\(\s*'([^']+)'/g)].map(
-        ([, wrapper, name]) => `${wrapper}:${name}`,
-      );
+      const wired = [...source.matchAll(/export const handler = (route|publicRoute)(?:<[^>]*>)?\(\s*(\w+)/g)];
+      expect(wired).toHaveLength(1);
+      const [, wrapper, name] = wired[0]!;
       // Public rows go through publicRoute(), which has no token step; every other row through route().
-      expect(wired).toEqual([`${row.access.scope === 'public' ? 'publicRoute' : 'route'}:${id}`]);
+      expect(wrapper).toBe(row.access.scope === 'public' ? 'publicRoute' : 'route');
+      expect(await importedRow(source, row.entry, name!)).toBe(row);
       // Exactly one export, no second hand-rolled handler beside it.
       expect(source.match(/export /g)).toHaveLength(1);
     },
   );
 });
+
+/** The row a handler source imports from lib/rows under `name` (as written, or as an alias). */
+async function importedRow(source: string, entry: string, name: string): Promise<unknown> {
+  for (const [, names, from] of source.matchAll(/import \{([^}]*)\} from '([^']*\/lib\/rows\/[\w-]+)'/g)) {
+    for (const specifier of names!.split(',').map((part) => part.trim())) {
+      const [exported, local = exported] = specifier.split(/\s+as\s+/);
+      if (local === name) return ((await import(join(ROOT, entry, '..', from!))) as Record<string, unknown>)[exported!];
+    }
+  }
+  return undefined;
+}
+
+describe('the assembled table and the rows it is made of', () => {
+  const tables = { routes, socketRoutes, streamConsumers, schedules };
+
+  it.each(Object.entries(tables))("%s: every key is its row's own id (the name in logs and key fingerprints)", (_name, table) => {
+    for (const [key, row] of Object.entries(table)) expect({ key, id: row.id }).toEqual({ key, id: key });
+  });
+
+  it('every function row has its own entry: one handler, one row', () => {
+    const entries = Object.values(tables).flatMap((table) => Object.values(table).map((row) => row.entry));
+    expect(new Set(entries).size).toBe(entries.length);
+  });
+
+  it.each(rows.filter(([, row]) => row.idempotent))(
+    '%s honours an Idempotency-Key, so its role may PutItem (the key records are conditional PutItems)',
+    (_id, row) => {
+      expect(row.table).toContain('dynamodb:PutItem');
+    },
+  );
+
+  it(`${SERVED_FILE} is current: the catch-all's paths and methods are the table's (run \`npm run openapi\` after changing a route)`, () => {
+    expect(readFileSync(join(ROOT, SERVED_FILE), 'utf8')).toBe(servedText());
+    const servedRows = rows.filter(([, row]) => row.path !== '$default');
+    expect(Object.values(servedMethods).flat()).toHaveLength(servedRows.length);
+  });
+
+  it('no function and no run-time chain imports the assembled table (each imports its own row)', () => {
+    const runtime = ['functions', 'lib/http', 'lib/socket', 'lib/stream', 'lib/schedule', 'lib/data', 'lib/auth', 'lib/contract'];
+    // The OpenAPI document describes every row: only the openapi function bundles the table.
+    const documents = new Set(['lib/http/openapi.ts']);
+    const importers = runtime
+      .flatMap((dir) => sourcesUnder(dir))
+      .filter((file) => !documents.has(file))
+      .filter((file) => /from '(?:\.\.?\/)+(?:lib\/)?routes'/.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(importers).toEqual([]);
+  });
+});
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourcesUnder(`${dir}/${entry.name}`) : entry.name.endsWith('.ts') ? [`${dir}/${entry.name}`] : [],
+  );
+}
 
 describe('the route table: every token-protected handler refuses a request without a token before any I/O', () => {
   const ddb = mockClient(DynamoDBDocumentClient);

@@ -1,0 +1,63 @@
+import { createLabelBody, idParams, updateLabelBody } from '../contract/schemas';
+import { LONGEST_ROUTE_SECONDS } from '../runtime/aws-limits';
+import type { RouteRow } from './row';
+
+/** A board's labels (cards carry them by id: lib/rows/cards.ts). */
+
+export const labelsCreate = {
+  id: 'labels.create',
+  method: 'POST',
+  path: '/boards/{id}/labels',
+  entry: 'functions/labels/create.ts',
+  summary: 'Create a label on a board (any member; names unique case-insensitively, 100 a board)',
+  access: { scope: 'board', via: 'board', role: 'member' },
+  params: idParams,
+  body: createLabelBody,
+  success: { status: 201, schema: 'label' },
+  idempotent: 'caller',
+  table: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  errors: [409],
+  cognito: [],
+} satisfies RouteRow;
+
+export const labelsList = {
+  id: 'labels.list',
+  method: 'GET',
+  path: '/boards/{id}/labels',
+  entry: 'functions/labels/list.ts',
+  summary: "List a board's labels by name (case-insensitively), then id",
+  access: { scope: 'board', via: 'board', role: 'member' },
+  params: idParams,
+  success: { status: 200, schema: 'labelList' },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
+  cognito: [],
+} satisfies RouteRow;
+
+export const labelsUpdate = {
+  id: 'labels.update',
+  method: 'PATCH',
+  path: '/labels/{id}',
+  entry: 'functions/labels/update.ts',
+  summary: 'Rename or recolour a label (null or omitted leaves a field as it is)',
+  access: { scope: 'board', via: 'label', role: 'member' },
+  params: idParams,
+  body: updateLabelBody,
+  success: { status: 200, schema: 'label' },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+  errors: [409],
+  cognito: [],
+} satisfies RouteRow;
+
+export const labelsDelete = {
+  id: 'labels.delete',
+  method: 'DELETE',
+  path: '/labels/{id}',
+  entry: 'functions/labels/delete.ts',
+  summary: 'Delete a label; it is taken off every card that carries it',
+  access: { scope: 'board', via: 'label', role: 'member' },
+  params: idParams,
+  success: { status: 204 },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+  cognito: [],
+  timeoutSeconds: LONGEST_ROUTE_SECONDS,
+} satisfies RouteRow;

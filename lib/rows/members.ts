@@ -1,0 +1,69 @@
+import { addMemberBody, changeRoleBody, idParams, memberParams } from '../contract/schemas';
+import type { RouteRow } from './row';
+
+/** A board's members: added and managed by its owners. */
+
+export const membersAdd = {
+  id: 'members.add',
+  method: 'POST',
+  path: '/boards/{id}/members',
+  entry: 'functions/members/add.ts',
+  summary: 'Add a registered user to a board (owners only)',
+  access: { scope: 'board', via: 'board', role: 'owner' },
+  params: idParams,
+  body: addMemberBody,
+  success: { status: 201, schema: 'member' },
+  idempotent: 'caller',
+  table: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  errors: [409],
+  metric: 'MemberAdded',
+  cognito: [],
+} satisfies RouteRow;
+
+export const membersList = {
+  id: 'members.list',
+  method: 'GET',
+  path: '/boards/{id}/members',
+  entry: 'functions/members/list.ts',
+  summary: "List a board's members in the order they joined",
+  access: { scope: 'board', via: 'board', role: 'member' },
+  params: idParams,
+  success: { status: 200, schema: 'memberList' },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
+  cognito: [],
+} satisfies RouteRow;
+
+export const membersUpdate = {
+  id: 'members.update',
+  method: 'PATCH',
+  path: '/boards/{id}/members/{user_id}',
+  entry: 'functions/members/update.ts',
+  summary: "Change a member's role (owners only)",
+  access: { scope: 'board', via: 'board', role: 'owner' },
+  params: memberParams,
+  body: changeRoleBody,
+  success: { status: 200, schema: 'member' },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  errors: [409],
+  cognito: [],
+} satisfies RouteRow;
+
+export const membersRemove = {
+  id: 'members.remove',
+  method: 'DELETE',
+  path: '/boards/{id}/members/{user_id}',
+  entry: 'functions/members/remove.ts',
+  summary: 'Remove a member (owners), or leave the board (members)',
+  access: { scope: 'board', via: 'board', role: 'member' },
+  params: memberParams,
+  success: { status: 204 },
+  table: [
+    'dynamodb:BatchGetItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+  errors: [409],
+  cognito: [],
+} satisfies RouteRow;

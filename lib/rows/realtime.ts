@@ -1,0 +1,73 @@
+import { boardAction } from '../contract/schemas';
+import type { RouteRow, SocketRouteRow } from './row';
+
+/** Live board events: the HTTP row that hands out socket tickets, and the WebSocket API's routes. */
+
+export const realtimeTickets = {
+  id: 'realtime.tickets',
+  method: 'POST',
+  path: '/realtime/tickets',
+  entry: 'functions/realtime/tickets.ts',
+  summary: 'Get a single-use ticket for a live board events socket (docs/asyncapi.yaml)',
+  access: { scope: 'user' },
+  success: { status: 201, schema: 'ticketResponse' },
+  table: ['dynamodb:PutItem'],
+  cognito: [],
+  env: ['SOCKET_URL', 'TICKET_SECONDS'],
+} satisfies RouteRow;
+
+export const socketConnect = {
+  id: 'socket.connect',
+  routeKey: '$connect',
+  entry: 'functions/socket/connect.ts',
+  summary: 'Opens a socket for the holder of a valid ticket (401 otherwise)',
+  table: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
+  cognito: [],
+} satisfies SocketRouteRow;
+
+export const socketDisconnect = {
+  id: 'socket.disconnect',
+  routeKey: '$disconnect',
+  entry: 'functions/socket/disconnect.ts',
+  summary: 'Forgets a closed socket and its watches',
+  table: ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+  cognito: [],
+} satisfies SocketRouteRow;
+
+export const socketWatch = {
+  id: 'socket.watch',
+  routeKey: 'watch',
+  entry: 'functions/socket/watch.ts',
+  summary: "Starts sending a board's events to the socket (members only)",
+  body: boardAction,
+  table: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  cognito: [],
+} satisfies SocketRouteRow;
+
+export const socketUnwatch = {
+  id: 'socket.unwatch',
+  routeKey: 'unwatch',
+  entry: 'functions/socket/unwatch.ts',
+  summary: "Stops sending a board's events to the socket",
+  body: boardAction,
+  table: ['dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+  cognito: [],
+} satisfies SocketRouteRow;
+
+export const socketPing = {
+  id: 'socket.ping',
+  routeKey: 'ping',
+  entry: 'functions/socket/ping.ts',
+  summary: 'Answers pong (keeps an idle socket open)',
+  table: [],
+  cognito: [],
+} satisfies SocketRouteRow;
+
+export const socketDefault = {
+  id: 'socket.default',
+  routeKey: '$default',
+  entry: 'functions/socket/default.ts',
+  summary: 'Answers any other message with a bad_request error; the socket stays open',
+  table: [],
+  cognito: [],
+} satisfies SocketRouteRow;

@@ -1,0 +1,155 @@
+import type { Lazy, ResponseSchemaName } from '../contract/schemas';
+import type { AccessRule } from '../data/access';
+import type { EnvName } from '../runtime/config';
+
+/**
+ * What a row of the route table is. Each row is its own export of a module of lib/rows, plain
+ * data, so that a function imports its own row and esbuild leaves every other row (and the schemas
+ * only they name) out of its bundle; lib/routes.ts assembles the rows into the one table that CDK,
+ * the local stack, the documents and the tests walk. This module holds the types and the few
+ * helpers the run-time chains need, and imports no row.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type TableAction =
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:ConditionCheckItem';
+export type CognitoAction = 'cognito-idp:AdminConfirmSignUp' | 'cognito-idp:AdminDeleteUser';
+
+/** What every function row says, whatever invokes it: CDK makes its function and role from this. */
+export interface FunctionRow {
+  /** The row's id: its key in the assembled table, its name in logs and Idempotency-Key fingerprints. */
+  id: string;
+  /** Handler source, relative to the repository root; exports `handler`. */
+  entry: string;
+  summary: string;
+  /**
+   * The exact IAM actions the function's role gets on the table (a transaction needs the per-item
+   * actions it contains). Every read by key is a BatchGetItem (lib/data/db.ts getItems), single
+   * keys included.
+   */
+  table: TableAction[];
+  /** Actions on the table's index (lib/data/table.ts), granted on the index alone. */
+  index?: 'dynamodb:Query'[];
+  cognito: CognitoAction[];
+  /** `execute-api:ManageConnections` on the WebSocket stage: only functions that send to sockets. */
+  manageConnections?: boolean;
+  /** Configuration the function reads beyond the table and the pool (lib/runtime/config.ts). */
+  env?: EnvName[];
+  /** Function timeout; default 10 s (`functionTimeoutSeconds`). */
+  timeoutSeconds?: number;
+  /** Business metric counted on each success (CloudWatch namespace TaskBoard). */
+  metric?: string;
+}
+
+export interface RouteRow extends FunctionRow {
+  method: HttpMethod | 'ANY';
+  /** Path template as API Gateway writes it, or `$default` for the catch-all. */
+  path: string;
+  access: AccessRule;
+  params?: Lazy;
+  body?: Lazy;
+  /**
+   * The success status, and the schema of its JSON body by name (lib/contract/schemas.ts
+   * `responseSchemas`): only the documents and the contract tests read it, so a name keeps the
+   * response schemas out of the functions' bundles.
+   */
+  success: { status: number; schema?: ResponseSchemaName };
+  /** Error statuses of the route's own rules, beyond those its access, params and body imply. */
+  errors?: number[];
+  /**
+   * Honours an Idempotency-Key (lib/http/idempotency.ts): the POSTs that create something. Its
+   * records are written with conditional PutItems only (lib/data/idempotency.ts), so such a row's
+   * `table` must hold `dynamodb:PutItem` (test/unit/route-table.test.ts holds it to that).
+   * `caller`: the key belongs to the caller and the first answer is kept for the retries.
+   * `account` (registration, no caller yet): the key belongs to the account the body names, and
+   * since the answer holds credentials it is never kept: a retry makes it again (a new login)
+   * without creating the account twice. Socket tickets do not honour keys: a ticket is a secret
+   * the table never holds, and a retried ticket request just gets another (the unused one expires
+   * in 60 s).
+   */
+  idempotent?: 'caller' | 'account';
+  /**
+   * `identity`: the route calls Cognito (sign-up, sign-in, tokens), whose own quotas are far
+   * lower than the API's, so the stage throttles it at the stricter `authThrottle` rate.
+   */
+  throttle?: 'identity';
+}
+
+/**
+ * The WebSocket API's routes (docs/asyncapi.yaml): one function per row, like the HTTP rows. The
+ * API routes a message by its `action`; `$default` takes anything else. An action's function
+ * answers the socket through the route response (no ManageConnections needed for that).
+ */
+export interface SocketRouteRow extends FunctionRow {
+  /** `$connect`, `$disconnect`, `$default`, or the `action` of the messages it takes. */
+  routeKey: string;
+  /** Message schema (action rows). */
+  body?: Lazy;
+}
+
+/**
+ * Functions fed by the table's stream: CDK makes a DynamoDB event source with this filter, and
+ * the local stack's poller (infra/local/stream-poller.ts) applies the same filter and retry rules.
+ */
+export interface StreamConsumerRow extends FunctionRow {
+  filter: object;
+  batchSize: number;
+  retryAttempts: number;
+  maxRecordAgeSeconds: number;
+}
+
+/** Functions run on a schedule (EventBridge on AWS, a timer in the local stack). */
+export interface ScheduleRow extends FunctionRow {
+  everyMinutes: number;
+}
+
+/** The WebSocket API's stage: the path of every socket address, on AWS and on the local stack. */
+export const SOCKET_STAGE = 'live';
+
+/** A function's timeout: the row's own, or 10 s. */
+export const functionTimeoutSeconds = (row: Pick<FunctionRow, 'timeoutSeconds'>) => row.timeoutSeconds ?? 10;
+
+/** What an invocation has left: Lambda's count, or the row's whole timeout where there is no Lambda context. */
+export const remainingMsOf = (
+  context: { getRemainingTimeInMillis?: () => number } | undefined,
+  row: Pick<FunctionRow, 'timeoutSeconds'>,
+) => context?.getRemainingTimeInMillis?.() ?? functionTimeoutSeconds(row) * 1000;
+
+/**
+ * The catch-all row (API Gateway's `$default` route: unknown paths and wrong methods). Every other
+ * row is one method on one path.
+ */
+export const isCatchAll = (row: Pick<RouteRow, 'path'>) => row.path === '$default';
+
+/** The HTTP API's route key of a row: `$default`, or `<METHOD> <path>`. */
+export const routeKeyOf = (row: Pick<RouteRow, 'method' | 'path'>) =>
+  isCatchAll(row) ? '$default' : `${row.method} ${row.path}`;
+
+/** Matches a concrete path against one of the table's templates: its parameters, or undefined. */
+export function matchPath(template: string, path: string): Record<string, string> | undefined {
+  const names: string[] = [];
+  const pattern = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  const match = new RegExp(`^${pattern}$`).exec(path);
+  if (!match) return undefined;
+  try {
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]));
+  } catch {
+    return undefined; // malformed percent-encoding: no route has such a path
+  }
+}
+
+/**
+ * The methods served on a concrete path, given each path template's methods: the catch-all's
+ * `Allow` (none: 404).
+ */
+export const methodsServedAt = (methodsByPath: Record<string, readonly string[]>, path: string) => [
+  ...new Set(Object.entries(methodsByPath).flatMap(([template, methods]) => (matchPath(template, path) ? methods : []))),
+];
