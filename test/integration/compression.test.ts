@@ -85,9 +85,6 @@ describe('GET /boards/{id} compressed on the wire', () => {
 });
 
 describe('GET /boards/{id} too large for one answer', () => {
-  // 100 writes of 32 KB on a loaded machine.
-  jest.setTimeout(180_000);
-
   it("a tree under 6 MB as text but over it as the JSON Lambda returns (escaped quotes) is the 422, never the gateway's 500", async () => {
     const owner = await newUser();
     const board = await newBoard(owner, 'Quoted');

@@ -1,9 +1,5 @@
 import { type CardView, call, newBoard, newCard, newColumn, newUser, readTree, type TreeView } from '../support/api';
 
-// jest.config.js sets testTimeout inside the project entries, where Jest ignores it (it is a
-// global option); bursts of contended writes retry with backoff and may take longer than 5 s.
-jest.setTimeout(120_000);
-
 // --- helpers -------------------------------------------------------------------------------------
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);

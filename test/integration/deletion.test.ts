@@ -15,7 +15,6 @@ import { localDocumentClient, localEnv, readPartition } from '../support/local-t
  * timeout would, and the stack's poller never sees this board's deletion (its event item is not
  * written), so only these two invocations touch it.
  */
-jest.setTimeout(120_000);
 
 const env = localEnv();
 const documentClient = localDocumentClient(env);

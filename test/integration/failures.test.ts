@@ -16,9 +16,6 @@ import { identify, isDead, type ProcessIdentity, waitUntilDead } from '../suppor
  * behind a route that does not show it.
  */
 
-// Several cold starts of DynamoDB Local (Java) and cognito-local per case.
-jest.setTimeout(240_000);
-
 /** Generous enough for the SDK's retries against a dead endpoint; a hang fails the test. */
 const FETCH_TIMEOUT_MS = 20_000;
 

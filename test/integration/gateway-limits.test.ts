@@ -9,9 +9,6 @@ import { baseUrl, call, expectProblem, newUser } from '../support/api';
  * 413. The 6 MB answer and the 30 s timeout are in test/unit/gateway-limits.test.ts.
  */
 
-// Sending 10 MB twice over loopback on a loaded machine.
-jest.setTimeout(120_000);
-
 const GATEWAY_LIMIT = httpApiLimits.requestBytes;
 const SERVICE_LIMIT = 64 * 1024;
 

@@ -19,10 +19,6 @@ import { closeAllSockets, connect, getTicket, refusedStatus, socketAddress } fro
  * is asserted with code 1000.
  */
 
-// A cold start of DynamoDB Local (Java) and cognito-local, then waits on a 6 s token: far beyond
-// Jest's default 5 s (Jest reads the project's testTimeout only globally).
-jest.setTimeout(150_000);
-
 const TOKEN_SECONDS = 6;
 /** How long after the token's expiry its sockets must be closed by (sweeps run every 250 ms). */
 const CLOSE_WITHIN_MS = 8_000;

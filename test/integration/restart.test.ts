@@ -5,10 +5,6 @@ import { type CardView, call, newBoard, newCard, newColumn, newUser } from '../s
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { identify, isDead, type ProcessIdentity } from '../support/processes';
 
-// Two cold starts of DynamoDB Local (Java) and cognito-local: far beyond Jest's default 5 s
-// (the integration project's testTimeout is not applied, Jest reads it only globally).
-jest.setTimeout(240_000);
-
 // --- helpers -------------------------------------------------------------------------------------
 
 function processesOf(stack: RunningStack): ProcessIdentity[] {

@@ -15,7 +15,6 @@ import { runNode } from '../support/run-node';
  * gets round that by handing the verifier the emulator's keys (infra/local/stack.ts); done the
  * same way in the child, the token verifies and the handler reads the local table.
  */
-jest.setTimeout(120_000);
 
 const dir = mkdtempSync(join(tmpdir(), 'task-board-sam-env-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

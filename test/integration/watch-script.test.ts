@@ -8,7 +8,6 @@ import { REPO_ROOT, runNode } from '../support/run-node';
  * of global setup: it logs in, watches, prints each event as one JSON line, and says how it ended
  * in its exit code.
  */
-jest.setTimeout(60_000);
 
 const started: ChildProcessWithoutNullStreams[] = [];
 // Stopped by its own pid, whatever a test left running.
