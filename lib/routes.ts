@@ -1,3 +1,4 @@
+import * as accounts from './rows/accounts';
 import * as auth from './rows/auth';
 import * as boards from './rows/boards';
 import * as cards from './rows/cards';
@@ -52,6 +53,13 @@ export const routes = {
   'auth.login': auth.authLogin,
   'auth.refresh': auth.authRefresh,
   'auth.logout': auth.authLogout,
+  'auth.me': accounts.authMe,
+  'auth.verify-email.request': accounts.authVerifyEmailRequest,
+  'auth.verify-email': accounts.authVerifyEmail,
+  'auth.password.forgot': accounts.authPasswordForgot,
+  'auth.password.reset': accounts.authPasswordReset,
+  'auth.password.change': accounts.authPasswordChange,
+  'auth.account.delete': accounts.authAccountDelete,
   'boards.list': boards.boardsList,
   'boards.create': boards.boardsCreate,
   'boards.get': boards.boardsGet,
@@ -95,6 +103,7 @@ export const socketRoutes = {
 export const streamConsumers = {
   'events.broadcast': events.eventsBroadcast,
   'children.collect': events.childrenCollect,
+  'accounts.collect': accounts.accountsCollect,
 } satisfies Record<string, StreamConsumerRow>;
 
 /** The scheduled functions, by id. */

@@ -66,6 +66,13 @@ const samples: Record<RouteId, Sample> = {
   'auth.login': { body: { email: 'new-user@example.com', password: 'correct horse battery' } },
   'auth.refresh': { body: { refresh_token: PLACEHOLDER.refreshToken } },
   'auth.logout': { body: { refresh_token: PLACEHOLDER.refreshToken } },
+  'auth.me': {},
+  'auth.verify-email.request': {},
+  'auth.verify-email': { body: { code: '123456' } },
+  'auth.password.forgot': { body: { email: 'new-user@example.com' } },
+  'auth.password.reset': { body: { email: 'new-user@example.com', code: '123456', new_password: 'correct horse staple' } },
+  'auth.password.change': { body: { current_password: 'correct horse battery', new_password: 'correct horse staple' } },
+  'auth.account.delete': { body: { password: 'correct horse battery' } },
   'boards.list': {},
   'boards.create': { body: { title: 'Roadmap' } },
   'boards.get': { id: PLACEHOLDER.board },
@@ -213,6 +220,7 @@ export function socketEvent(rowId: SocketRouteId) {
  */
 export function streamEvent(rowId: StreamConsumerId) {
   if (rowId === 'children.collect') return boardDeletedEvent();
+  if (rowId === 'accounts.collect') return accountDeletedEvent();
   const card = {
     id: PLACEHOLDER.card,
     board_id: PLACEHOLDER.board,
@@ -290,6 +298,40 @@ function boardDeletedEvent() {
           }),
           SequenceNumber: '4421584500000000017450439092',
           SizeBytes: 240,
+          StreamViewType: 'NEW_AND_OLD_IMAGES',
+        },
+        eventSourceARN: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/TaskBoard-dev-Table/stream/2026-11-23T09:00:00.000`,
+      },
+    ],
+  };
+}
+
+/**
+ * A table stream batch of one record: the marker an account deletion writes (lib/data/accounts.ts),
+ * which the account collector takes the account off its boards for.
+ */
+function accountDeletedEvent() {
+  const markerKey = keys.accountDeletion(PLACEHOLDER.user);
+  return {
+    Records: [
+      {
+        eventID: 'e4da3b7fbbce2345d7772b0674a318d5',
+        eventName: 'INSERT',
+        eventVersion: '1.1',
+        eventSource: 'aws:dynamodb',
+        awsRegion: REGION,
+        dynamodb: {
+          ApproximateCreationDateTime: TIME.epochMs / 1000,
+          Keys: marshall(markerKey),
+          NewImage: marshall({
+            ...markerKey,
+            type: 'account_deletion',
+            user_id: PLACEHOLDER.user,
+            email: PLACEHOLDER.teammateEmail,
+            requested_at: TIME.iso,
+          }),
+          SequenceNumber: '4421584600000000017450439093',
+          SizeBytes: 180,
           StreamViewType: 'NEW_AND_OLD_IMAGES',
         },
         eventSourceARN: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/TaskBoard-dev-Table/stream/2026-11-23T09:00:00.000`,

@@ -1,13 +1,20 @@
 import {
   AdminConfirmSignUpCommand,
   AdminDeleteUserCommand,
+  AdminUpdateUserAttributesCommand,
+  AdminUserGlobalSignOutCommand,
   type AuthenticationResultType,
+  ChangePasswordCommand,
   CognitoIdentityProviderClient,
+  ConfirmForgotPasswordCommand,
+  ForgotPasswordCommand,
+  GetUserAttributeVerificationCodeCommand,
   InitiateAuthCommand,
   RevokeTokenCommand,
   SignUpCommand,
+  VerifyUserAttributeCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { BadRequest, Conflict, Unauthorized } from '../domain/errors';
+import { BadRequest, Conflict, InvalidCode, Unauthorized, WrongPassword } from '../domain/errors';
 import { ENV, requireEnv } from '../runtime/config';
 import { outsideDeadline, stopAtDeadline } from '../runtime/deadline';
 import { logger, sdkLogger } from '../runtime/logger';
@@ -163,6 +170,165 @@ export async function revoke(refreshToken: string): Promise<void> {
   } catch (error) {
     if (UNREVOCABLE_TOKEN.includes((error as Error).name)) throw badRefreshToken();
     throw error;
+  }
+}
+
+/*
+ * Accounts (docs/accounts.md): address verification, password reset and change, deletion. The
+ * service's own record of a verified address is the table's (lib/data/users.ts); Cognito sends
+ * the codes (the pool's own email on AWS, the outbox locally) and checks them.
+ */
+
+const nameOf = (error: unknown) => (error as Error).name;
+const messageOf = (error: unknown) => (error as Error).message ?? '';
+
+/**
+ * A token-authorized Cognito call refused for the token itself: the user is gone, or (AWS, after
+ * AdminUserGlobalSignOut) Cognito revoked the token for its own APIs although this API still
+ * verifies its signature. The same 401 as a token this API refuses.
+ */
+const tokenRefused = () => new Unauthorized('The access token is invalid or has expired.', true);
+const TOKEN_REFUSED = ['NotAuthorizedException', 'UserNotFoundException'];
+
+/** GetUserAttributeVerificationCode: Cognito mails a code to the caller's address. */
+export async function sendEmailCode(accessToken: string): Promise<void> {
+  try {
+    await cognito.send(new GetUserAttributeVerificationCodeCommand({ AccessToken: accessToken, AttributeName: 'email' }));
+  } catch (error) {
+    if (TOKEN_REFUSED.includes(nameOf(error))) throw tokenRefused();
+    throw error;
+  }
+}
+
+/** Codes Cognito did not accept: wrong, expired, used, or too many wrong tries for now. */
+const CODE_REFUSED = ['CodeMismatchException', 'ExpiredCodeException'];
+
+/** VerifyUserAttribute: the code mailed by `sendEmailCode` proves the address. */
+export async function confirmEmailCode(accessToken: string, code: string): Promise<void> {
+  try {
+    await cognito.send(new VerifyUserAttributeCommand({ AccessToken: accessToken, AttributeName: 'email', Code: code }));
+  } catch (error) {
+    if (CODE_REFUSED.includes(nameOf(error))) throw new InvalidCode();
+    if (TOKEN_REFUSED.includes(nameOf(error))) throw tokenRefused();
+    throw error;
+  }
+}
+
+/**
+ * Sends a reset code to the address, whoever holds it, and never says whether anyone does.
+ * Cognito mails reset codes only to an address its `email_verified` attribute vouches for
+ * (ForgotPassword answers InvalidParameterException otherwise); an account that claimed the
+ * address without proving it must still be recoverable by the mailbox's owner, so such an
+ * account's attribute is set first (`unverified`): the code then goes to the mailbox, and the
+ * service's own flag is set only when the code comes back (`resetPassword`). Every refusal is
+ * swallowed (unknown user, no deliverable address, too many codes): the answer is the same 202.
+ */
+export async function sendResetCode(email: string, account?: { userId: string; verified: boolean }): Promise<void> {
+  if (account && !account.verified) await markEmailVerified(account.userId, email);
+  try {
+    await cognito.send(new ForgotPasswordCommand({ ClientId: clientId, Username: email.toLowerCase() }));
+  } catch (error) {
+    const name = nameOf(error);
+    if (
+      ['UserNotFoundException', 'InvalidParameterException', 'LimitExceededException', 'NotAuthorizedException'].includes(name)
+    ) {
+      logger.info('no reset code sent', { reason: name });
+      return;
+    }
+    throw error;
+  }
+}
+
+/** ConfirmForgotPassword; an unknown address is the same 400 as a wrong code (no enumeration). */
+export async function resetPassword(email: string, code: string, newPassword: string): Promise<void> {
+  try {
+    await cognito.send(
+      new ConfirmForgotPasswordCommand({
+        ClientId: clientId,
+        Username: email.toLowerCase(),
+        ConfirmationCode: code,
+        Password: newPassword,
+      }),
+    );
+  } catch (error) {
+    const name = nameOf(error);
+    if ([...CODE_REFUSED, 'UserNotFoundException', 'LimitExceededException', 'NotAuthorizedException'].includes(name)) {
+      throw new InvalidCode();
+    }
+    if (name === 'InvalidPasswordException') throw new BadRequest('The new password does not meet the password policy.');
+    throw error;
+  }
+}
+
+/**
+ * Checks the account's password with a sign-in (USER_PASSWORD_AUTH), the one check Cognito
+ * answers alike on AWS and in the emulator; the tokens it issues are revoked with the others.
+ */
+export async function checkPassword(email: string, password: string): Promise<void> {
+  try {
+    await cognito.send(
+      new InitiateAuthCommand({
+        AuthFlow: 'USER_PASSWORD_AUTH',
+        ClientId: clientId,
+        AuthParameters: { USERNAME: email.toLowerCase(), PASSWORD: password },
+      }),
+    );
+  } catch (error) {
+    if (BAD_CREDENTIALS.includes(nameOf(error))) throw new WrongPassword();
+    throw error;
+  }
+}
+
+/** ChangePassword, once `checkPassword` has confirmed the current one. */
+export async function changePassword(accessToken: string, current: string, next: string): Promise<void> {
+  try {
+    await cognito.send(
+      new ChangePasswordCommand({ AccessToken: accessToken, PreviousPassword: current, ProposedPassword: next }),
+    );
+  } catch (error) {
+    const name = nameOf(error);
+    if (name === 'NotAuthorizedException' && /revoked|expired|invalid/i.test(messageOf(error))) throw tokenRefused();
+    if (name === 'NotAuthorizedException' || name === 'UserNotFoundException') throw tokenRefused();
+    if (name === 'InvalidPasswordException' || name === 'InvalidParameterException') {
+      throw new BadRequest('The new password does not meet the password policy.');
+    }
+    throw error;
+  }
+}
+
+/**
+ * AdminUpdateUserAttributes: Cognito's `email_verified`, which decides where it may mail codes.
+ * The address goes with it, unchanged: the emulator requires it, and on AWS an `email` sent with
+ * `email_verified` true is the documented way to mail no verification message.
+ */
+export async function markEmailVerified(userId: string, email: string): Promise<void> {
+  await cognito.send(
+    new AdminUpdateUserAttributesCommand({
+      UserPoolId: userPoolId,
+      Username: userId,
+      UserAttributes: [
+        { Name: 'email', Value: email.toLowerCase() },
+        { Name: 'email_verified', Value: 'true' },
+      ],
+    }),
+  );
+}
+
+/**
+ * AdminUserGlobalSignOut: every refresh token Cognito issued to the user stops working (and, for
+ * Cognito's own APIs, its access tokens). Access tokens already issued still verify for this API
+ * until they expire (docs/accounts.md says what they can still do).
+ */
+export async function signOutEverywhere(userId: string): Promise<void> {
+  await cognito.send(new AdminUserGlobalSignOutCommand({ UserPoolId: userPoolId, Username: userId }));
+}
+
+/** AdminDeleteUser: the identity is gone, with its refresh tokens; its address can register again. */
+export async function deleteIdentity(userId: string): Promise<void> {
+  try {
+    await cognito.send(new AdminDeleteUserCommand({ UserPoolId: userPoolId, Username: userId }));
+  } catch (error) {
+    if (nameOf(error) !== 'UserNotFoundException') throw error; // deleted already: a retry
   }
 }
 

@@ -36,6 +36,8 @@ export interface Caller {
   id: string;
   /** Seconds since the epoch at which the token stops being accepted. */
   expiresAt: number;
+  /** The verified access token itself, for Cognito's own token-authorized calls (lib/auth/cognito.ts). */
+  token: string;
 }
 
 /** One detail for every rejected token, so a 401 says nothing about why. */
@@ -46,7 +48,7 @@ export async function verifyAccessToken(token: string): Promise<Caller> {
   if (token.length > MAX_TOKEN_LENGTH) throw new Unauthorized(INVALID_TOKEN, true);
   try {
     const payload = await accessTokenVerifier.verify(token);
-    return { id: payload.sub as string, expiresAt: payload.exp as number };
+    return { id: payload.sub as string, expiresAt: payload.exp as number, token };
   } catch (error) {
     if (error instanceof FetchError) throw new Unavailable('The token signing keys could not be fetched.');
     throw new Unauthorized(INVALID_TOKEN, true);

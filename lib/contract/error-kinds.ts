@@ -17,6 +17,8 @@ export const KINDS: Record<ErrorKind | 'internal', { status: number; title: stri
   response_too_large: { status: 422, title: 'Unprocessable Content' },
   idempotency_key_reused: { status: 422, title: 'Unprocessable Content' },
   idempotency_key_in_use: { status: 409, title: 'Conflict' },
+  invalid_code: { status: 400, title: 'Bad Request' },
+  wrong_password: { status: 403, title: 'Forbidden' },
   unavailable: { status: 503, title: 'Service Unavailable' },
   internal: { status: 500, title: 'Internal Server Error' },
 };

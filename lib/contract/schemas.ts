@@ -184,6 +184,52 @@ export const loginBody = /* @__PURE__ */ onFirstUse(() =>
   }),
 );
 
+/** A password of the contract's input rules (8 to 256 characters). */
+const password = (description: string) =>
+  v.pipe(
+    v.string(),
+    characters({ minLength: 8, maxLength: 256 }),
+    v.metadata({ format: 'password', description, examples: ['correct horse'] }),
+  );
+/** A code mailed to the address (docs/accounts.md); its shape is Cognito's: no whitespace. */
+const mailedCode = () =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\S+$/, 'must be a code without whitespace'),
+    characters({ minLength: 1, maxLength: 64 }),
+    about('The code from the message mailed to the address. Wrong, expired or used: 400 `invalid_code`.', '123456'),
+  );
+
+export const verifyEmailBody = /* @__PURE__ */ onFirstUse(() => v.object({ code: mailedCode() }));
+
+export const forgotPasswordBody = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    email: v.pipe(
+      email(),
+      about('The address to mail a reset code to. The answer is 202 whether or not an account holds it.', 'ada@example.com'),
+    ),
+  }),
+);
+
+export const resetPasswordBody = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    email: v.pipe(email(), about('The address the code was mailed to (any case).', 'ada@example.com')),
+    code: mailedCode(),
+    new_password: password('The new password: 8 to 256 characters.'),
+  }),
+);
+
+export const changePasswordBody = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    current_password: password('The password now (a wrong one: 403 `wrong_password`).'),
+    new_password: password('The new password: 8 to 256 characters.'),
+  }),
+);
+
+export const deleteAccountBody = /* @__PURE__ */ onFirstUse(() =>
+  v.object({ password: password("The account's password, to confirm the deletion (a wrong one: 403 `wrong_password`).") }),
+);
+
 /** `POST /auth/refresh` and `POST /auth/logout`: the refresh token is the credential (no bearer token). */
 export const refreshBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({
@@ -561,6 +607,27 @@ export const memberList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(v.array(member()), about("The board's members, in the order they joined; not paginated.")),
 );
 
+export const account = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.strictObject({
+      id: id('The user id (Cognito `sub`).'),
+      email: v.pipe(email(), about('The sign-in address.', 'ada@example.com')),
+      display_name: v.pipe(
+        v.string(),
+        wellFormed(),
+        characters({ minLength: 1, maxLength: 100 }),
+        notBlank(),
+        about('The name the account registered with.', 'Ada'),
+      ),
+      email_verified: v.pipe(
+        v.boolean(),
+        about('Whether the address is proven (a mailed code came back); only such accounts can be added to boards by email.'),
+      ),
+    }),
+    about("The caller's account."),
+  ),
+);
+
 /**
  * The response schemas a row names as its success body (lib/rows/row.ts `success.schema`): by
  * name, so that only what reads them (the OpenAPI document, the contract tests) bundles them.
@@ -579,5 +646,6 @@ export const responseSchemas = {
   labelList,
   member,
   memberList,
+  account,
 } satisfies Record<string, Lazy>;
 export type ResponseSchemaName = keyof typeof responseSchemas;

@@ -116,6 +116,9 @@ export async function resolveBoardScope<P>(
   const itemKeys: ItemKey[] = [
     keys.board(boardId),
     keys.member(boardId, callerId),
+    // A deleted account's profile is gone at once, its memberships only once the account
+    // collector has run: without a profile the caller is a member of nothing (docs/accounts.md).
+    keys.userProfile(callerId),
     ...(rule.via === 'column' ? [keys.column(boardId, addressedId)] : []),
     ...(rule.via === 'card' ? [keys.card(boardId, addressedId)] : []),
     ...(rule.via === 'label' ? [keys.label(boardId, addressedId)] : []),
@@ -130,7 +133,7 @@ export async function resolveBoardScope<P>(
   ]);
 
   const board = items.get<BoardRecord>(keys.board(boardId));
-  const member = items.get<MemberRecord>(keys.member(boardId, callerId));
+  const member = items.get(keys.userProfile(callerId)) ? items.get<MemberRecord>(keys.member(boardId, callerId)) : undefined;
   const live = (otherBoardId: string) => otherBoardId === boardId || items.get(keys.board(otherBoardId)) !== undefined;
   const scope: BoardScope = {
     boardId,

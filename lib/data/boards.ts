@@ -3,7 +3,7 @@ import { NotFound } from '../domain/errors';
 import { byLabelName, byNewestFirst, byPosition } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
 import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
-import { deleteItems, getItems, type Item, queryAll, queryPages, transactWrite, updateExisting } from './db';
+import { deleteItems, getItems, type Item, LostRace, queryAll, queryPages, transactWrite, updateExisting } from './db';
 import {
   type Board,
   type BoardRecord,
@@ -21,6 +21,7 @@ import {
 } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keys } from './table';
+import { accountGone } from './users';
 
 /** One TransactWriteItems: the board, the owner's membership and its mirror under the user. */
 export async function createBoard(ownerId: string, title: string): Promise<Board> {
@@ -34,11 +35,18 @@ export async function createBoard(ownerId: string, title: string): Promise<Board
     labels: {},
   };
   const member: MemberRecord = { board_id: board.id, user_id: ownerId, role: 'owner', joined_at: board.created_at };
-  await transactWrite([
-    { Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { Item: { ...keys.member(board.id, ownerId), type: 'member', ...member } } },
-    { Put: { Item: { ...keys.userBoard(ownerId, board.id), type: 'user_board', ...member } } },
-  ]);
+  try {
+    await transactWrite([
+      { Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { Item: { ...keys.member(board.id, ownerId), type: 'member', ...member } } },
+      { Put: { Item: { ...keys.userBoard(ownerId, board.id), type: 'user_board', ...member } } },
+      // A deleted account's token creates nothing (its profile went in the deletion's transaction).
+      { ConditionCheck: { Key: keys.userProfile(ownerId), ConditionExpression: 'attribute_exists(pk)' } },
+    ]);
+  } catch (error) {
+    if (cancellationCodes(error)?.[3] === 'ConditionalCheckFailed') throw accountGone();
+    throw error;
+  }
   return toBoard(board);
 }
 
@@ -50,7 +58,9 @@ export async function listBoards(userId: string): Promise<Board[]> {
     ProjectionExpression: 'board_id',
   });
   const boardKeys = memberships.map((m) => keys.board(m.board_id as string));
-  const found = await getItems(boardKeys);
+  const found = await getItems([...boardKeys, keys.userProfile(userId)]);
+  // A deleted account's memberships last until the account collector has run; it sees none.
+  if (!found.get(keys.userProfile(userId))) return [];
   return boardKeys
     .map((key) => found.get<BoardRecord>(key))
     .filter((board): board is BoardRecord => board !== undefined)
@@ -165,14 +175,42 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
  * a board of any size is deleted without the request's 30 seconds being the limit.
  */
 export async function deleteBoard(scope: BoardScope): Promise<void> {
-  const { boardId } = scope;
+  await deleteBoardAs(scope.boardId, actorOf(scope));
+}
+
+/**
+ * The deletion itself, by `actor`. `soleOwner`: only while that user is still the board's one
+ * owner (an account deletion, lib/data/accounts.ts), checked in the same transaction; a board
+ * that no longer fits is LostRace, for the caller to look again.
+ */
+export async function deleteBoardAs(boardId: string, actor: string, soleOwner?: string): Promise<void> {
   try {
     await transactWrite([
-      { Delete: { Key: keys.board(boardId), ConditionExpression: 'attribute_exists(pk)' } },
-      eventItemPut(boardId, stamp('board.deleted', actorOf(scope))),
+      {
+        Delete: {
+          Key: keys.board(boardId),
+          ConditionExpression: soleOwner ? 'attribute_exists(pk) AND owner_count = :one' : 'attribute_exists(pk)',
+          ...(soleOwner ? { ExpressionAttributeValues: { ':one': 1 } } : {}),
+        },
+      },
+      eventItemPut(boardId, stamp('board.deleted', actor)),
+      ...(soleOwner
+        ? [
+            {
+              ConditionCheck: {
+                Key: keys.member(boardId, soleOwner),
+                ConditionExpression: '#role = :owner',
+                ExpressionAttributeNames: { '#role': 'role' },
+                ExpressionAttributeValues: { ':owner': 'owner' },
+              },
+            },
+          ]
+        : []),
     ]);
   } catch (error) {
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Board');
+    const codes = cancellationCodes(error);
+    if (soleOwner && codes?.includes('ConditionalCheckFailed')) throw new LostRace();
+    if (codes?.[0] === 'ConditionalCheckFailed') throw new NotFound('Board');
     throw error;
   }
   const members = await queryAll({

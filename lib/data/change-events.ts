@@ -52,6 +52,14 @@ export function deletionOfRecord(
   return undefined;
 }
 
+/** The account deletion a stream record announces (its marker's INSERT, lib/data/accounts.ts). */
+export function accountDeletionOfRecord(record: ChangeRecord): { userId: string; email: string } | undefined {
+  const image = record.dynamodb?.NewImage;
+  const userId = image?.user_id?.S;
+  const email = image?.email?.S;
+  return image?.type?.S === 'account_deletion' && userId && email ? { userId, email } : undefined;
+}
+
 /**
  * The event a stream record stands for, from the record alone, or undefined for a record that is
  * no change of its own (the stamp is the one an earlier record already carried). `labels` are the

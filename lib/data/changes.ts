@@ -34,6 +34,16 @@ export const deletionRecordFilter = {
   },
 } as const;
 
+/**
+ * The filter of the account collector's event source: the marker an account deletion writes
+ * (lib/data/accounts.ts). The request answers once the account is unreachable; the collector then
+ * takes it off every board, with the event source's retries, however many boards that is.
+ */
+export const accountDeletionRecordFilter = {
+  eventName: ['INSERT'],
+  dynamodb: { NewImage: { type: { S: ['account_deletion'] } } },
+} as const;
+
 export function stamp(kind: BoardEventKind, actor: string, data?: Record<string, unknown>): ChangeStamp {
   return { id: randomUUID(), kind, actor, at: now(), ...(data ? { data } : {}) };
 }

@@ -1,7 +1,7 @@
 import { Conflict, Forbidden, NotFound } from '../domain/errors';
 import { actorOf, type BoardScope } from './access';
 import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
-import { getItems, type Item, queryAll, type TransactItem, transactWrite } from './db';
+import { getItems, type Item, LostRace, queryAll, type TransactItem, transactWrite } from './db';
 import { type Member, type MemberRecord, now, type Role } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys } from './table';
@@ -21,9 +21,13 @@ const view = (member: Pick<MemberRecord, 'user_id' | 'role'>, profile: { email: 
   role: member.role,
 });
 
+/**
+ * Only an account whose address is proven can be added by it (docs/accounts.md): one that claimed
+ * the address without proving it gets the very answer an address nobody registered gets.
+ */
 export async function addMember(scope: BoardScope, email: string, role: Role): Promise<Member> {
   const user = await findUserByEmail(email);
-  if (!user) throw new NotFound('A registered user with this email');
+  if (!user?.verified) throw new NotFound('A registered user with this email');
   const member: MemberRecord = { board_id: scope.boardId, user_id: user.user_id, role, joined_at: now() };
   const added = view(member, user);
   try {
@@ -41,11 +45,20 @@ export async function addMember(scope: BoardScope, email: string, role: Role): P
       },
       { Put: { Item: { ...keys.userBoard(user.user_id, scope.boardId), type: 'user_board', ...member } } },
       ownerCountChange(scope.boardId, role === 'owner' ? 1 : 0),
+      // The account still holds the proven address: a deletion racing the add wins.
+      {
+        ConditionCheck: {
+          Key: keys.email(email),
+          ConditionExpression: 'user_id = :user AND verified = :true',
+          ExpressionAttributeValues: { ':user': user.user_id, ':true': true },
+        },
+      },
     ]);
   } catch (error) {
     const codes = cancellationCodes(error);
     if (codes?.[0] === 'ConditionalCheckFailed') throw new Conflict('This user is already a member of the board.');
     if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Board');
+    if (codes?.[3] === 'ConditionalCheckFailed') throw new NotFound('A registered user with this email');
     throw error;
   }
   return added;
@@ -136,6 +149,32 @@ export async function removeMember(scope: BoardScope, userId: string): Promise<v
     const codes = cancellationCodes(error);
     if (codes?.[2] === 'ConditionalCheckFailed') throw lastOwner();
     if (codes?.[0] === 'ConditionalCheckFailed') throw new Conflict('The member changed meanwhile; retry.');
+    throw error;
+  }
+}
+
+/**
+ * A member leaving for good, as their account is deleted (lib/data/accounts.ts): removeMember's
+ * transaction by the leaving user, for the role read just before. A change meanwhile (their role,
+ * or the board down to them as its one owner) is LostRace, for the caller to look again.
+ */
+export async function removeDeletedMember(boardId: string, userId: string, role: Role): Promise<void> {
+  try {
+    await transactWrite([
+      {
+        Delete: {
+          Key: keys.member(boardId, userId),
+          ConditionExpression: '#role = :current',
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':current': role },
+        },
+      },
+      { Delete: { Key: keys.userBoard(userId, boardId) } },
+      ownerCountChange(boardId, role === 'owner' ? -1 : 0),
+      eventItemPut(boardId, stamp('member.removed', userId, { user_id: userId })),
+    ]);
+  } catch (error) {
+    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) throw new LostRace();
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { Forbidden, LimitReached, Unauthorized } from '../domain/errors';
 import { MAX_WATCHES_PER_SOCKET } from '../domain/limits';
 import { nowSeconds } from './changes';
@@ -7,6 +7,7 @@ import { deleteItems, documentClient, getItems, isConditionFailure, queryAll, ta
 import type { BoardRecord, LiveLabels, MemberRecord, Role } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { expiryMinute, keyHash, keys, TTL_ATTRIBUTE } from './table';
+import { accountGone } from './users';
 
 /**
  * Socket tickets, connections and watches (docs/realtime.md). A ticket is stored by the hash of
@@ -47,19 +48,30 @@ export async function issueTicket(
   const now = nowSeconds();
   if (tokenExpiresAt <= now) throw new Unauthorized('The access token has expired.', true);
   const expiresAt = Math.min(now + lifetimeSeconds, tokenExpiresAt);
-  await documentClient.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.ticket(keyHash(ticket)),
-        type: 'ticket',
-        user_id: userId,
-        token_expires_at: tokenExpiresAt,
-        expires_at: expiresAt,
-        [TTL_ATTRIBUTE]: expiresAt,
+  const ticketHash = keyHash(ticket);
+  try {
+    // The ticket, its entry under the user (what an account deletion removes) and, in the same
+    // transaction, the account's profile: a deleted account's token gets no ticket.
+    await transactWrite([
+      {
+        Put: {
+          Item: {
+            ...keys.ticket(ticketHash),
+            type: 'ticket',
+            user_id: userId,
+            token_expires_at: tokenExpiresAt,
+            expires_at: expiresAt,
+            [TTL_ATTRIBUTE]: expiresAt,
+          },
+        },
       },
-    }),
-  );
+      { Put: { Item: { ...keys.userTicket(userId, ticketHash), type: 'user_ticket', [TTL_ATTRIBUTE]: expiresAt } } },
+      { ConditionCheck: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
+    ]);
+  } catch (error) {
+    if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') throw accountGone();
+    throw error;
+  }
   return { ticket, expiresIn: expiresAt - now };
 }
 
@@ -93,6 +105,22 @@ export async function openConnection(ticket: string, connectionId: string): Prom
     connected_at: new Date().toISOString(),
   };
   const ttl = connection.expires_at + AFTER_EXPIRY_SECONDS;
+  try {
+    await openConnectionItems(connection, ttl, keyHash(ticket));
+  } catch (error) {
+    // The account was deleted since the ticket was issued: the ticket opens nothing.
+    if (cancellationCodes(error)?.[4] === 'ConditionalCheckFailed') throw invalidTicket();
+    throw error;
+  }
+  return connection;
+}
+
+/**
+ * The connection, its sweeper entry and its entry under the user (what an account deletion
+ * closes), the ticket's entry under the user gone, as long as the account still exists.
+ */
+async function openConnectionItems(connection: ConnectionRecord, ttl: number, ticketHash: string): Promise<void> {
+  const { connection_id: connectionId, user_id: userId } = connection;
   await transactWrite([
     { Put: { Item: { ...keys.connection(connectionId), type: 'connection', ...connection, [TTL_ATTRIBUTE]: ttl } } },
     {
@@ -106,8 +134,10 @@ export async function openConnection(ticket: string, connectionId: string): Prom
         },
       },
     },
+    { Put: { Item: { ...keys.userSocket(userId, connectionId), type: 'user_socket', [TTL_ATTRIBUTE]: ttl } } },
+    { Delete: { Key: keys.userTicket(userId, ticketHash) } },
+    { ConditionCheck: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
   ]);
-  return connection;
 }
 
 const invalidTicket = () => new Unauthorized('The ticket is missing, unknown, used or expired.', true);
@@ -130,8 +160,12 @@ export const socketClosed = () => new Forbidden('This socket is closed; reconnec
  */
 export async function watchBoard(connection: ConnectionRecord, boardId: string): Promise<void> {
   const memberKey = keys.member(boardId, connection.user_id);
-  const found = await getItems([keys.board(boardId), memberKey]);
-  if (!found.get<BoardRecord>(keys.board(boardId)) || !found.get<MemberRecord>(memberKey)) throw new Forbidden();
+  const profileKey = keys.userProfile(connection.user_id);
+  const found = await getItems([keys.board(boardId), memberKey, profileKey]);
+  // A deleted account is a member of nothing, even before the account collector has removed it.
+  if (!found.get<BoardRecord>(keys.board(boardId)) || !found.get<MemberRecord>(memberKey) || !found.get(profileKey)) {
+    throw new Forbidden();
+  }
   const watch: WatchRecord = {
     board_id: boardId,
     connection_id: connection.connection_id,
@@ -218,6 +252,7 @@ export async function closeConnection(connectionId: string): Promise<void> {
   await deleteItems([
     ...[...(connection.watching ?? [])].map((boardId) => keys.watch(boardId, connectionId)),
     keys.connectionExpiry(expiryMinute(connection.expires_at), connectionId),
+    keys.userSocket(connection.user_id, connectionId),
   ]);
 }
 

@@ -26,8 +26,16 @@ import { createHash } from 'node:crypto';
  *   CONNECTION#<id>   #CONNECTION          a socket: its user, token expiry and watched boards
  *   EXPIRES#<minute>  CONNECTION#<id>      sockets by the minute their token expires (the sweeper's list)
  *
+ *   USER#<userId>     SOCKET#<connId>      a socket of the user (what an account deletion closes)
+ *   USER#<userId>     TICKET#<sha256>      an unused ticket of the user (what an account deletion deletes)
+ *
  * Safe retries (docs/data-model.md, "Idempotency keys"); a `ttl` of 24 hours:
- *   IDEMPOTENCY#<userId>#<keyHash>  #IDEMPOTENCY   a POST's Idempotency-Key: its request's fingerprint and first answer
+ *   IDEMPOTENCY#<userId>  #IDEMPOTENCY#<keyHash>   a POST's Idempotency-Key: its request's fingerprint and
+ *                                                  first answer; one partition per user, which an account deletion empties
+ *
+ * Accounts (docs/accounts.md):
+ *   USER#<userId>     #DELETION            an account being deleted: its table stream record starts the
+ *                                          account collector, which removes it last
  */
 
 export const PARTITION_KEY = 'pk';
@@ -101,7 +109,13 @@ export const keys = {
     sk: `CONNECTION#${connectionId}`,
   }),
   expiryBucket: (minute: number) => `EXPIRES#${minute}`,
-  idempotency: (userId: string, keyHash: string): ItemKey => ({ pk: `IDEMPOTENCY#${userId}#${keyHash}`, sk: '#IDEMPOTENCY' }),
+  idempotency: (userId: string, keyHash: string): ItemKey => ({ pk: `IDEMPOTENCY#${userId}`, sk: `#IDEMPOTENCY#${keyHash}` }),
+  idempotencyPartition: (userId: string) => `IDEMPOTENCY#${userId}`,
+  accountDeletion: (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: '#DELETION' }),
+  userSocket: (userId: string, connectionId: string): ItemKey => ({ pk: `USER#${userId}`, sk: `SOCKET#${connectionId}` }),
+  userSocketPrefix: 'SOCKET#',
+  userTicket: (userId: string, ticketHash: string): ItemKey => ({ pk: `USER#${userId}`, sk: `TICKET#${ticketHash}` }),
+  userTicketPrefix: 'TICKET#',
 };
 
 /** The board id of a key in a board's partition. */

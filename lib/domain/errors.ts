@@ -15,6 +15,8 @@ export type ErrorKind =
   | 'response_too_large'
   | 'idempotency_key_reused'
   | 'idempotency_key_in_use'
+  | 'invalid_code'
+  | 'wrong_password'
   | 'unavailable';
 
 export class DomainError extends Error {
@@ -127,5 +129,19 @@ export class IdempotencyKeyInUse extends DomainError {
       'idempotency_key_in_use',
       'A request with this Idempotency-Key is still in progress; retry after it has answered to get its answer.',
     );
+  }
+}
+
+/** A verification or reset code that is wrong, expired or already used (lib/auth/cognito.ts). */
+export class InvalidCode extends DomainError {
+  constructor() {
+    super('invalid_code', 'The code is wrong, expired or already used; request a new one.');
+  }
+}
+
+/** The password that must confirm a change or a deletion is not the account's. */
+export class WrongPassword extends DomainError {
+  constructor(detail = 'The password is wrong.') {
+    super('wrong_password', detail);
   }
 }

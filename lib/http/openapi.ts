@@ -177,6 +177,20 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
     'Exchanges the `refresh_token` of register or login for a new access token. The answer has no `refresh_token`: Cognito issues none on refresh, so keep the one you have (valid 30 days unless revoked). A wrong, expired or revoked refresh token, or an access token sent instead of one, gets 401. No bearer token: the refresh token is the credential.',
   'auth.logout':
     'Revokes the refresh token (Cognito RevokeToken): it can no longer be refreshed (401). Access tokens already issued are not recalled by this API: they are accepted until they expire (`expires_in`, one hour at most), so a client discards its own. A token Cognito will not revoke (unknown, malformed, not a refresh token) gets 401.',
+  'auth.me':
+    "The caller's account. `email_verified` is false until the address is proven with `POST /auth/verify-email` (or a password reset); only verified accounts can be added to boards by email. A deleted account's token gets 401.",
+  'auth.verify-email.request':
+    "Mails a verification code to the caller's address (Cognito's own mail; the local stack keeps it in its outbox, `GET /local/outbox?email=`, which only the local server serves). Answers 202 with no body.",
+  'auth.verify-email':
+    'Verifies the address with the code mailed by `POST /auth/verify-email/request`. A wrong, expired or used code gets 400 with `code` `invalid_code`, and changes nothing.',
+  'auth.password.forgot':
+    'Mails a password reset code to the address if an account holds it, also when that account never verified it (the owner of the mailbox can take the account back). Always 202 with no body, whether or not an account holds the address: nothing tells which.',
+  'auth.password.reset':
+    'Sets a new password with the code mailed by `POST /auth/password/forgot`. The address then counts as verified (the code proved it) and every refresh token of the account stops working; access tokens already issued stay valid until they expire. A wrong, expired or used code, and an address no account holds, get the same 400 `invalid_code`.',
+  'auth.password.change':
+    "Replaces the caller's password. A wrong current password gets 403 `wrong_password` and changes nothing. Every refresh token of the account stops working, the caller's own included: sign in again with the new password.",
+  'auth.account.delete':
+    "Deletes the caller's account (403 `wrong_password` for a wrong password). At once: the token reaches nothing, refresh tokens stop working and the address can register again. Then, in the background: the account leaves every board as a removal would (`member.removed`), and each board it owned alone is deleted with everything on it (`board.deleted`).",
   'boards.list':
     'The boards the caller is a member of (whatever the role), newest first by `created_at` (ties by id). Not paginated: the whole list. A list too large for one answer (over 6 MB even compressed; thousands of boards with long titles) gets 422 listing the board ids, newest first, to be read one at a time with GET /boards/{id}.',
   'boards.create': 'Creates a board; the caller becomes its owner and first member.',

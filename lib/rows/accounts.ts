@@ -1,4 +1,3 @@
-import { accountDeletionRecordFilter } from '../data/changes';
 import {
   changePasswordBody,
   deleteAccountBody,
@@ -6,6 +5,7 @@ import {
   resetPasswordBody,
   verifyEmailBody,
 } from '../contract/schemas';
+import { accountDeletionRecordFilter } from '../data/changes';
 import type { RouteRow, StreamConsumerRow } from './row';
 
 /**
@@ -116,7 +116,7 @@ export const authAccountDelete = {
 export const accountsCollect = {
   id: 'accounts.collect',
   entry: 'functions/events/collect-accounts.ts',
-  summary: "Takes a deleted account off every board (deleting those it owned alone), closes its sockets, removes what is left",
+  summary: 'Takes a deleted account off every board (deleting those it owned alone), closes its sockets, removes what is left',
   filter: accountDeletionRecordFilter,
   batchSize: 10,
   // Every attempt makes progress and is safe to repeat; a day of retries before the DLQ.

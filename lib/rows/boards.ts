@@ -27,7 +27,8 @@ export const boardsCreate = {
   body: titleBody,
   success: { status: 201, schema: 'board' },
   idempotent: 'caller',
-  table: ['dynamodb:PutItem'],
+  // The board and both sides of the membership, with a check that the caller's account still exists.
+  table: ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
   metric: 'BoardCreated',
   cognito: [],
 } satisfies RouteRow;

@@ -11,7 +11,8 @@ export const realtimeTickets = {
   summary: 'Get a single-use ticket for a live board events socket (docs/asyncapi.yaml)',
   access: { scope: 'user' },
   success: { status: 201, schema: 'ticketResponse' },
-  table: ['dynamodb:PutItem'],
+  // The ticket and its entry under the user, with a check that the account still exists.
+  table: ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
   cognito: [],
   env: ['SOCKET_URL', 'TICKET_SECONDS'],
 } satisfies RouteRow;
@@ -21,7 +22,8 @@ export const socketConnect = {
   routeKey: '$connect',
   entry: 'functions/socket/connect.ts',
   summary: 'Opens a socket for the holder of a valid ticket (401 otherwise)',
-  table: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
+  // The connection, its entries, the ticket's entry under the user gone, the account still there.
+  table: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
   cognito: [],
 } satisfies SocketRouteRow;
 

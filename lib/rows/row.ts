@@ -18,7 +18,11 @@ export type TableAction =
   | 'dynamodb:DeleteItem'
   | 'dynamodb:BatchWriteItem'
   | 'dynamodb:ConditionCheckItem';
-export type CognitoAction = 'cognito-idp:AdminConfirmSignUp' | 'cognito-idp:AdminDeleteUser';
+export type CognitoAction =
+  | 'cognito-idp:AdminConfirmSignUp'
+  | 'cognito-idp:AdminDeleteUser'
+  | 'cognito-idp:AdminUpdateUserAttributes'
+  | 'cognito-idp:AdminUserGlobalSignOut';
 
 /** What every function row says, whatever invokes it: CDK makes its function and role from this. */
 export interface FunctionRow {

@@ -10,6 +10,7 @@ import {
   uniqueEmail,
   unknownId,
 } from '../support/api';
+import { verifyAddress } from '../support/mail';
 
 /**
  * Issue 6 point 1 (members and roles) and point 4 (owner vs member vs stranger on every route), as
@@ -31,12 +32,15 @@ interface Person extends TestUser {
   displayName: string;
 }
 
-/** A registered user with a display name of its own, so that the member view can be checked. */
+/** A registered user, address verified, with a display name of its own, so that the member view can be checked. */
 async function register(displayName = `Name ${randomUUID().slice(0, 8)}`, email = uniqueEmail()): Promise<Person> {
   const password = `pw-${randomUUID()}`;
   const reply = await call('POST', '/auth/register', { body: { email, password, display_name: displayName } });
   if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return { id: subjectOf(reply.body.token), email, password, token: reply.body.token, displayName };
+  const person = { id: subjectOf(reply.body.token), email, password, token: reply.body.token, displayName };
+  // Only a verified address can be added by email (docs/accounts.md).
+  await verifyAddress(person);
+  return person;
 }
 
 const addMember = (caller: TestUser, boardId: string, body: unknown) =>

@@ -16,6 +16,7 @@ import {
 import { eventFileOf, PLACEHOLDER } from '../../scripts/make-events';
 import { call, newBoard, newCard, newColumn, newUser, type TestUser, uniqueEmail } from '../support/api';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
+import { codeSentBy } from '../support/mail';
 import { closeAllSockets, connect, getTicket } from '../support/sockets';
 
 /**
@@ -86,6 +87,14 @@ describe('sample events (events/)', () => {
     if (routeId === 'cards.labels.detach') {
       await call('PUT', `/cards/${card.id}/labels/${label!.id}`, { token: user.token });
     }
+    // The account routes act on the user's own account: its address, its password, a code mailed to it.
+    const ownAccount = ['auth.login', 'auth.password.reset', 'auth.password.change', 'auth.account.delete'].includes(routeId);
+    const code =
+      routeId === 'auth.verify-email'
+        ? await codeSentBy(user.email, () => call('POST', '/auth/verify-email/request', { token: user.token }))
+        : routeId === 'auth.password.reset'
+          ? await codeSentBy(user.email, () => call('POST', '/auth/password/forgot', { body: { email: user.email } }))
+          : '123456';
     const text = readFileSync(join(root, 'events', eventFileOf(routeId)), 'utf8')
       .replaceAll(PLACEHOLDER.token, user.token)
       .replaceAll(PLACEHOLDER.refreshToken, user.refreshToken!)
@@ -95,8 +104,9 @@ describe('sample events (events/)', () => {
       .replaceAll(PLACEHOLDER.user, teammate.id)
       .replaceAll(PLACEHOLDER.teammateEmail, teammate.email)
       .replaceAll(PLACEHOLDER.label, label?.id ?? PLACEHOLDER.label)
-      .replaceAll('new-user@example.com', routeId === 'auth.login' ? user.email : email)
-      .replaceAll('correct horse battery', routeId === 'auth.login' ? user.password : 'correct horse battery');
+      .replaceAll('new-user@example.com', ownAccount ? user.email : email)
+      .replaceAll('correct horse battery', ownAccount ? user.password : 'correct horse battery')
+      .replaceAll('123456', code);
     const event = JSON.parse(text) as APIGatewayProxyEventV2;
     const { handler } = (await import(join(root, row.entry))) as { handler: Handler };
     const reply = await handler(event, { awsRequestId: 'sample' } as Context);
@@ -182,6 +192,28 @@ describe('live events sample events (events/socket-*, events-broadcast, sockets-
       expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
       expect(await readPartition(ddb, localEnv().TABLE_NAME!, `BOARD#${board.id}`)).toEqual([]);
       expect(await readPartition(ddb, localEnv().TABLE_NAME!, `CARD#${card.id}`)).toEqual([]);
+    } finally {
+      ddb.destroy();
+    }
+  });
+
+  it('events/accounts-collect.json runs through the account collector: the account leaves its boards, its own board is deleted', async () => {
+    const user = await newUser();
+    const owner = await newUser();
+    const own = await newBoard(user);
+    const shared = await newBoard(owner);
+    await call('POST', `/boards/${shared.id}/members`, { token: owner.token, body: { email: user.email } });
+    // The marker as the deletion writes it, but written by the sample alone: the stack's own
+    // poller never sees this account's deletion, so only the sample's run does the work.
+    const handler = await handlerOf(streamConsumers['accounts.collect'].entry);
+    const event = sample('accounts.collect', { user: user.id, teammateEmail: user.email });
+    expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
+    const ddb = localDocumentClient(localEnv());
+    try {
+      expect(await readPartition(ddb, localEnv().TABLE_NAME!, `USER#${user.id}`)).toEqual([]);
+      expect((await call('GET', `/boards/${own.id}`, { token: user.token })).status).toBe(403);
+      const members = await call('GET', `/boards/${shared.id}/members`, { token: owner.token });
+      expect(members.body.map((m: { user_id: string }) => m.user_id)).toEqual([owner.id]);
     } finally {
       ddb.destroy();
     }

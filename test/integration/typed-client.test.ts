@@ -73,6 +73,7 @@ describe('a client generated from GET /openapi.json (openapi-typescript + openap
       scenario: 'ok',
       steps: [
         'register',
+        'verify email',
         'login',
         'create board',
         'list boards',

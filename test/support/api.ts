@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingHttpHeaders, request } from 'node:http';
+import { verifyAddress } from './mail';
 
 /**
  * HTTP helpers for integration tests: every test makes its own users and boards (no resets),
@@ -56,12 +57,24 @@ export function subjectOf(token: string): string {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).sub;
 }
 
-export async function newUser(url?: string): Promise<TestUser> {
+/**
+ * A registered user whose address is verified (through the outbox, as its owner would: only such
+ * accounts can be added to boards by email); `verified: false` leaves it as registration does.
+ */
+export async function newUser(url?: string, { verified = true }: { verified?: boolean } = {}): Promise<TestUser> {
   const email = uniqueEmail();
   const password = `pw-${randomUUID()}`;
   const reply = await call('POST', '/auth/register', { body: { email, password, display_name: 'Test User' }, url });
   if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
-  return { id: subjectOf(reply.body.token), email, password, token: reply.body.token, refreshToken: reply.body.refresh_token };
+  const user = {
+    id: subjectOf(reply.body.token),
+    email,
+    password,
+    token: reply.body.token,
+    refreshToken: reply.body.refresh_token,
+  };
+  if (verified) await verifyAddress(user, url);
+  return user;
 }
 
 export async function newBoard(user: TestUser, title = 'A board', url?: string) {

@@ -52,8 +52,21 @@ const grace = { email: `grace-${randomUUID()}@example.test`, password: `pw-${ran
 
 const registered: Schemas['TokenResponse'] = ok('register', 201, await api.POST('/auth/register', { body: ada }));
 check(registered.token_type === 'Bearer' && registered.expires_in > 0, 'register: a bearer token');
-ok('register second user', 201, await api.POST('/auth/register', { body: grace }));
+const graceTokens = ok('register second user', 201, await api.POST('/auth/register', { body: grace }));
 step('register');
+
+// Only a verified address can be added to a board: Grace proves hers with the code from her mail
+// (the local stack's outbox, which is no route of the API and so not in the document).
+const asGrace = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${graceTokens.token}` } });
+const unverified: Schemas['Account'] = ok('me', 200, await asGrace.GET('/auth/me'));
+check(unverified.email === grace.email && unverified.email_verified === false, 'me: a new account is unverified');
+check((await asGrace.POST('/auth/verify-email/request')).response.status === 202, 'verify-email/request: 202');
+const mail = (await (await fetch(`${baseUrl}/local/outbox?email=${encodeURIComponent(grace.email)}`)).json()) as {
+  code: string;
+}[];
+noContent('verify-email', await asGrace.POST('/auth/verify-email', { body: { code: mail[0]!.code } }));
+check(ok('me again', 200, await asGrace.GET('/auth/me')).email_verified === true, 'me: verified after the code');
+step('verify email');
 
 const login = ok('login', 200, await api.POST('/auth/login', { body: { email: ada.email, password: ada.password } }));
 const token: string = login.token;

@@ -271,6 +271,7 @@ describe('the frames the socket routes answer are the replies the document lists
   });
   const board: Item = { ...keys.board(boardId), type: 'board', id: boardId, owner_id: userId, title: 'B' };
   const member: Item = { ...keys.member(boardId, userId), type: 'member', user_id: userId, role: 'owner' };
+  const profile: Item = { ...keys.userProfile(userId), type: 'user', user_id: userId };
   /** BatchGetItem answers with those of `items` it was asked for. */
   const stored = (...items: Item[]) =>
     ddb.on(BatchGetCommand).callsFake((input: BatchGetCommandInput) => {
@@ -314,7 +315,7 @@ describe('the frames the socket routes answer are the replies the document lists
       route: 'watch',
       body: frame('watch', { board_id: boardId }),
       setup: () => {
-        stored(connection(now() + 600), board, member);
+        stored(connection(now() + 600), board, member, profile);
         ddb.on(TransactWriteCommand).resolves({});
       },
       answer: { type: 'watch.ack' },
@@ -352,7 +353,7 @@ describe('the frames the socket routes answer are the replies the document lists
       route: 'watch',
       body: frame('watch', { board_id: boardId }),
       setup: () => {
-        stored(connection(now() + 600), board, member);
+        stored(connection(now() + 600), board, member, profile);
         ddb.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed', 'None'));
       },
       answer: { type: 'error', code: 'limit' },

@@ -224,7 +224,7 @@ describe('GET /boards/{id}: a tree too large for one answer', () => {
   const boardEvent = (headers: Record<string, string> = {}) =>
     withHeaders(apiEvent(token, 'GET', `/boards/${boardId}`, undefined, { id: boardId }), headers);
 
-  /** The access check's BatchGetItem finds the board and the caller's membership; the tree is one page. */
+  /** The access check's BatchGetItem finds the board, the caller's membership and profile; the tree is one page. */
   function stubBoard(cards: number, description: (i: number) => string) {
     ddb.reset();
     ddb.on(BatchGetCommand).resolves({
@@ -232,6 +232,7 @@ describe('GET /boards/{id}: a tree too large for one answer', () => {
         [process.env.TABLE_NAME!]: [
           { ...keys.board(boardId), id: boardId, owner_id: userId, title: 'Big', created_at: createdAt, labels: {} },
           { ...keys.member(boardId, userId), board_id: boardId, user_id: userId, role: 'owner' },
+          { ...keys.userProfile(userId), user_id: userId },
         ],
       },
     });
@@ -365,7 +366,9 @@ describe('GET /boards: a list too large for one answer (the spec does not pagina
       const id = randomUUID();
       return { ...keys.board(id), id, owner_id: userId, title: randomAstral(256), created_at: new Date(start + i).toISOString() };
     });
-    const byPk = new Map(boards.map((board) => [board.pk, board]));
+    // The boards, and the caller's profile (the list reads it with them: a deleted account sees none).
+    const byPk = new Map<string, object>(boards.map((board) => [board.pk, board]));
+    byPk.set(keys.userProfile(userId).pk, { ...keys.userProfile(userId), user_id: userId });
     ddb.reset();
     ddb.on(QueryCommand).resolves({ Items: boards.map((board) => ({ board_id: board.id })) });
     ddb.on(BatchGetCommand).callsFake((input) => {

@@ -83,6 +83,7 @@ describe('storage failures become problem+json answers', () => {
             created_at: new Date().toISOString(),
           },
           { pk: `BOARD#${boardId}`, sk: `#MEMBER#${userId}`, board_id: boardId, user_id: userId, role: 'owner' },
+          { pk: `USER#${userId}`, sk: '#PROFILE', user_id: userId },
         ],
       },
     });

@@ -124,6 +124,8 @@ const stored: Record<string, unknown>[] = [
     created_at: S(createdAt),
   },
   { ...keyOf(keys.member(boardId, userId)), board_id: S(boardId), user_id: S(userId), role: S('owner'), joined_at: S(createdAt) },
+  // The caller's profile: the access check reads it with the membership (a deleted account has none).
+  { ...keyOf(keys.userProfile(userId)), user_id: S(userId) },
   { ...keyOf(keys.column(boardId, columnId)), id: S(columnId), board_id: S(boardId), title: S('To do'), position: N(1) },
   { ...keyOf(keys.columnLookup(columnId)), board_id: S(boardId), card_version: N(0) },
 ];

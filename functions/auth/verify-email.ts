@@ -1,0 +1,8 @@
+import { verifyEmail } from '../../lib/auth/accounts';
+import { route } from '../../lib/http/route';
+import { authVerifyEmail } from '../../lib/rows/accounts';
+
+export const handler = route(authVerifyEmail, async ({ caller, body }) => {
+  await verifyEmail(caller, body.code);
+  return { status: 204 };
+});
