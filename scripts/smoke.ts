@@ -5,9 +5,17 @@ import { fetchFailure } from './fetch-failure';
 /**
  * `npm run smoke -- <ApiUrl> [--keep] [--timeout <seconds>]`: exercises a running task-board API
  * end to end, deployed (the stack's `ApiUrl` output) or local (`npm start`): health, two throwaway
- * users (registered, one logged in again), a board, a column, two cards, a move, the board tree, a
- * member, a live-events ticket, then deletes the board and checks that it is gone. Without a URL
- * argument it uses TASK_BOARD_URL. `--timeout` bounds each request (default 15 s).
+ * users (registered, one logged in again), the member's address verified, a board, a column, two
+ * cards, a move, the board tree, a member, a live-events ticket, then deletes the board, checks that
+ * it is gone and deletes the throwaway users. Without a URL argument it uses TASK_BOARD_URL.
+ * `--timeout` bounds each request (default 15 s).
+ *
+ * Member-add finds only accounts whose address is verified (docs/accounts.md). Locally the script
+ * verifies the member's address with the code from the local outbox (GET /local/outbox), as its
+ * owner would from the mailbox. A deployed stage has no outbox and the script reads no mail, so
+ * there the member is an account an operator registered and verified once:
+ * TASK_BOARD_SMOKE_MEMBER_EMAIL and TASK_BOARD_SMOKE_MEMBER_PASSWORD (it is logged in, never
+ * deleted). Without them, against a stage without an outbox, the verification step fails saying so.
  *
  * Quiet on success: one summary line on stdout, exit code 0. On a wrong answer: one line on
  * stderr naming the step, the request, what was expected and the HTTP status and body received,
@@ -15,9 +23,9 @@ import { fetchFailure } from './fetch-failure';
  * at all (refused, unknown host, TLS error, timeout): exit code 2. A usage error: exit code 64.
  *
  * The users are `smoke+<run>-owner@example.com` and `smoke+<run>-member@example.com` (example.com
- * never receives mail). The API has no route that deletes a user, so they stay in the user pool;
- * the summary says so. `--keep` leaves the board too, and prints one JSON line with the board id
- * and both users' emails and passwords, for a person to log in and look.
+ * never receives mail); the last step deletes them (DELETE /auth/account). `--keep` leaves the
+ * board and the users, and prints one JSON line with the board id and both users' emails and
+ * passwords, for a person to log in and look.
  *
  * Only the global fetch of Node.js: no dependencies, so it runs wherever the repository does.
  */
@@ -99,10 +107,15 @@ async function runSmoke(argv: string[]): Promise<number> {
   const started = performance.now();
   const run = randomUUID();
   const owner = { email: `smoke+${run}-owner@example.com`, password: `smoke-${randomUUID()}`, token: '' };
-  const member = { email: `smoke+${run}-member@example.com`, password: `smoke-${randomUUID()}`, token: '' };
-  const plannedSteps = keep ? 13 : 15;
+  const operatorMember = process.env.TASK_BOARD_SMOKE_MEMBER_EMAIL && process.env.TASK_BOARD_SMOKE_MEMBER_PASSWORD;
+  const member = operatorMember
+    ? { email: process.env.TASK_BOARD_SMOKE_MEMBER_EMAIL!, password: process.env.TASK_BOARD_SMOKE_MEMBER_PASSWORD!, token: '' }
+    : { email: `smoke+${run}-member@example.com`, password: `smoke-${randomUUID()}`, token: '' };
+  // An operator's member is logged in (one step) instead of registered and verified (three).
+  const plannedSteps = (keep ? 15 : 18) - (operatorMember ? 2 : 0);
   let done = 0;
   let boardId: string | undefined;
+  let usersDeleted = false;
   let current: Step = { name: 'start', method: '', path: '' };
 
   /** One request of the current step; the answer must have `expected` status. */
@@ -154,11 +167,45 @@ async function runSmoke(argv: string[]): Promise<number> {
       [owner, 'owner'],
       [member, 'member'],
     ] as const) {
+      if (user === member && operatorMember) {
+        const signedIn = await request({ name: "log in the operator's member", method: 'POST', path: '/auth/login' }, 200, {
+          body: { email: user.email, password: user.password },
+        });
+        check(isText(field(signedIn.body, 'token')), '200 with a token', signedIn);
+        user.token = field(signedIn.body, 'token') as string;
+        done++;
+        continue;
+      }
       const registered = await request({ name: `register the ${role}`, method: 'POST', path: '/auth/register' }, 201, {
         body: { email: user.email, password: user.password, display_name: `Smoke test ${role}` },
       });
       check(isText(field(registered.body, 'token')), '201 with a token', registered);
       user.token = field(registered.body, 'token') as string;
+      done++;
+    }
+
+    if (!operatorMember) {
+      await request({ name: "request the member's code", method: 'POST', path: '/auth/verify-email/request' }, 202, {
+        token: member.token,
+      });
+      done++;
+      const outboxPath = `/local/outbox?email=${encodeURIComponent(member.email)}`;
+      current = { name: "verify the member's address", method: 'GET', path: outboxPath };
+      const mail = await request(current, 200).catch((error: unknown) => {
+        if (error instanceof WrongAnswer && error.answer.status === 404) {
+          throw new WrongAnswer(
+            '200 from the local outbox (a deployed stage has none: set TASK_BOARD_SMOKE_MEMBER_EMAIL and TASK_BOARD_SMOKE_MEMBER_PASSWORD to an account whose address is verified)',
+            error.answer,
+          );
+        }
+        throw error;
+      });
+      const code = Array.isArray(mail.body) ? field(mail.body[0], 'code') : undefined;
+      check(isText(code), '200 with the code mailed to the member', mail);
+      await request({ name: "verify the member's address", method: 'POST', path: '/auth/verify-email' }, 204, {
+        token: member.token,
+        body: { code },
+      });
       done++;
     }
 
@@ -260,6 +307,14 @@ async function runSmoke(argv: string[]): Promise<number> {
       after,
     );
     done++;
+
+    // The throwaway users go; an operator's member stays for the next run.
+    current = { name: 'delete the throwaway users', method: 'DELETE', path: '/auth/account' };
+    for (const user of operatorMember ? [owner] : [owner, member]) {
+      await request(current, 204, { token: user.token, body: { password: user.password } });
+    }
+    usersDeleted = true;
+    done++;
   }
 
   /** After a failure: delete the board the run made, unless --keep. Says what happened, in a few words. */
@@ -300,7 +355,8 @@ async function runSmoke(argv: string[]): Promise<number> {
   }
 
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const users = `users smoke+${run}-{owner,member}@example.com remain (no API route deletes users)`;
+  const throwaway = operatorMember ? `user smoke+${run}-owner@example.com` : `users smoke+${run}-{owner,member}@example.com`;
+  const users = usersDeleted ? `${throwaway} deleted` : `${throwaway} kept (--keep)`;
   if (keep) {
     console.log(
       JSON.stringify({

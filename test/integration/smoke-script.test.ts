@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { baseUrl, call } from '../support/api';
+import { baseUrl, call, newUser } from '../support/api';
 import { runNode } from '../support/run-node';
 
 /**
@@ -10,7 +10,11 @@ import { runNode } from '../support/run-node';
  */
 jest.setTimeout(120_000);
 
-const smoke = (...args: string[]) => runNode(['scripts/smoke.ts', ...args], { timeoutMs: 90_000 });
+const smoke = (url: string, ...rest: (string | Record<string, string>)[]) => {
+  const args = rest.filter((arg): arg is string => typeof arg === 'string');
+  const env = rest.find((arg): arg is Record<string, string> => typeof arg === 'object');
+  return runNode(['scripts/smoke.ts', url, ...args], { timeoutMs: 90_000, ...(env ? { env: { ...process.env, ...env } } : {}) });
+};
 
 /** A server on a free port that answers /health like the service, and `status` to everything else. */
 async function misbehavingApi(status: number): Promise<{ url: string; server: Server; seen: string[] }> {
@@ -39,9 +43,24 @@ describe('npm run smoke', () => {
     const url = baseUrl().replace(/[.]/g, '\\.');
     expect(run.stdout).toMatch(
       new RegExp(
-        `^smoke: 15 steps passed against ${url} in \\d+\\.\\d s; board deleted; ` +
-          'users smoke\\+[0-9a-f-]{36}-\\{owner,member\\}@example\\.com remain \\(no API route deletes users\\)\\n$',
+        `^smoke: 18 steps passed against ${url} in \\d+\\.\\d s; board deleted; ` +
+          'users smoke\\+[0-9a-f-]{36}-\\{owner,member\\}@example\\.com deleted\\n$',
       ),
+    );
+  });
+
+  it("against a stage without an outbox, uses an operator's verified member, logs it in and never deletes it", async () => {
+    const operator = await newUser();
+    const run = await smoke(baseUrl(), {
+      TASK_BOARD_SMOKE_MEMBER_EMAIL: operator.email,
+      TASK_BOARD_SMOKE_MEMBER_PASSWORD: operator.password,
+    });
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(
+      /^smoke: 16 steps passed against .* board deleted; user smoke\+[0-9a-f-]{36}-owner@example\.com deleted\n$/,
+    );
+    expect((await call('POST', '/auth/login', { body: { email: operator.email, password: operator.password } })).status).toBe(
+      200,
     );
   });
 
@@ -60,7 +79,7 @@ describe('npm run smoke', () => {
     };
     expect(kept.api).toBe(baseUrl());
     expect(kept.owner.email).toMatch(/^smoke\+[0-9a-f-]{36}-owner@example\.com$/);
-    expect(lines[1]).toMatch(new RegExp(`^smoke: 13 steps passed against .* board ${kept.board_id} kept \\(--keep\\)`));
+    expect(lines[1]).toMatch(new RegExp(`^smoke: 15 steps passed against .* board ${kept.board_id} kept \\(--keep\\)`));
 
     // A person can log in with what it printed and find everything the run made.
     const login = await call('POST', '/auth/login', { body: kept.owner });
@@ -89,7 +108,7 @@ describe('npm run smoke', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toBe('');
       expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
-      expect(run.stderr).toContain(`smoke: FAILED at step 2/15 "register the owner" (POST /auth/register) against ${api.url}`);
+      expect(run.stderr).toContain(`smoke: FAILED at step 2/18 "register the owner" (POST /auth/register) against ${api.url}`);
       expect(run.stderr).toContain(
         'expected 201, got HTTP 500: {"type":"about:blank","title":"Internal Server Error","status":500,"detail":"Something broke."}',
       );
@@ -108,7 +127,7 @@ describe('npm run smoke', () => {
     try {
       const run = await smoke(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain('step 1/15 "health" (GET /health)');
+      expect(run.stderr).toContain('step 1/18 "health" (GET /health)');
       expect(run.stderr).toContain('expected 200 {"status":"ok"}, got HTTP 200: <html>a proxy page</html>');
     } finally {
       await close(server);
@@ -124,7 +143,7 @@ describe('npm run smoke', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      new RegExp(`^smoke: UNREACHABLE: ${url.replace(/[.]/g, '\\.')} did not answer at step 1/15 "health"`),
+      new RegExp(`^smoke: UNREACHABLE: ${url.replace(/[.]/g, '\\.')} did not answer at step 1/18 "health"`),
     );
     expect(run.stderr).toContain('ECONNREFUSED');
   });
