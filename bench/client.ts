@@ -142,7 +142,19 @@ export class Client {
     });
     const token = answer.body.token as string;
     const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string };
+    await this.verifyAddress(email, token);
     return { token, userId: payload.sub, email, answer };
+  }
+
+  /**
+   * Proves the address (member-add finds verified accounts only, docs/accounts.md) with the code
+   * from the local stack's outbox; the bench runs against the local stack.
+   */
+  private async verifyAddress(email: string, token: string): Promise<void> {
+    await this.expect(202, 'POST', '/auth/verify-email/request', { token });
+    const mail = await this.expect(200, 'GET', `/local/outbox?email=${encodeURIComponent(email)}`);
+    const code = (mail.body as { code: string }[])[0]?.code;
+    await this.expect(204, 'POST', '/auth/verify-email', { token, body: { code } });
   }
 }
 
