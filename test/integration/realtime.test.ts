@@ -474,7 +474,7 @@ describe('card.deleted under a racing move', () => {
           .slice(i, i + 8)
           .flatMap((card) => [moveCard(user, card.id, { target_column_id: to!.id }), deleteCard(user, card.id)]),
       );
-      replies.forEach((reply, j) => expect(j % 2 === 0 ? [200, 404] : [204]).toContain(reply.status));
+      for (const [j, reply] of replies.entries()) expect(j % 2 === 0 ? [200, 404] : [204]).toContain(reply.status);
     }
 
     await ok(200, renameBoard(user, board.id, 'Done racing'));
