@@ -70,6 +70,7 @@ const COMPONENTS = {
   Card: s.card,
   Label: s.label,
   Member: s.member,
+  Account: s.account,
   TokenResponse: s.tokenResponse,
   TicketResponse: s.ticketResponse,
   Health: s.health,
