@@ -111,9 +111,10 @@ describe('GET /docs in a browser (Chromium, headless)', () => {
     });
     browser = await launching;
     page = await browser.newPage();
-    // As long as jest's own timeout: this machine has 2 cores and two test workers.
-    page.setDefaultTimeout(60_000);
-    page.setDefaultNavigationTimeout(60_000);
+    // Hang guards inside jest's own (300 s): the machine has 2 cores, two test workers, and may be
+    // shared with other work.
+    page.setDefaultTimeout(240_000);
+    page.setDefaultNavigationTimeout(240_000);
     await page.setViewport({ width: 1280, height: 1000 });
     // Every request the page makes is seen here; one to anywhere else is recorded and refused.
     await page.setRequestInterception(true);
@@ -129,7 +130,7 @@ describe('GET /docs in a browser (Chromium, headless)', () => {
       }
     });
     await page.goto(`${origin}/docs`, { waitUntil: 'networkidle0' });
-  }, 60_000);
+  }, 300_000);
 
   afterAll(async () => {
     await (browser ?? (await launching?.catch(() => undefined)))?.close();

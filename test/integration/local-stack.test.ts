@@ -42,7 +42,8 @@ describe('local stack', () => {
       const run = await runNode(['infra/local/start.ts'], {
         // SOCKET_PORT free too, so that the HTTP port is the one found taken.
         env: { ...process.env, NODE_NO_WARNINGS: '1', PORT: String(port), SOCKET_PORT: '0', DATA_DIR: dataDir },
-        timeoutMs: 50_000,
+        // A hang guard: on a busy machine starting the emulators took over 50 s.
+        timeoutMs: 240_000,
       });
       expect(run.code).toBe(1);
       expect(run.stderr.trim()).toBe(

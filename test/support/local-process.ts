@@ -29,7 +29,8 @@ export function startStackProcess(
         : spawn(process.execPath, args, { env, stdio });
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => fail(new Error('local stack did not start within 90 s')), 90_000);
+    // A hang guard: a cold DynamoDB Local (Java) on a busy shared machine is slow to answer.
+    const timer = setTimeout(() => fail(new Error('local stack did not start within 240 s')), 240_000);
     const fail = (error: Error) => {
       clearTimeout(timer);
       if (child.exitCode === null) child.kill('SIGTERM');
