@@ -6,7 +6,9 @@ import {
   CognitoIdentityProviderClient,
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
+  type CreateUserPoolCommandInput,
   DescribeUserPoolCommand,
+  UpdateUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import {
   appClient as appClientDefinition,
@@ -47,6 +49,26 @@ export async function startCognitoLocal(port: number, dataDir: string): Promise<
   return child;
 }
 
+/** What the local pool shares with the deployed one besides its sign-in by email. */
+const poolSettings = {
+  // As the deployed pool (CDK verifies the sign-in alias): codes go to the address by email.
+  AutoVerifiedAttributes: ['email'],
+  VerificationMessageTemplate: {
+    DefaultEmailOption: 'CONFIRM_WITH_CODE',
+    EmailSubject: verificationMessage.emailSubject,
+    EmailMessage: verificationMessage.emailBody,
+  },
+  Policies: {
+    PasswordPolicy: {
+      MinimumLength: passwordPolicy.minLength,
+      RequireLowercase: passwordPolicy.requireLowercase,
+      RequireUppercase: passwordPolicy.requireUppercase,
+      RequireNumbers: passwordPolicy.requireDigits,
+      RequireSymbols: passwordPolicy.requireSymbols,
+    },
+  },
+} satisfies Omit<CreateUserPoolCommandInput, 'PoolName'>;
+
 export interface LocalPool {
   userPoolId: string;
   userPoolClientId: string;
@@ -67,31 +89,16 @@ export async function ensurePool(endpoint: string, dataDir: string, accessTokenS
       const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as LocalPool;
       const found = await client
         .send(new DescribeUserPoolCommand({ UserPoolId: saved.userPoolId }))
-        .then(() => true)
-        .catch(() => false);
+        .then((out) => out.UserPool)
+        .catch(() => undefined);
+      // A pool made before addresses were verified (an older DATA_DIR) gets the settings it lacks.
+      if (found && !found.AutoVerifiedAttributes?.includes('email')) {
+        await client.send(new UpdateUserPoolCommand({ UserPoolId: saved.userPoolId, ...poolSettings }));
+      }
       if (found) return saved;
     }
     const pool = await client.send(
-      new CreateUserPoolCommand({
-        PoolName: 'task-board-local',
-        UsernameAttributes: ['email'],
-        // As the deployed pool (CDK verifies the sign-in alias): codes go to the address by email.
-        AutoVerifiedAttributes: ['email'],
-        VerificationMessageTemplate: {
-          DefaultEmailOption: 'CONFIRM_WITH_CODE',
-          EmailSubject: verificationMessage.emailSubject,
-          EmailMessage: verificationMessage.emailBody,
-        },
-        Policies: {
-          PasswordPolicy: {
-            MinimumLength: passwordPolicy.minLength,
-            RequireLowercase: passwordPolicy.requireLowercase,
-            RequireUppercase: passwordPolicy.requireUppercase,
-            RequireNumbers: passwordPolicy.requireDigits,
-            RequireSymbols: passwordPolicy.requireSymbols,
-          },
-        },
-      }),
+      new CreateUserPoolCommand({ PoolName: 'task-board-local', UsernameAttributes: ['email'], ...poolSettings }),
     );
     const userPoolId = pool.UserPool!.Id!;
     const appClient = await client.send(
