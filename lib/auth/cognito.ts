@@ -180,7 +180,6 @@ export async function revoke(refreshToken: string): Promise<void> {
  */
 
 const nameOf = (error: unknown) => (error as Error).name;
-const messageOf = (error: unknown) => (error as Error).message ?? '';
 
 /**
  * A token-authorized Cognito call refused for the token itself: the user is gone, or (AWS, after
@@ -287,8 +286,8 @@ export async function changePassword(accessToken: string, current: string, next:
     );
   } catch (error) {
     const name = nameOf(error);
-    if (name === 'NotAuthorizedException' && /revoked|expired|invalid/i.test(messageOf(error))) throw tokenRefused();
-    if (name === 'NotAuthorizedException' || name === 'UserNotFoundException') throw tokenRefused();
+    // The current password was checked just before: a refusal now is of the token (revoked, user gone).
+    if (TOKEN_REFUSED.includes(name)) throw tokenRefused();
     if (name === 'InvalidPasswordException' || name === 'InvalidParameterException') {
       throw new BadRequest('The new password does not meet the password policy.');
     }

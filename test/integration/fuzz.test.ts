@@ -173,6 +173,18 @@ const TEMPLATES: Record<string, (world: World) => Template> = {
   // Well-formed but unknown to Cognito: a template is never sent as is, and a real token must not be revoked.
   'auth.refresh': () => ({ params: {}, body: { refresh_token: 'fuzz.refresh.token' } }),
   'auth.logout': () => ({ params: {}, body: { refresh_token: 'fuzz.refresh.token' } }),
+  // Codes never mailed and passwords that are not the owner's: a template sent as is changes nothing.
+  'auth.verify-email': () => ({ params: {}, body: { code: '000000' } }),
+  'auth.password.forgot': () => ({ params: {}, body: { email: uniqueEmail() } }),
+  'auth.password.reset': () => ({
+    params: {},
+    body: { email: uniqueEmail(), code: '000000', new_password: 'long enough password' },
+  }),
+  'auth.password.change': () => ({
+    params: {},
+    body: { current_password: 'not the password', new_password: 'long enough password' },
+  }),
+  'auth.account.delete': () => ({ params: {}, body: { password: 'not the password' } }),
   'boards.create': () => ({ params: {}, body: { title: 'Fuzz' } }),
   'boards.get': (x) => ({ params: { id: x.A.id } }),
   'boards.rename': (x) => ({ params: { id: x.A.id }, body: { title: 'Fuzz' } }),

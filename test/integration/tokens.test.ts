@@ -65,6 +65,10 @@ const validBodies: Partial<Record<keyof typeof routes, unknown>> = {
   'members.update': { role: 'member' },
   'labels.create': { name: 'Label', color: '#123456' },
   'labels.update': { name: 'Label' },
+  // A code never mailed, passwords that are not the caller's: nothing changes whoever sends them.
+  'auth.verify-email': { code: '000000' },
+  'auth.password.change': { current_password: 'not the password', new_password: 'long enough password' },
+  'auth.account.delete': { password: 'not the password' },
 };
 
 const authenticatedRoutes = Object.entries(routes)
@@ -142,7 +146,9 @@ describe.each(authenticatedRoutes)('$method $template ($id)', (route) => {
   it('accepts the genuine token (control: the 401s come from the token alone)', async () => {
     const reply = await send(route, `Bearer ${material.valid}`);
     expect(reply.status).not.toBe(401);
-    expect([200, 201, 204, 403, 404]).toContain(reply.status);
+    // A code that was never mailed is refused only once the token was accepted.
+    if (route.id === 'auth.verify-email') expect(reply.body.code).toBe('invalid_code');
+    else expect([200, 201, 202, 204, 403, 404]).toContain(reply.status);
   });
 
   it('answers 401, WWW-Authenticate "Bearer", without an Authorization header', async () => {
