@@ -1,20 +1,22 @@
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { Duration, Stack } from 'aws-cdk-lib';
-import type { IWebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ArnFormat, Aws, Duration, Stack } from 'aws-cdk-lib';
+import { CfnIntegration, type IHttpApi, type IWebSocketApi, type IWebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Metric, type MetricProps } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ILogGroup, LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { DOCS_BUNDLED_FILES, DOCS_PACKAGE } from '../lib/contract/docs-assets';
 import { COLUMN_POSITION_INDEX } from '../lib/data/table';
 import {
   type FunctionRow,
   functionTimeoutSeconds,
+  isCatchAll,
   type RouteRow,
   routeKeyOf,
   type ScheduleRow,
@@ -71,6 +73,13 @@ export interface ApiFunctionProps {
   row: FunctionRow;
   /** Values every function reads at cold start: the token issuer, the pool and its app client. */
   environment: Record<string, string>;
+  /**
+   * Its log group, where it is made elsewhere: a row that predates the nested stacks keeps the one
+   * in the root stack (infra/layout.ts). Without it, the function makes its own (`Logs`).
+   */
+  logGroup?: ILogGroup;
+  /** Its name; by default CloudFormation makes one. */
+  functionName?: string;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
 }
@@ -85,6 +94,11 @@ export class ApiFunction extends Construct {
   readonly fn: NodejsFunction;
   readonly role: Role;
   readonly row: FunctionRow;
+  /**
+   * The function's name: the literal one it was given, else CloudFormation's (a token). Another
+   * stack that uses the literal needs no output and parameter for it (the dashboard: Dashboard).
+   */
+  readonly functionName: string;
 
   constructor(
     scope: Construct,
@@ -94,7 +108,8 @@ export class ApiFunction extends Construct {
     super(scope, id);
     this.row = props.row;
     const packageFiles = PACKAGE_FILES[props.row.entry];
-    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
+    const logGroup =
+      props.logGroup ?? new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: triggerOf(props.row),
@@ -105,7 +120,10 @@ export class ApiFunction extends Construct {
         resources: [logGroup.logGroupArn], // this attribute already covers the group's streams
       }),
     );
+    if (props.functionName !== undefined && props.functionName.length > 64)
+      throw new Error(`function name ${props.functionName} is over Lambda's 64 characters`);
     this.fn = new NodejsFunction(this, 'Function', {
+      functionName: props.functionName,
       entry: resolve(props.row.entry),
       handler: 'handler',
       runtime: Runtime.NODEJS_24_X,
@@ -139,6 +157,56 @@ export class ApiFunction extends Construct {
           : {}),
       },
     });
+    this.functionName = props.functionName ?? this.fn.functionName;
+  }
+
+  /** A metric of AWS/Lambda for this function, by its name (`functionName`), as `fn.metric…()` make it. */
+  metric(metricName: string, props: Omit<MetricProps, 'namespace' | 'metricName' | 'dimensionsMap'>): Metric {
+    return new Metric({ namespace: 'AWS/Lambda', metricName, dimensionsMap: { FunctionName: this.functionName }, ...props });
+  }
+
+  /**
+   * The HTTP API's integration of this function and API Gateway's permission to invoke it for the
+   * row's route only (for the catch-all, any route), both beside the function: its stack, which
+   * may be a nested one while the route stays with the API (a route key is unique per API, so a
+   * route cannot move stacks: docs/infrastructure.md). Returns the integration id for the route.
+   */
+  integrateHttp(api: IHttpApi, row: RouteRow): string {
+    const integration = new CfnIntegration(this, 'Integration', {
+      apiId: api.apiId,
+      integrationType: 'AWS_PROXY',
+      integrationUri: this.fn.functionArn,
+      payloadFormatVersion: '2.0',
+    });
+    this.fn.addPermission('ApiInvoke', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      // Any stage, any method, the row's path: what CDK's HttpLambdaIntegration allowed.
+      sourceArn: Stack.of(this).formatArn({
+        service: 'execute-api',
+        resource: api.apiId,
+        resourceName: isCatchAll(row) ? '*/*' : `*/*${row.path}`,
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      }),
+    });
+    return integration.ref;
+  }
+
+  /** The WebSocket API's integration of this function for one route key, and the permission to invoke it for that route. */
+  integrateSocket(api: IWebSocketApi, routeKey: string): string {
+    const integration = new CfnIntegration(this, 'Integration', {
+      apiId: api.apiId,
+      integrationType: 'AWS_PROXY',
+      integrationUri: `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:lambda:path/2015-03-31/functions/${this.fn.functionArn}/invocations`,
+    });
+    this.fn.addPermission('ApiInvoke', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: Stack.of(this).formatArn({
+        service: 'execute-api',
+        resource: `${api.apiId}/*${routeKey}`,
+        arnFormat: ArnFormat.NO_RESOURCE_NAME,
+      }),
+    });
+    return integration.ref;
   }
 
   /** The row's table actions on the table and its index actions on the index, exactly; plus TABLE_NAME. */
@@ -173,7 +241,7 @@ export class ApiFunction extends Construct {
    * and, for `manageConnections` rows, `execute-api:ManageConnections` on the stage's
    * `@connections` for exactly the two calls the code makes (PostToConnection, DeleteConnection).
    */
-  useSockets(stage: IWebSocketStage): void {
+  useSockets(stage: IWebSocketStage, apiId: string = stage.api.apiId): void {
     const { env = [], manageConnections } = this.props.row;
     const values: Partial<Record<EnvName, string>> = {
       [ENV.socketUrl]: stage.url,
@@ -192,7 +260,7 @@ export class ApiFunction extends Construct {
         resources: CONNECTION_METHODS.map((method) =>
           stack.formatArn({
             service: 'execute-api',
-            resource: stage.api.apiId,
+            resource: apiId,
             resourceName: `${stage.stageName}/${method}/@connections/*`,
           }),
         ),

@@ -9,10 +9,22 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { FUNCTIONS_PER_ALARM } from './layout';
+
+/** A group's functions (infra/layout.ts), alarmed together in the group's own stack. */
+export interface AlarmedGroup {
+  /** Where the group's alarms are made: its nested stack. */
+  scope: Construct;
+  group: string;
+  functions: [string, IFunction][];
+}
 
 export interface MonitoringProps {
   api: HttpApi;
+  /** Functions alarmed one by one, in this construct's stack (the root's: the stream consumers). */
   functions: Map<string, IFunction>;
+  /** Function groups, whose errors and throttles are alarmed per group of up to ten functions. */
+  groups: AlarmedGroup[];
   /** Table stream consumers: their iterator age and dead-letter depth are watched too. */
   consumers: { id: string; fn: IFunction; deadLetters: IQueue }[];
   table: Table;
@@ -37,6 +49,9 @@ export const RUNBOOK_ANCHORS = {
   cognitoThrottles: 'cognito-throttles',
 } as const;
 export type RunbookAnchor = (typeof RUNBOOK_ANCHORS)[keyof typeof RUNBOOK_ANCHORS];
+
+/** A metric math id for a row id: `cards.labels.attach` → `cardsLabelsAttach`. */
+export const metricIdOf = (rowId: string) => rowId.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase());
 
 /**
  * Alarms on what a user would feel: the API's 5xx rate, function errors and throttles, DynamoDB
@@ -67,8 +82,9 @@ export class Monitoring extends Construct {
       anchor: RunbookAnchor,
       metric: Metric | MathExpression,
       threshold: number,
+      scope: Construct = this,
     ) => {
-      const created = new Alarm(this, alarmId, {
+      const created = new Alarm(scope, alarmId, {
         alarmDescription: `${description}. Runbook: ${props.runbookUrl}#${anchor}`,
         metric,
         threshold,
@@ -112,6 +128,42 @@ export class Monitoring extends Construct {
         fn.metricThrottles({ period, statistic: 'Sum' }),
         1,
       );
+    }
+    // A group's functions, ten to an alarm (metric math reads at most ten metrics): the sum of
+    // their errors (or throttles) per minute, so any one function's alarms the group's, with the
+    // same threshold and periods as one function's. One line per function in the alarm's graph.
+    for (const { scope, group, functions } of props.groups) {
+      const sorted = [...functions].sort(([a], [b]) => a.localeCompare(b));
+      for (let start = 0; start < sorted.length; start += FUNCTIONS_PER_ALARM) {
+        const chunk = sorted.slice(start, start + FUNCTIONS_PER_ALARM);
+        const suffix = start === 0 ? '' : String(start / FUNCTIONS_PER_ALARM + 1);
+        const rowIds = chunk.map(([rowId]) => rowId).join(', ');
+        const sum = (metricOf: (fn: IFunction, rowId: string) => Metric, label: string) =>
+          new MathExpression({
+            expression: 'SUM(METRICS())',
+            usingMetrics: Object.fromEntries(chunk.map(([rowId, fn]) => [metricIdOf(rowId), metricOf(fn, rowId)])),
+            period,
+            label,
+          });
+        // Named after the group too: logical ids stay unique across the stacks (one template for SAM).
+        const prefix = group[0]!.toUpperCase() + metricIdOf(group).slice(1);
+        alarm(
+          `${prefix}FunctionErrors${suffix}`,
+          `Function errors in ${group}: ${rowIds}`,
+          RUNBOOK_ANCHORS.functionErrors,
+          sum((fn, rowId) => fn.metricErrors({ period, statistic: 'Sum', label: rowId }), 'errors'),
+          1,
+          scope,
+        );
+        alarm(
+          `${prefix}FunctionThrottles${suffix}`,
+          `Function throttles in ${group}: ${rowIds}`,
+          RUNBOOK_ANCHORS.functionThrottles,
+          sum((fn, rowId) => fn.metricThrottles({ period, statistic: 'Sum', label: rowId }), 'throttles'),
+          1,
+          scope,
+        );
+      }
     }
     for (const { id, fn, deadLetters } of props.consumers) {
       const name = id.replace(/[^A-Za-z0-9]/g, '');

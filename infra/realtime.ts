@@ -1,7 +1,6 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat, CfnAccount } from 'aws-cdk-lib/aws-apigateway';
-import { LogGroupLogDestination, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { CfnRoute, CfnRouteResponse, LogGroupLogDestination, WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -19,7 +18,10 @@ export const answersClient = (routeKey: string) => routeKey === '$default' || !r
 
 export interface LiveEventsProps {
   table: ITable;
-  /** One function per row of each table (lib/routes.ts), made by the stack like the HTTP ones. */
+  /**
+   * One function per row of each table (lib/routes.ts), made by the stack like the HTTP ones: the
+   * socket routes' and the schedules' in their group's nested stack, the consumers' in this one.
+   */
   sockets: [string, SocketRouteRow, ApiFunction][];
   consumers: [string, StreamConsumerRow, ApiFunction][];
   schedules: [string, ScheduleRow, ApiFunction][];
@@ -46,6 +48,8 @@ export interface ConsumerWiring {
 export class LiveEvents extends Construct {
   readonly api: WebSocketApi;
   readonly stage: WebSocketStage;
+  /** Each route's construct (`$connect-Route`, ...): its route and route response, here beside the API. */
+  readonly routes: Construct[] = [];
   readonly consumers: ConsumerWiring[] = [];
   readonly rules: Rule[] = [];
   /** The account-settings role, when this stack sets it. */
@@ -59,11 +63,24 @@ export class LiveEvents extends Construct {
       description: 'Task-board live board events',
       routeSelectionExpression: '$request.body.action',
     });
-    for (const [rowId, row, fn] of props.sockets) {
-      this.api.addRoute(row.routeKey, {
-        integration: new WebSocketLambdaIntegration(`${functionIdOf(rowId)}Integration`, fn.fn),
-        returnResponse: answersClient(row.routeKey),
+    // Each route stays here with the API, at the construct path (and so the logical id) CDK's
+    // WebSocketRoute gave it, because a route key is unique per API and CloudFormation makes a
+    // moved route before it deletes the old one; its integration and invoke permission are made
+    // beside the function, in the function's stack (ApiFunction.integrateSocket).
+    for (const [, row, fn] of props.sockets) {
+      const route = new Construct(this.api, `${row.routeKey}-Route`);
+      const returnResponse = answersClient(row.routeKey);
+      const resource = new CfnRoute(route, 'Resource', {
+        apiId: this.api.apiId,
+        routeKey: row.routeKey,
+        target: `integrations/${fn.integrateSocket(this.api, row.routeKey)}`,
+        authorizationType: 'NONE',
+        routeResponseSelectionExpression: returnResponse ? '$default' : undefined,
       });
+      if (returnResponse) {
+        new CfnRouteResponse(route, 'Response', { apiId: this.api.apiId, routeId: resource.ref, routeResponseKey: '$default' });
+      }
+      this.routes.push(route);
     }
 
     const accessLogs = new LogGroup(this, 'AccessLogs', {
@@ -134,8 +151,9 @@ export class LiveEvents extends Construct {
       this.consumers.push({ id: rowId, fn, deadLetters });
     }
 
+    // A schedule's rule is stateless and named by CloudFormation: it lives beside its function.
     for (const [rowId, row, fn] of props.schedules) {
-      const rule = new Rule(this, `${functionIdOf(rowId)}Schedule`, {
+      const rule = new Rule(fn.node.scope!, `${functionIdOf(rowId)}Schedule`, {
         description: `${rowId}: ${row.summary}`,
         schedule: Schedule.rate(Duration.minutes(row.everyMinutes)),
       });

@@ -1,19 +1,10 @@
 import { Aws, type CfnElement, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import {
-  type CfnStage,
-  CorsHttpMethod,
-  DomainName,
-  HttpApi,
-  HttpMethod,
-  type HttpRouteIntegration,
-  WebSocketRoute,
-} from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { CfnRoute, type CfnStage, CorsHttpMethod, DomainName, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { AccountRecovery, UserPool } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import { Construct } from 'constructs';
 import { appClient as appClientDefinition, passwordPolicy, tokenValidity } from '../lib/auth/pool';
 import { tableDefinition } from '../lib/data/table';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../lib/http/cors';
@@ -21,7 +12,6 @@ import {
   corsMethods,
   type FunctionRow,
   isCatchAll,
-  type RouteId,
   type RouteRow,
   routeKeyOf,
   routes,
@@ -36,12 +26,30 @@ import { ENV } from '../lib/runtime/config';
 import { ApiFunction, CONNECTION_METHODS, functionIdOf } from './api-function';
 import type { StackConfig } from './config';
 import { Dashboard } from './dashboard';
+import { FunctionGroup } from './function-group';
+import { groupOf, groupStackIdOf, ROOT_LOG_GROUP_ROWS } from './layout';
 import { Monitoring } from './monitoring';
 import { LiveEvents } from './realtime';
 
+/** The four row tables of lib/routes.ts, which the stack is made from. */
+export interface RowTables {
+  routes: Record<string, RouteRow>;
+  socketRoutes: Record<string, SocketRouteRow>;
+  streamConsumers: Record<string, StreamConsumerRow>;
+  schedules: Record<string, ScheduleRow>;
+}
+
 export interface TaskBoardStackProps extends StackProps {
   config: StackConfig;
+  /**
+   * The row tables; by default lib/routes.ts's. The headroom test passes tables with extra rows
+   * to show what the stack would be with the routes still to come.
+   */
+  tables?: RowTables;
 }
+
+/** The nested stack parameter that carries the WebSocket API id (ApiFunction.useSockets, cdk-nag). */
+const SOCKET_API_PARAMETER = 'SocketApiId';
 
 /** Why a function has no dead-letter queue of its own, by what invokes it (cdk-nag Serverless-LambdaDLQ). */
 function functionDlqReason(row: FunctionRow): string {
@@ -63,6 +71,8 @@ const RETENTION: Record<number, RetentionDays> = { 30: RetentionDays.ONE_MONTH, 
 export class TaskBoardStack extends Stack {
   /** Every function, by its row id (`boards.get`, `socket.watch`, `events.broadcast`, ...). */
   readonly functions = new Map<string, ApiFunction>();
+  /** The nested stacks of function groups, by group (infra/layout.ts). */
+  readonly groups = new Map<string, FunctionGroup>();
   readonly live: LiveEvents;
 
   constructor(scope: Construct, id: string, props: TaskBoardStackProps) {
@@ -118,42 +128,67 @@ export class TaskBoardStack extends Stack {
       [ENV.userPoolClientId]: appClient.userPoolClientId,
     };
 
-    // One function per row of every table, each with exactly its row's table and pool grants.
-    const functionOf = (rowId: string, row: FunctionRow) => {
-      const fn = new ApiFunction(this, functionIdOf(rowId), {
+    const tables = props.tables ?? { routes, socketRoutes, streamConsumers, schedules };
+    const retention = RETENTION[config.logRetentionDays]!;
+
+    // One function per row of every table, each with exactly its row's table and pool grants, in
+    // its group's nested stack (infra/layout.ts) but for the stream consumers, which stay here:
+    // a moved consumer would be a second reader of each stream shard until the old one is deleted
+    // (DynamoDB Streams allows two), and would deliver every event of that window twice.
+    const functionOf = (rowId: string, row: FunctionRow, where: 'root' | 'group') => {
+      if (this.functions.has(rowId)) throw new Error(`row id ${rowId} is in two tables`);
+      const id = functionIdOf(rowId);
+      const scope = where === 'root' ? this : this.groupOf(rowId, props.description ?? id);
+      // A log group that holds logs stays at its path here (and so at its logical id).
+      const logGroup =
+        where === 'group' && ROOT_LOG_GROUP_ROWS.has(rowId)
+          ? new LogGroup(new Construct(this, id), 'Logs', { retention, removalPolicy: dataRemoval })
+          : undefined;
+      const fn = new ApiFunction(scope, id, {
         row,
         environment,
-        logRetention: RETENTION[config.logRetentionDays]!,
+        logGroup,
+        // A grouped function is named by its stack, group and row (`TaskBoard-prod-boards-BoardsList`),
+        // so that the dashboard, whose body is in this template and carries every name several
+        // times, names it in a few bytes rather than by a nested stack output (about 170 each);
+        // operators read it too. The group is in the name so that a function moved to another
+        // group gets a new name: its new copy is made before the old one is deleted.
+        functionName: where === 'group' ? `${this.stackName}-${groupOf(rowId)}-${id}` : undefined,
+        logRetention: retention,
         logRemovalPolicy: dataRemoval,
       });
       fn.grantTable(table);
       fn.grantUserPool(userPool);
-      if (this.functions.has(rowId)) throw new Error(`row id ${rowId} is in two tables`);
       this.functions.set(rowId, fn);
       return fn;
     };
-    const withFunctions = <Row extends FunctionRow>(rows: Record<string, Row>) =>
-      Object.entries(rows).map(([rowId, row]): [string, Row, ApiFunction] => [rowId, row, functionOf(rowId, row)]);
+    const withFunctions = <Row extends FunctionRow>(rows: Record<string, Row>, where: 'root' | 'group') =>
+      Object.entries(rows).map(([rowId, row]): [string, Row, ApiFunction] => [rowId, row, functionOf(rowId, row, where)]);
 
-    const integrations = new Map<RouteId, HttpRouteIntegration>();
-    for (const [routeId, , fn] of withFunctions<RouteRow>(routes)) {
-      integrations.set(routeId as RouteId, new HttpLambdaIntegration(`${functionIdOf(routeId)}Integration`, fn.fn));
-    }
+    const httpFunctions = withFunctions<RouteRow>(tables.routes, 'group');
 
     this.live = new LiveEvents(this, 'Live', {
       table,
-      sockets: withFunctions<SocketRouteRow>(socketRoutes),
-      consumers: withFunctions<StreamConsumerRow>(streamConsumers),
-      schedules: withFunctions<ScheduleRow>(schedules),
+      sockets: withFunctions<SocketRouteRow>(tables.socketRoutes, 'group'),
+      consumers: withFunctions<StreamConsumerRow>(tables.streamConsumers, 'root'),
+      schedules: withFunctions<ScheduleRow>(tables.schedules, 'group'),
       throttle: config.socketThrottle,
       accountLogRole: config.accountLogRole,
-      logRetention: RETENTION[config.logRetentionDays]!,
+      logRetention: retention,
       logRemovalPolicy: dataRemoval,
     });
-    // Socket addresses for the rows that name them, ManageConnections for the rows that send.
-    for (const fn of this.functions.values()) fn.useSockets(this.live.stage);
+    // Socket addresses for the rows that name them, ManageConnections for the rows that send; a
+    // nested function gets the API id under a fixed parameter name (FunctionGroup.parameter).
+    for (const fn of this.functions.values()) {
+      const scope = Stack.of(fn);
+      fn.useSockets(
+        this.live.stage,
+        scope instanceof FunctionGroup && fn.row.manageConnections
+          ? scope.parameter(SOCKET_API_PARAMETER, this.live.api.apiId)
+          : undefined,
+      );
+    }
 
-    const fallback = (Object.entries(routes) as [RouteId, RouteRow][]).find(([, row]) => isCatchAll(row))![0];
     const domain = config.domain
       ? new DomainName(this, 'Domain', {
           domainName: config.domain.name,
@@ -162,20 +197,28 @@ export class TaskBoardStack extends Stack {
       : undefined;
     const api = new HttpApi(this, 'Api', {
       description: 'Task-board REST API',
-      defaultIntegration: integrations.get(fallback),
       ...(domain ? { defaultDomainMapping: { domainName: domain } } : {}),
       corsPreflight: {
         allowOrigins: config.corsOrigins,
         allowHeaders: CORS_ALLOW_HEADERS,
         exposeHeaders: CORS_EXPOSE_HEADERS,
-        // Every method a route row has, and the preflight's own.
+        // Every method a row has, and the preflight's own.
         allowMethods: corsMethods().map((method) => CorsHttpMethod[method]),
         maxAge: Duration.minutes(10),
       },
     });
-    for (const [routeId, row] of Object.entries(routes) as [RouteId, RouteRow][]) {
-      if (isCatchAll(row)) continue;
-      api.addRoutes({ path: row.path, methods: [HttpMethod[row.method as HttpMethod]], integration: integrations.get(routeId)! });
+    // Every route stays here with the API, at the construct path (and so the logical id) CDK's
+    // HttpRoute gave it (`Api/GET--boards`, the catch-all's `Api/DefaultRoute`): a route key is
+    // unique per API, and CloudFormation makes a moved route before it deletes the old one. The
+    // integration and invoke permission are beside the function (ApiFunction.integrateHttp).
+    for (const [, row, fn] of httpFunctions) {
+      const route = new Construct(api, isCatchAll(row) ? 'DefaultRoute' : `${row.method}${row.path}`);
+      new CfnRoute(route, 'Resource', {
+        apiId: api.apiId,
+        routeKey: isCatchAll(row) ? '$default' : routeKeyOf(row),
+        target: `integrations/${fn.integrateHttp(api, row)}`,
+        authorizationType: 'NONE',
+      });
     }
 
     // Structured access logs: one JSON line per request, with the id problem+json bodies carry.
@@ -194,7 +237,7 @@ export class TaskBoardStack extends Stack {
     // The rows that call Cognito, whose own quotas are low, are throttled harder (`throttle`).
     // RouteSettings is a raw JSON property in CloudFormation: its keys are written as-is.
     stage.routeSettings = Object.fromEntries(
-      Object.values(routes as Record<string, RouteRow>)
+      Object.values(tables.routes)
         .filter((row) => row.throttle === 'identity')
         .map((row) => [
           routeKeyOf(row),
@@ -222,9 +265,15 @@ export class TaskBoardStack extends Stack {
       }),
     };
 
+    const rootFunctions = [...this.functions].filter(([, fn]) => Stack.of(fn) === this);
     const monitoring = new Monitoring(this, 'Monitoring', {
       api,
-      functions: new Map([...this.functions].map(([rowId, fn]) => [rowId, fn.fn])),
+      functions: new Map(rootFunctions.map(([rowId, fn]) => [rowId, fn.fn])),
+      groups: [...this.groups.values()].map((group) => ({
+        scope: group,
+        group: group.group,
+        functions: [...this.functions].filter(([, fn]) => Stack.of(fn) === group).map(([rowId, fn]) => [rowId, fn.fn]),
+      })),
       consumers: this.live.consumers.map(({ id, fn, deadLetters }) => ({ id, fn: fn.fn, deadLetters })),
       table,
       userPool,
@@ -237,7 +286,7 @@ export class TaskBoardStack extends Stack {
     new Dashboard(this, 'Operations', {
       dashboardName,
       api,
-      routes,
+      routes: tables.routes,
       functions: this.functions,
       table,
       userPool,
@@ -274,6 +323,17 @@ export class TaskBoardStack extends Stack {
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: appClient.userPoolClientId });
     new CfnOutput(this, 'TableName', { value: table.tableName });
+  }
+
+  /** The nested stack of a row's group, made with the group's first row. */
+  private groupOf(rowId: string, description: string): FunctionGroup {
+    const group = groupOf(rowId);
+    let stack = this.groups.get(group);
+    if (!stack) {
+      stack = new FunctionGroup(this, groupStackIdOf(group), { group, description });
+      this.groups.set(group, stack);
+    }
+    return stack;
   }
 
   /** Every cdk-nag finding this design accepts, each with the reason (README "cdk-nag"). */
@@ -317,7 +377,7 @@ export class TaskBoardStack extends Stack {
   /** The live events' findings (infra/realtime.ts): README "cdk-nag acknowledgements". */
   private acknowledgeLiveFindings() {
     const { live } = this;
-    for (const route of live.api.node.children.filter((child) => child instanceof WebSocketRoute)) {
+    for (const route of live.routes) {
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
@@ -328,9 +388,10 @@ export class TaskBoardStack extends Stack {
     const apiLogicalId = this.resolve(this.getLogicalId(live.api.node.defaultChild as CfnElement));
     for (const fn of this.functions.values()) {
       if (!fn.row.manageConnections) continue;
+      const apiRef = Stack.of(fn) === this ? apiLogicalId : SOCKET_API_PARAMETER;
       for (const method of CONNECTION_METHODS) {
         Validations.of(fn.role).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiLogicalId}>/${live.stage.stageName}/${method}/@connections/*]`,
+          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiRef}>/${live.stage.stageName}/${method}/@connections/*]`,
           reason: `execute-api:ManageConnections for ${method === 'POST' ? 'PostToConnection' : 'DeleteConnection'} on this stage's @connections only: the connection id in the resource is known only when a socket opens.`,
         });
       }

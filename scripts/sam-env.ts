@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { flattenTemplate, type TemplateJson } from '../infra/template-tree';
 
 /**
  * `npm run sam:env -- local|<stack-name> [options]`: writes the file that `sam local invoke` and
@@ -23,6 +24,13 @@ import { parseArgs } from 'node:util';
  * template beside it, `<stack>.sam-local.template.json`, that declares them (empty) on every
  * function; run SAM with that template. It lives in the same folder as the original so that the
  * functions' asset paths still resolve.
+ *
+ * The functions live in nested stacks (infra/layout.ts) while the routes stay in the root with
+ * their API, and `sam local start-api` only mounts a route whose integration and function are in
+ * the route's own template (aws-sam-cli#3306, #4555). So the copy, written for a deployed stack
+ * too, is the whole tree flattened into one template (infra/template-tree.ts): every function,
+ * integration and route in one place, each under the logical id it has in its own template. The
+ * plain template still serves `sam local invoke`, which follows nested stacks by itself.
  *
  * Options:
  *   --out <file>         where to write the env-vars file (default cdk.out/sam-env.<local|stack>.json)
@@ -152,8 +160,25 @@ export function stackValues(outputs: Values): Values {
 export interface Template {
   Resources?: Record<
     string,
-    { Type?: string; Properties?: { Environment?: { Variables?: Record<string, unknown> }; [property: string]: unknown } }
+    {
+      Type?: string;
+      Properties?: { Environment?: { Variables?: Record<string, unknown> }; [property: string]: unknown };
+      Metadata?: Record<string, unknown>;
+    }
   >;
+}
+
+/**
+ * A synthesized template with its nested stacks inlined: each nested template is read from the
+ * file its `aws:asset:path` names, beside the root template (as CDK writes them into cdk.out, and
+ * as SAM finds them).
+ */
+export function flattenedTemplate(template: Template, templatePath: string): Template {
+  return flattenTemplate(template as TemplateJson, (logicalId, resource) => {
+    const file = resource.Metadata?.['aws:asset:path'];
+    if (typeof file !== 'string') throw new Error(`nested stack ${logicalId} has no aws:asset:path: synthesize with the CDK CLI`);
+    return readJson(join(dirname(templatePath), file), `the nested template of ${logicalId}`) as TemplateJson;
+  }) as Template;
 }
 
 /**
@@ -253,7 +278,9 @@ export function main(argv: string[]): Written {
   if (!target || positionals.length > 1) throw new Error('usage: npm run sam:env -- local|<stack-name> [--out <file>] [options]');
   const local = target === 'local';
   const templatePath = options.template ?? join('cdk.out', `${local ? 'TaskBoard-dev' : target}.template.json`);
-  const template = existsSync(templatePath) ? (readJson(templatePath, 'the template') as Template) : undefined;
+  const template = existsSync(templatePath)
+    ? flattenedTemplate(readJson(templatePath, 'the template') as Template, templatePath)
+    : undefined;
   const functions = template ? functionsOf(template) : [];
 
   let values: Values;
@@ -274,9 +301,10 @@ export function main(argv: string[]): Written {
   mkdirSync(dirname(envFile), { recursive: true });
   writeFileSync(envFile, `${JSON.stringify(envVarsFile(values, functions, local ? [...LOCAL_ONLY_VARIABLES] : []), null, 2)}\n`);
   const written: Written = { local, envFile, functions: functions.length, template: template ? templatePath : undefined };
-  if (local && template) {
+  if (template) {
     written.samTemplate = samLocalTemplatePath(templatePath);
-    writeFileSync(written.samTemplate, `${JSON.stringify(withDeclared(template, LOCAL_ONLY_VARIABLES), null, 1)}\n`);
+    const copy = local ? withDeclared(template, LOCAL_ONLY_VARIABLES) : template;
+    writeFileSync(written.samTemplate, `${JSON.stringify(copy, null, 1)}\n`);
   }
   return written;
 }
@@ -287,7 +315,11 @@ if (process.argv[1]?.endsWith('sam-env.ts')) {
     console.log(
       `sam:env: wrote ${written.envFile} (Parameters${written.functions ? ` and ${written.functions} functions by logical ID` : ''})`,
     );
-    if (written.samTemplate) console.log(`sam:env: wrote ${written.samTemplate} (declares the SDK endpoints and credentials)`);
+    if (written.samTemplate) {
+      console.log(
+        `sam:env: wrote ${written.samTemplate} (the nested stacks in one template${written.local ? ', declaring the SDK endpoints and credentials' : ''})`,
+      );
+    }
     const template = written.samTemplate ?? written.template;
     if (template) {
       console.log(

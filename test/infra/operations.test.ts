@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Template } from 'aws-cdk-lib/assertions';
 import type { AnyRow } from '../../infra/api-function';
 import { functionIdOf } from '../../infra/api-function';
 import { buildApp } from '../../infra/build-app';
@@ -9,6 +8,7 @@ import { DASHBOARD_LIMITS } from '../../infra/dashboard';
 import { RUNBOOK_ANCHORS } from '../../infra/monitoring';
 import { type RouteRow, routeKeyOf, routes, SOCKET_STAGE, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 import { METRICS_NAMESPACE } from '../../lib/runtime/metrics';
+import { synthDeployment } from './deployment';
 
 /**
  * Operations (infra/dashboard.ts, infra/monitoring.ts, docs/runbook.md): the dashboard holds a
@@ -18,9 +18,10 @@ import { METRICS_NAMESPACE } from '../../lib/runtime/metrics';
  */
 type Resource = { Type: string; Properties: any };
 
+// The whole deployment as one template (root and nested stacks: test/infra/deployment.ts).
 const synth = (context: Record<string, unknown> = {}) => {
-  const built = buildApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  const template = Template.fromStack(built.stack).toJSON();
+  const built = synthDeployment(context);
+  const template = built.flat as any;
   return { ...built, template, resources: template.Resources as Record<string, Resource> };
 };
 const dev = synth({ stage: 'dev' });
@@ -36,6 +37,11 @@ const functionOf = (rowId: string) => {
   expect(found).toHaveLength(1);
   return found[0]![0];
 };
+/**
+ * A function's name as the dashboard body has it: the name the stack gives a grouped function
+ * (infra/task-board-stack.ts), or CloudFormation's, written `${LogicalId}`.
+ */
+const nameOf = (rowId: string) => dev.resources[functionOf(rowId)]!.Properties.FunctionName ?? `\${${functionOf(rowId)}}`;
 const apiOf = (protocol: 'HTTP' | 'WEBSOCKET') =>
   ofType('AWS::ApiGatewayV2::Api').find(([, r]) => r.Properties.ProtocolType === protocol)![0];
 
@@ -186,18 +192,14 @@ describe('dashboard', () => {
     ['Invocations', 'Sum'],
   ])('shows every function: %s (%s)', (metricName, stat) => {
     const lines = allLines.filter((l) => l.namespace === 'AWS/Lambda' && l.name === metricName && l.options.stat === stat);
-    expect(lines.map((l) => l.dimensions.FunctionName).sort()).toEqual(
-      functionRows.map(([rowId]) => `\${${functionOf(rowId)}}`).sort(),
-    );
+    expect(lines.map((l) => l.dimensions.FunctionName).sort()).toEqual(functionRows.map(([rowId]) => nameOf(rowId)).sort());
     expect(lines.map((l) => l.options.label).sort()).toEqual(functionRows.map(([rowId]) => rowId).sort());
   });
 
   it("shows every function's cold starts from the service's own ColdStart metric", () => {
     const lines = allLines.filter((l) => l.namespace === METRICS_NAMESPACE && l.name === 'ColdStart');
     expect(lines.map((l) => l.dimensions)).toEqual(
-      expect.arrayContaining(
-        functionRows.map(([rowId]) => ({ service: 'task-board', function_name: `\${${functionOf(rowId)}}` })),
-      ),
+      expect.arrayContaining(functionRows.map(([rowId]) => ({ service: 'task-board', function_name: nameOf(rowId) }))),
     );
     expect(lines).toHaveLength(functionRows.length);
   });
@@ -221,7 +223,7 @@ describe('dashboard', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping');
     expect(mappings).toHaveLength(Object.keys(streamConsumers).length);
     for (const rowId of Object.keys(streamConsumers)) {
-      const age = allLines.filter((l) => l.name === 'IteratorAge' && l.dimensions.FunctionName === `\${${functionOf(rowId)}}`);
+      const age = allLines.filter((l) => l.name === 'IteratorAge' && l.dimensions.FunctionName === nameOf(rowId));
       expect(age).toHaveLength(1);
       expect(age[0]!.options).toMatchObject({ stat: 'Maximum', label: rowId });
       const mapping = mappings.find(([, m]) => m.Properties.FunctionName.Ref === functionOf(rowId))![1];

@@ -12,6 +12,7 @@ import {
   socketRoutes,
   streamConsumers,
 } from '../../lib/routes';
+import { synthDeployment } from './deployment';
 
 /**
  * Live board events on AWS (infra/realtime.ts): the WebSocket API and its stage, the table's
@@ -21,9 +22,10 @@ import {
  */
 type Resource = { Type: string; Properties: any; DependsOn?: string[]; DeletionPolicy?: string };
 
+// The whole deployment as one template (root and nested stacks: test/infra/deployment.ts).
 const synth = (context: Record<string, unknown> = {}) => {
-  const built = buildApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  const template = Template.fromStack(built.stack);
+  const built = synthDeployment(context);
+  const template = Template.fromJSON(built.flat);
   return { ...built, template, resources: template.toJSON().Resources as Record<string, Resource> };
 };
 const dev = synth({ stage: 'dev' });
@@ -330,14 +332,26 @@ describe('alarms', () => {
   };
 
   const liveRows: [string][] = [...socketRows, ...consumerRows, ...scheduleRows].map(([rowId]) => [rowId]);
+  // A stream consumer has its own errors and throttles alarms; a socket route's or a schedule's
+  // function is one line of its group's (a metric math sum of up to ten functions).
+  const reads = (alarm: any, metric: string, rowId: string) =>
+    (alarm.MetricName === metric &&
+      alarm.Namespace === 'AWS/Lambda' &&
+      alarm.Dimensions?.[0]?.Value?.Ref === functionOf(rowId)) ||
+    (alarm.Metrics ?? []).some(
+      (query: any) =>
+        query.MetricStat?.Metric.MetricName === metric &&
+        query.MetricStat.Metric.Namespace === 'AWS/Lambda' &&
+        query.MetricStat.Metric.Dimensions[0].Value.Ref === functionOf(rowId),
+    );
   it.each(liveRows)('%s: errors and throttles alarm into the topic', (rowId) => {
     for (const metric of ['Errors', 'Throttles']) {
-      const found = alarms.filter(
-        (a) => a.MetricName === metric && a.Namespace === 'AWS/Lambda' && a.Dimensions?.[0]?.Value?.Ref === functionOf(rowId),
-      );
+      const found = alarms.filter((a) => reads(a, metric, rowId));
       expect(found).toHaveLength(1);
       expect(found[0].Threshold).toBe(1);
       wired(found[0]);
+      if (rowId in streamConsumers) expect(found[0].MetricName).toBe(metric);
+      else expect(found[0].Metrics.find((query: any) => query.ReturnData !== false).Expression).toBe('SUM(METRICS())');
     }
   });
 

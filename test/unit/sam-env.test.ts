@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   APP_VARIABLES,
   envVarsFile,
@@ -219,7 +219,8 @@ describe('sam:env <stack-name>', () => {
       '--out',
       out,
     ]);
-    expect(written).toEqual({ local: false, envFile: out, template: templatePath, functions: 3 });
+    const copyPath = join(dir, 'cdk.out', 'TaskBoard-prod.sam-local.template.json');
+    expect(written).toEqual({ local: false, envFile: out, template: templatePath, samTemplate: copyPath, functions: 3 });
     const file = readJson(out) as SamEnvFile;
     expect(file.Parameters).toEqual(deployedValues);
     expect(file.HealthFunction64F2C32C).toEqual({
@@ -236,7 +237,9 @@ describe('sam:env <stack-name>', () => {
     });
     expect(JSON.stringify(file)).not.toMatch(/AWS_|127\.0\.0\.1|host\.docker/);
     expect(Object.keys(file.Parameters!).every((name) => (APP_VARIABLES as readonly string[]).includes(name))).toBe(true);
-    expect(existsSync(join(dir, 'cdk.out', 'TaskBoard-prod.sam-local.template.json'))).toBe(false);
+    // The copy for `sam local start-api`: the template as it is (it has no nested stacks), no
+    // local-only variables declared.
+    expect(readJson(copyPath)).toEqual(template);
   });
 
   it('without --outputs asks the AWS CLI: aws cloudformation describe-stacks', () => {
@@ -287,5 +290,106 @@ describe('template helpers', () => {
       join('cdk.out', 'TaskBoard-dev.sam-local.template.json'),
     );
     expect(envVarsFile({ A: '1' }, [])).toEqual({ Parameters: { A: '1' } });
+  });
+});
+
+describe('nested stacks (the functions in their groups, the routes in the root: infra/layout.ts)', () => {
+  // A root with the HTTP API's route and a nested stack holding the route's function and
+  // integration, wired as CDK wires them: parameters in, outputs back out.
+  const nestedFile = 'TaskBoarddevBoardsFunctions5FC8EA0D.nested.template.json';
+  const nested = {
+    Parameters: {
+      referencetoTaskBoarddevApiF70053CDRef: { Type: 'String' },
+      referencetoTaskBoarddevTableCD117FA1Ref: { Type: 'String' },
+    },
+    Resources: {
+      BoardsListFunctionA9D47887: fn({ TABLE_NAME: { Ref: 'referencetoTaskBoarddevTableCD117FA1Ref' } }, 'asset.2'),
+      BoardsListIntegration2C6A1F7B: {
+        Type: 'AWS::ApiGatewayV2::Integration',
+        Properties: {
+          ApiId: { Ref: 'referencetoTaskBoarddevApiF70053CDRef' },
+          IntegrationType: 'AWS_PROXY',
+          IntegrationUri: { 'Fn::GetAtt': ['BoardsListFunctionA9D47887', 'Arn'] },
+          PayloadFormatVersion: '2.0',
+        },
+      },
+    },
+    Outputs: { TaskBoarddevBoardsIntegrationRef: { Value: { Ref: 'BoardsListIntegration2C6A1F7B' } } },
+  };
+  const root = {
+    Resources: {
+      TableCD117FA1: { Type: 'AWS::DynamoDB::Table', Properties: {} },
+      ApiF70053CD: { Type: 'AWS::ApiGatewayV2::Api', Properties: { ProtocolType: 'HTTP' } },
+      BoardsFunctionsNestedStack: {
+        Type: 'AWS::CloudFormation::Stack',
+        Properties: {
+          TemplateURL: { 'Fn::Join': ['', ['https://s3.', { Ref: 'AWS::Region' }, '/x.json']] },
+          Parameters: {
+            referencetoTaskBoarddevApiF70053CDRef: { Ref: 'ApiF70053CD' },
+            referencetoTaskBoarddevTableCD117FA1Ref: { Ref: 'TableCD117FA1' },
+          },
+        },
+        Metadata: { 'aws:asset:path': nestedFile, 'aws:asset:property': 'TemplateURL' },
+      },
+      ApiGETboards1E69A3FA: {
+        Type: 'AWS::ApiGatewayV2::Route',
+        Properties: {
+          ApiId: { Ref: 'ApiF70053CD' },
+          RouteKey: 'GET /boards',
+          Target: {
+            'Fn::Join': [
+              '',
+              ['integrations/', { 'Fn::GetAtt': ['BoardsFunctionsNestedStack', 'Outputs.TaskBoarddevBoardsIntegrationRef'] }],
+            ],
+          },
+        },
+        DependsOn: ['BoardsFunctionsNestedStack'],
+      },
+    },
+  };
+  const rootPath = write('nested/cdk.out/TaskBoard-dev.template.json', root);
+  write(`nested/cdk.out/${nestedFile}`, nested);
+  const dataDir = dirname(write('nested/data/local-env.json', localEnv));
+
+  it('writes the env-vars entry of a function of a nested stack under its logical id, as SAM looks it up', () => {
+    const out = join(dir, 'nested', 'env.json');
+    const written = main(['local', '--data-dir', dataDir, '--template', rootPath, '--out', out]);
+    expect(written.functions).toBe(1);
+    expect(readJson(out).BoardsListFunctionA9D47887).toMatchObject({ TABLE_NAME: 'task-board-local' });
+  });
+
+  it('writes one template for sam local start-api: route, integration and function together, wired as deployed', () => {
+    main(['local', '--data-dir', dataDir, '--template', rootPath, '--out', join(dir, 'nested', 'env.json')]);
+    const copy = readJson(join(dir, 'nested', 'cdk.out', 'TaskBoard-dev.sam-local.template.json'));
+    expect(Object.keys(copy.Resources).sort()).toEqual(
+      [
+        'ApiF70053CD',
+        'ApiGETboards1E69A3FA',
+        'BoardsListFunctionA9D47887',
+        'BoardsListIntegration2C6A1F7B',
+        'TableCD117FA1',
+      ].sort(),
+    );
+    // The route targets the integration by its own logical id, the integration names the API and
+    // the function, the function the table: what SAM follows from a route to a function.
+    expect(copy.Resources.ApiGETboards1E69A3FA.Properties.Target).toEqual({
+      'Fn::Join': ['', ['integrations/', { Ref: 'BoardsListIntegration2C6A1F7B' }]],
+    });
+    expect(copy.Resources.ApiGETboards1E69A3FA.DependsOn).toBeUndefined();
+    expect(copy.Resources.BoardsListIntegration2C6A1F7B.Properties.ApiId).toEqual({ Ref: 'ApiF70053CD' });
+    expect(copy.Resources.BoardsListFunctionA9D47887.Properties.Environment.Variables.TABLE_NAME).toEqual({
+      Ref: 'TableCD117FA1',
+    });
+    // Its asset path is still relative to cdk.out, where the copy is.
+    expect(copy.Resources.BoardsListFunctionA9D47887.Metadata['aws:asset:path']).toBe('asset.2');
+  });
+
+  it('names a nested stack it cannot read', () => {
+    const broken = structuredClone(root);
+    broken.Resources.BoardsFunctionsNestedStack.Metadata = {} as never;
+    const path = write('nested/cdk.out/broken.template.json', broken);
+    expect(() => main(['local', '--data-dir', dataDir, '--template', path])).toThrow(
+      /nested stack BoardsFunctionsNestedStack has no aws:asset:path/,
+    );
   });
 });

@@ -1,0 +1,55 @@
+import { synthDeployment } from './deployment';
+import snapshot from './fixtures/stateful-resources.json';
+import { STATEFUL_TYPES, statefulResourcesOf } from './stateful';
+
+/**
+ * No data loss on upgrade: a deployment of the single-stack layout (commit c43836e's snapshot of
+ * its stateful resources, test/infra/stateful.ts) updated to the nested layout keeps each of them
+ * in the root stack at the same logical id and type, so CloudFormation updates it in place: it
+ * neither replaces it nor, by dropping it from the root template, deletes or orphans it.
+ */
+const contextOf = (flags: string) =>
+  Object.fromEntries([...flags.matchAll(/-c (\S+?)=(\S+)/g)].map(([, key, value]) => [key!, value!]));
+
+const variants = Object.entries(snapshot.variants).map(([name, variant]) => {
+  const built = synthDeployment(contextOf(variant.context));
+  return [name, variant, built] as const;
+});
+
+describe.each(variants)('%s: upgrading the single stack', (_name, variant, built) => {
+  it('keeps the stack name', () => {
+    expect(built.stack.stackName).toBe(variant.stack);
+  });
+
+  it('keeps every stateful resource of the snapshot in the root template, with its logical id and type', () => {
+    const root = built.root.template.Resources!;
+    const lost = Object.entries(variant.resources as Record<string, string>).filter(([id, type]) => root[id]?.Type !== type);
+    expect(lost).toEqual([]);
+  });
+
+  it('moves no stateful resource to a nested stack, but the log groups of rows added since', () => {
+    for (const nested of built.nested.values()) {
+      const stateful = Object.entries(statefulResourcesOf(nested.template));
+      expect(stateful.filter(([, type]) => type !== 'AWS::Logs::LogGroup')).toEqual([]);
+      for (const [id] of stateful) expect(variant.resources).not.toHaveProperty(id);
+    }
+  });
+
+  it('keeps every route and route response of both APIs in the root, beside its API', () => {
+    const rootIds = new Set(Object.keys(built.root.template.Resources!));
+    const routes = Object.entries(built.flat.Resources!).filter(([, r]) =>
+      ['AWS::ApiGatewayV2::Route', 'AWS::ApiGatewayV2::RouteResponse'].includes(r.Type),
+    );
+    expect(routes.length).toBeGreaterThan(0);
+    for (const [id] of routes) expect(rootIds).toContain(id);
+  });
+});
+
+it('the snapshot covers every stateful type the layout knows, and was taken from the single stack', () => {
+  const types = new Set(Object.values(snapshot.variants).flatMap((variant) => Object.values(variant.resources)));
+  for (const type of types) expect(Object.keys(STATEFUL_TYPES).concat('AWS::IAM::Role')).toContain(type);
+  expect(snapshot.variants.prod.resources).toMatchObject({
+    TableCD117FA1: 'AWS::DynamoDB::Table',
+    Users0A0EEA89: 'AWS::Cognito::UserPool',
+  });
+});
