@@ -3,8 +3,9 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Retries `check` until it passes; once `timeoutMs` have run out, its last failure is thrown. For
  * what the service finishes after it answered (a cleanup, a sweep), which no event announces.
+ * The default 60 s is a hang guard for a busy shared machine: a check that passes ends the wait.
  */
-export async function eventually(check: () => Promise<void>, timeoutMs = 10_000, everyMs = 100): Promise<void> {
+export async function eventually(check: () => Promise<void>, timeoutMs = 60_000, everyMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
