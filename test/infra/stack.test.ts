@@ -323,10 +323,16 @@ describe('production hardening', () => {
     const { DefaultRouteSettings, RouteSettings } = stage.Properties;
     expect(DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(0);
     expect(Object.keys(RouteSettings).sort()).toEqual([
+      'DELETE /auth/account',
       'POST /auth/login',
       'POST /auth/logout',
+      'POST /auth/password',
+      'POST /auth/password/forgot',
+      'POST /auth/password/reset',
       'POST /auth/refresh',
       'POST /auth/register',
+      'POST /auth/verify-email',
+      'POST /auth/verify-email/request',
     ]);
     for (const settings of Object.values(RouteSettings) as any[]) {
       expect(settings.ThrottlingRateLimit).toBeLessThan(DefaultRouteSettings.ThrottlingRateLimit);
