@@ -85,6 +85,8 @@ describe.each(layouts)('%s', (_name, built) => {
     for (const [rowId, fn] of built.stack.functions) {
       const expected = rowId in streamConsumers ? built.stack : built.stack.groups.get(groupOf(rowId));
       expect([rowId, Stack.of(fn)]).toEqual([rowId, expected]);
+      // A grouped function's name says its stack, group and row (infra/task-board-stack.ts).
+      if (!(rowId in streamConsumers)) expect(fn.functionName).toBe(`${built.stack.stackName}-${groupOf(rowId)}-${fn.node.id}`);
     }
   });
 });
