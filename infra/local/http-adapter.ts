@@ -23,7 +23,13 @@ export const REPO_ROOT = join(import.meta.dirname, '..', '..');
  * the row's own handler module (imported once, like a warm container), and anything no row
  * serves goes to the `$default` row.
  */
-export async function createLocalHttpServer(corsOrigin = '*', tracing = false, outbox?: string): Promise<Server> {
+export async function createLocalHttpServer(
+  corsOrigin = '*',
+  tracing = false,
+  outbox?: string,
+  /** The least time a function gets (LOCAL_FUNCTION_TIMEOUT_SECONDS); its row's own when longer. */
+  leastTimeoutSeconds = 0,
+): Promise<Server> {
   if (tracing) instrumentClient((await import('../../lib/data/db')).documentClient);
   const rows = Object.entries(routes) as [string, RouteRow][];
   const handlers = new Map<string, Handler>();
@@ -76,7 +82,9 @@ export async function createLocalHttpServer(corsOrigin = '*', tracing = false, o
     const pathParameters = served && Object.keys(served.params).length > 0 ? served.params : undefined;
     const row = routes[routeId as keyof typeof routes] as RouteRow;
     const event = toEvent(req, url, method, row, pathParameters, body);
-    const deadline = Date.now() + functionTimeoutSeconds(row) * 1000;
+    // Lambda's timeout is wall-clock time with a CPU of the function's own; here every function
+    // shares the machine's, so a busy machine may be given more (LOCAL_FUNCTION_TIMEOUT_SECONDS).
+    const deadline = Date.now() + Math.max(functionTimeoutSeconds(row), leastTimeoutSeconds) * 1000;
     const context = {
       awsRequestId: randomUUID(),
       functionName: `local-${routeId}`,

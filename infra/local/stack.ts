@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { SOCKET_STAGE, schedules, streamConsumers } from '../../lib/routes';
+import { LONGEST_ROUTE_SECONDS } from '../../lib/runtime/aws-limits';
 import { ENV } from '../../lib/runtime/config';
 import { ensurePool, fetchJwks, startCognitoLocal } from './cognito';
 import { ensureTable, startDynamoDbLocal } from './dynamodb';
@@ -41,6 +42,7 @@ export async function startLocalStack(options: {
   /** Access token lifetime of a new local pool, in seconds (default: Cognito's hour). */
   accessTokenSeconds?: number;
 }): Promise<LocalStack> {
+  const leastTimeoutSeconds = leastFunctionTimeoutSeconds(); // checked before anything starts
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const children: ChildProcess[] = [];
@@ -129,6 +131,7 @@ export async function startLocalStack(options: {
       process.env.CORS_ORIGIN ?? '*',
       process.env.TASK_BOARD_TRACE === '1',
       outboxFile(join(dataDir, 'cognito')),
+      leastTimeoutSeconds,
     );
     // Keep idle connections longer than clients do (undici: 4 s), so that a client never sends a
     // request on a connection the server is closing ("other side closed" under load).
@@ -145,4 +148,22 @@ export async function startLocalStack(options: {
     await stop();
     throw error;
   }
+}
+
+/**
+ * LOCAL_FUNCTION_TIMEOUT_SECONDS: the least timeout the local HTTP server gives a function (its
+ * row's own when longer), at most the 29 s an HTTP API integration allows. Unset: each row's own,
+ * as on AWS. The tests set it, since on a shared machine a request can wait its turn for the CPU
+ * longer than a Lambda function, which has one of its own, ever would.
+ */
+function leastFunctionTimeoutSeconds(): number {
+  const value = process.env.LOCAL_FUNCTION_TIMEOUT_SECONDS;
+  if (value === undefined || value === '') return 0;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > LONGEST_ROUTE_SECONDS) {
+    throw new Error(
+      `LOCAL_FUNCTION_TIMEOUT_SECONDS must be a whole number of seconds from 1 to ${LONGEST_ROUTE_SECONDS}, got ${value}`,
+    );
+  }
+  return seconds;
 }

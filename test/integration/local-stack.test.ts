@@ -69,6 +69,22 @@ describe('local stack', () => {
     }
   });
 
+  it('refuses a LOCAL_FUNCTION_TIMEOUT_SECONDS an HTTP API could not wait for (exit 1, the variable named), before starting anything', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'task-board-timeout-'));
+    try {
+      const run = await runNode(['infra/local/start.ts'], {
+        env: { ...process.env, NODE_NO_WARNINGS: '1', PORT: '0', DATA_DIR: dataDir, LOCAL_FUNCTION_TIMEOUT_SECONDS: '45' },
+        timeoutMs: 240_000,
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('LOCAL_FUNCTION_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 29, got 45');
+      // Checked first: no emulator was started, so none left its data.
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('stops, emulators and all, when the npm of `npm start` is sent SIGTERM (npm signals its shell, which dies)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'task-board-npm-'));
     const running = await startStackProcess(dataDir, {}, 'npm');

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { LONGEST_ROUTE_SECONDS } from '../../lib/runtime/aws-limits';
 
 export interface RunningStack {
   child: ChildProcess;
@@ -19,7 +20,16 @@ export function startStackProcess(
   via: 'node' | 'npm' = 'node',
 ): Promise<RunningStack> {
   const args = ['--import', 'tsx', 'infra/local/start.ts'];
-  const env = { ...process.env, PORT: '0', DATA_DIR: dataDir, NODE_NO_WARNINGS: '1', LOG_LEVEL: 'WARN', ...extraEnv };
+  const env = {
+    ...process.env,
+    PORT: '0',
+    DATA_DIR: dataDir,
+    NODE_NO_WARNINGS: '1',
+    LOG_LEVEL: 'WARN',
+    // A request that waits its turn on a busy shared machine is not one Lambda would time out.
+    LOCAL_FUNCTION_TIMEOUT_SECONDS: String(LONGEST_ROUTE_SECONDS),
+    ...extraEnv,
+  };
   const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
   const child =
     via === 'npm'
