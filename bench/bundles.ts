@@ -152,15 +152,18 @@ export async function synthesize(outDir: string): Promise<{ functions: Synthesiz
     throw new Error(`cdk synth failed\n${`${stdout}\n${stderr}`.trim().slice(-3000)}`);
   }
   const synthMs = performance.now() - started;
-  const templateFile = readdirSync(outDir).find((name) => name.endsWith('.template.json'));
-  if (!templateFile) throw new Error(`cdk synth wrote no template into ${outDir}`);
+  // The root template and its nested stacks' (docs/infrastructure.md): the functions live in the latter.
+  const templateFiles = readdirSync(outDir).filter((name) => name.endsWith('.template.json'));
+  if (templateFiles.length === 0) throw new Error(`cdk synth wrote no template into ${outDir}`);
   type Resource = {
     Type: string;
     Metadata?: Record<string, unknown>;
     Properties?: { MemorySize?: number; Architectures?: string[] };
   };
-  const template = JSON.parse(readFileSync(join(outDir, templateFile), 'utf8')) as { Resources: Record<string, Resource> };
-  const lambdas = Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+  const lambdas = templateFiles.flatMap((file) => {
+    const template = JSON.parse(readFileSync(join(outDir, file), 'utf8')) as { Resources: Record<string, Resource> };
+    return Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+  });
   const functions = routeIds.map((routeId): SynthesizedFunction => {
     const prefix = `${functionIdOf(routeId)}Function`;
     const found = lambdas.filter(([logicalId]) => logicalId.startsWith(prefix));
