@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { STAMP_ATTRIBUTE } from '../lib/data/changes';
 import { columnPositionKey, keys } from '../lib/data/table';
@@ -251,59 +252,35 @@ export function streamEvent(rowId: StreamConsumerId) {
       colpos: columnPositionKey(columnId, position),
       [STAMP_ATTRIBUTE]: stamp,
     });
-  return {
-    Records: [
-      {
-        eventID: 'c4ca4238a0b923820dcc509a6f75849b',
-        eventName: 'MODIFY',
-        eventVersion: '1.1',
-        eventSource: 'aws:dynamodb',
-        awsRegion: REGION,
-        dynamodb: {
-          ApproximateCreationDateTime: TIME.epochMs / 1000,
-          Keys: marshall(keys.card(PLACEHOLDER.board, PLACEHOLDER.card)),
-          NewImage: item(PLACEHOLDER.column, 1, moved),
-          OldImage: item(PLACEHOLDER.fromColumn, 1, created),
-          SequenceNumber: '4421584500000000017450439091',
-          SizeBytes: 812,
-          StreamViewType: 'NEW_AND_OLD_IMAGES',
-        },
-        eventSourceARN: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/TaskBoard-dev-Table/stream/2026-11-23T09:00:00.000`,
-      },
-    ],
-  };
+  return streamBatch({
+    eventID: 'c4ca4238a0b923820dcc509a6f75849b',
+    eventName: 'MODIFY',
+    key: keys.card(PLACEHOLDER.board, PLACEHOLDER.card),
+    newImage: item(PLACEHOLDER.column, 1, moved),
+    oldImage: item(PLACEHOLDER.fromColumn, 1, created),
+    sequenceNumber: '4421584500000000017450439091',
+    sizeBytes: 812,
+  });
 }
 
 /** The collector's input: the INSERT of a board's `board.deleted` event item. */
 function boardDeletedEvent() {
   const eventKey = keys.boardEvent(PLACEHOLDER.board, PLACEHOLDER.change);
   const deleted: ChangeStamp = { id: PLACEHOLDER.change, kind: 'board.deleted', actor: PLACEHOLDER.user, at: TIME.iso };
-  return {
-    Records: [
-      {
-        eventID: 'a87ff679a2f3e71d9181a67b7542122c',
-        eventName: 'INSERT',
-        eventVersion: '1.1',
-        eventSource: 'aws:dynamodb',
-        awsRegion: REGION,
-        dynamodb: {
-          ApproximateCreationDateTime: TIME.epochMs / 1000,
-          Keys: marshall(eventKey),
-          NewImage: marshall({
-            ...eventKey,
-            type: 'event',
-            board_id: PLACEHOLDER.board,
-            [STAMP_ATTRIBUTE]: deleted,
-            ttl: TIME.epochMs / 1000 + 86_400,
-          }),
-          SequenceNumber: '4421584500000000017450439092',
-          SizeBytes: 240,
-          StreamViewType: 'NEW_AND_OLD_IMAGES',
-        },
-        eventSourceARN: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/TaskBoard-dev-Table/stream/2026-11-23T09:00:00.000`,
-      },
-    ],
-  };
+  return streamBatch({
+    eventID: 'a87ff679a2f3e71d9181a67b7542122c',
+    eventName: 'INSERT',
+    key: eventKey,
+    newImage: marshall({
+      ...eventKey,
+      type: 'event',
+      board_id: PLACEHOLDER.board,
+      [STAMP_ATTRIBUTE]: deleted,
+      ttl: TIME.epochMs / 1000 + 86_400,
+    }),
+    sequenceNumber: '4421584500000000017450439092',
+    sizeBytes: 240,
+  });
 }
 
 /**
@@ -312,26 +289,47 @@ function boardDeletedEvent() {
  */
 function accountDeletedEvent() {
   const markerKey = keys.accountDeletion(PLACEHOLDER.user);
+  return streamBatch({
+    eventID: 'e4da3b7fbbce2345d7772b0674a318d5',
+    eventName: 'INSERT',
+    key: markerKey,
+    newImage: marshall({
+      ...markerKey,
+      type: 'account_deletion',
+      user_id: PLACEHOLDER.user,
+      email: PLACEHOLDER.teammateEmail,
+      requested_at: TIME.iso,
+    }),
+    sequenceNumber: '4421584600000000017450439093',
+    sizeBytes: 180,
+  });
+}
+
+/** A table stream batch of one record, as Lambda's DynamoDB event source hands it to a consumer. */
+function streamBatch(record: {
+  eventID: string;
+  eventName: 'INSERT' | 'MODIFY';
+  key: Record<string, unknown>;
+  newImage: Record<string, AttributeValue>;
+  oldImage?: Record<string, AttributeValue>;
+  sequenceNumber: string;
+  sizeBytes: number;
+}) {
   return {
     Records: [
       {
-        eventID: 'e4da3b7fbbce2345d7772b0674a318d5',
-        eventName: 'INSERT',
+        eventID: record.eventID,
+        eventName: record.eventName,
         eventVersion: '1.1',
         eventSource: 'aws:dynamodb',
         awsRegion: REGION,
         dynamodb: {
           ApproximateCreationDateTime: TIME.epochMs / 1000,
-          Keys: marshall(markerKey),
-          NewImage: marshall({
-            ...markerKey,
-            type: 'account_deletion',
-            user_id: PLACEHOLDER.user,
-            email: PLACEHOLDER.teammateEmail,
-            requested_at: TIME.iso,
-          }),
-          SequenceNumber: '4421584600000000017450439093',
-          SizeBytes: 180,
+          Keys: marshall(record.key),
+          NewImage: record.newImage,
+          ...(record.oldImage ? { OldImage: record.oldImage } : {}),
+          SequenceNumber: record.sequenceNumber,
+          SizeBytes: record.sizeBytes,
           StreamViewType: 'NEW_AND_OLD_IMAGES',
         },
         eventSourceARN: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/TaskBoard-dev-Table/stream/2026-11-23T09:00:00.000`,
