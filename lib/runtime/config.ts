@@ -14,6 +14,14 @@ export const ENV = {
   socketCallbackUrl: 'SOCKET_CALLBACK_URL',
   /** Lifetime of a socket ticket in seconds (default 60). */
   ticketSeconds: 'TICKET_SECONDS',
+  /** How long a board's event log keeps each event, in seconds (default 604800, 7 days; realtime.md). */
+  eventRetentionSeconds: 'EVENT_RETENTION_SECONDS',
+  /** Per-user quota of requests per window (api-contract.md "Rate limits"); unset locally = no limit. */
+  rateLimitRequests: 'RATE_LIMIT_REQUESTS',
+  /** The length of a rate-limit window in seconds, for both policies. */
+  rateLimitWindowSeconds: 'RATE_LIMIT_WINDOW_SECONDS',
+  /** Per-address quota of the credential routes and of requests with a bad token, per window. */
+  authRateLimitRequests: 'AUTH_RATE_LIMIT_REQUESTS',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];
