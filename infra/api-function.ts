@@ -23,7 +23,9 @@ import {
   type SocketRouteRow,
   type StreamConsumerRow,
 } from '../lib/routes';
+import { rateLimitOf, tableActionsOf } from '../lib/rows/row';
 import { ENV, type EnvName } from '../lib/runtime/config';
+import { readRateLimits } from './config';
 
 /** Any row of lib/routes.ts: HTTP route, WebSocket route, stream consumer or schedule. */
 export type AnyRow = RouteRow | SocketRouteRow | StreamConsumerRow | ScheduleRow;
@@ -209,9 +211,20 @@ export class ApiFunction extends Construct {
     return integration.ref;
   }
 
-  /** The row's table actions on the table and its index actions on the index, exactly; plus TABLE_NAME. */
+  /**
+   * The row's table actions on the table and its index actions on the index, exactly; plus
+   * TABLE_NAME. A rate-limited route (lib/rows/row.ts `rateLimitOf`) also gets the limiter's
+   * UpdateItem (`tableActionsOf`) and its quotas (RATE_LIMIT_*, from the stage's `rateLimits`).
+   */
   grantTable(table: ITable): void {
-    const { table: actions, index = [] } = this.props.row;
+    const { index = [] } = this.props.row;
+    const actions = tableActionsOf(this.props.row);
+    if ('method' in this.props.row && rateLimitOf(this.props.row as RouteRow)) {
+      const limits = readRateLimits(this.node);
+      this.fn.addEnvironment(ENV.rateLimitRequests, String(limits.requests));
+      this.fn.addEnvironment(ENV.authRateLimitRequests, String(limits.authRequests));
+      this.fn.addEnvironment(ENV.rateLimitWindowSeconds, String(limits.windowSeconds));
+    }
     if (actions.length === 0 && index.length === 0) return;
     if (actions.length > 0) {
       this.role.addToPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: [...actions], resources: [table.tableArn] }));

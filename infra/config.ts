@@ -17,6 +17,12 @@ export interface StackConfig {
   /** Default route throttling of the API stage, and the stricter one of /auth/*. */
   throttle: { rateLimit: number; burstLimit: number };
   authThrottle: { rateLimit: number; burstLimit: number };
+  /**
+   * Fair-use limits applied in the functions (api-contract.md "Rate limits", docs/rate-limits.md):
+   * `requests` per user and `authRequests` per client address (credential routes, bad tokens), per
+   * fixed window of `windowSeconds`. Default 600 and 30 per 60 s on every stage.
+   */
+  rateLimits: RateLimits;
   /** Default route throttling of the WebSocket stage: messages (and connects) per second, per route. */
   socketThrottle: { rateLimit: number; burstLimit: number };
   /**
@@ -34,6 +40,28 @@ export interface StackConfig {
    * by default the relative path, which names the file without knowing where it is hosted.
    */
   runbookUrl: string;
+}
+
+export interface RateLimits {
+  requests: number;
+  authRequests: number;
+  windowSeconds: number;
+}
+
+/** What the deployed stages apply unless a stage's context says otherwise (api-contract.md "Rate limits"). */
+export const DEFAULT_RATE_LIMITS: RateLimits = { requests: 600, authRequests: 30, windowSeconds: 60 };
+
+/**
+ * The rate limits from context (`rateLimitRequests`, `authRateLimitRequests`,
+ * `rateLimitWindowSeconds`), each a positive whole number, else the defaults. Exported for the
+ * functions' construct, which sets them on every counted function.
+ */
+export function readRateLimits(node: Node): RateLimits {
+  return {
+    requests: wholeNumber(node, 'rateLimitRequests', DEFAULT_RATE_LIMITS.requests),
+    authRequests: wholeNumber(node, 'authRateLimitRequests', DEFAULT_RATE_LIMITS.authRequests),
+    windowSeconds: wholeNumber(node, 'rateLimitWindowSeconds', DEFAULT_RATE_LIMITS.windowSeconds),
+  };
 }
 
 const STAGES: Stage[] = ['dev', 'prod'];
@@ -86,6 +114,7 @@ export function readStackConfig(node: Node): StackConfig {
       rateLimit: number(node, 'socketThrottleRate', prod ? 200 : 20),
       burstLimit: number(node, 'socketThrottleBurst', prod ? 400 : 40),
     },
+    rateLimits: readRateLimits(node),
     accountLogRole: flag(node, 'accountLogRole', true),
     alarmEmail,
     domain: domainName && certificateArn ? { name: domainName, certificateArn } : undefined,
@@ -107,4 +136,10 @@ function number(node: Node, key: string, fallback: number): number {
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`context "${key}" must be a positive number; got "${value}"`);
   return parsed;
+}
+
+function wholeNumber(node: Node, key: string, fallback: number): number {
+  const value = number(node, key, fallback);
+  if (!Number.isInteger(value)) throw new Error(`context "${key}" must be a positive whole number; got "${value}"`);
+  return value;
 }

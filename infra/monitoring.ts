@@ -9,6 +9,8 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { RATE_LIMIT_FAIL_OPEN_METRIC } from '../lib/http/rate-limit-fields';
+import { METRICS_NAMESPACE, SERVICE } from '../lib/runtime/metrics';
 import { FUNCTIONS_PER_ALARM } from './layout';
 
 /** A group's functions (infra/layout.ts), alarmed together in the group's own stack. */
@@ -47,6 +49,7 @@ export const RUNBOOK_ANCHORS = {
   deadLetters: 'stream-dead-letters',
   dynamoDbThrottles: 'dynamodb-throttles',
   cognitoThrottles: 'cognito-throttles',
+  rateLimitFailOpen: 'rate-limiter-failing-open',
 } as const;
 export type RunbookAnchor = (typeof RUNBOOK_ANCHORS)[keyof typeof RUNBOOK_ANCHORS];
 
@@ -55,7 +58,7 @@ export const metricIdOf = (rowId: string) => rowId.replace(/[.-](\w)/g, (_, c: s
 
 /**
  * Alarms on what a user would feel: the API's 5xx rate, function errors and throttles, DynamoDB
- * and Cognito throttling, and live events falling behind (a stream consumer's iterator age) or
+ * and Cognito throttling, the rate limiter failing open, and live events falling behind (a stream consumer's iterator age) or
  * given up on (its dead-letter queue). All notify one SNS topic (a stack output) that operators
  * subscribe to.
  */
@@ -203,6 +206,22 @@ export class Monitoring extends Construct {
         usingMetrics: { reads: tableThrottles('ReadThrottleEvents'), writes: tableThrottles('WriteThrottleEvents') },
         period,
         label: 'throttle events',
+      }),
+      1,
+    );
+    // The rate limiter's store (the table) failed to count requests, which were then served
+    // uncounted (fail open): one such request in two of three minutes is worth a look, since for
+    // that time nobody's quota holds (lib/http/rate-limit.ts).
+    alarm(
+      'RateLimitFailOpen',
+      'Requests served without a rate limit: the limiter could not count them',
+      RUNBOOK_ANCHORS.rateLimitFailOpen,
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: RATE_LIMIT_FAIL_OPEN_METRIC,
+        dimensionsMap: { service: SERVICE },
+        statistic: 'Sum',
+        period,
       }),
       1,
     );

@@ -2,7 +2,14 @@
  * What a browser on another origin may send and read (CORS), for the stage's preflight answers
  * (infra/task-board-stack.ts) and the local server alike. Without `idempotency-key` here a web
  * client could not make a POST safe to retry; without the exposed headers its script could not
- * see a replay, a wait or a token refusal.
+ * see a replay, a wait, a token refusal or its rate-limit quota (`ratelimit-policy`, `ratelimit`).
  */
 export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'idempotency-key'];
-export const CORS_EXPOSE_HEADERS = ['idempotent-replayed', 'retry-after', 'www-authenticate', 'allow'];
+export const CORS_EXPOSE_HEADERS = [
+  'idempotent-replayed',
+  'retry-after',
+  'www-authenticate',
+  'allow',
+  'ratelimit-policy',
+  'ratelimit',
+];

@@ -112,6 +112,33 @@ export interface ScheduleRow extends FunctionRow {
   everyMinutes: number;
 }
 
+/**
+ * The rate-limit policy that counts a route's requests (api-contract.md "Rate limits"), derived
+ * from fields every row already has, so that no row states it twice: the routes that take
+ * credentials in their body (public and throttled at the identity rate: register, login, refresh,
+ * logout, password forgot and reset) count per client address; every route that takes a token
+ * counts per user (and per address when the token is missing or bad); the other public routes
+ * (health, the documents, the catch-all) are not counted. OpenAPI, CDK's grants and the chain
+ * all read this one rule.
+ */
+export type RateLimitPolicy = 'user' | 'address';
+export function rateLimitOf(row: Pick<RouteRow, 'access' | 'throttle'>): RateLimitPolicy | undefined {
+  if (row.access.scope !== 'public') return 'user';
+  return row.throttle === 'identity' ? 'address' : undefined;
+}
+
+/** The one table action the rate limiter needs: an atomic conditional UpdateItem of the window's counter item. */
+export const RATE_LIMIT_ACTION = 'dynamodb:UpdateItem' satisfies TableAction;
+
+/**
+ * Every table action a function uses: its row's, plus the limiter's on a counted route. What its
+ * IAM role is granted (infra/api-function.ts) and what the local stack's stand-in allows.
+ */
+export function tableActionsOf(row: FunctionRow): TableAction[] {
+  const counted = 'method' in row && rateLimitOf(row as RouteRow) !== undefined;
+  return counted && !row.table.includes(RATE_LIMIT_ACTION) ? [...row.table, RATE_LIMIT_ACTION] : [...row.table];
+}
+
 /** The WebSocket API's stage: the path of every socket address, on AWS and on the local stack. */
 export const SOCKET_STAGE = 'live';
 
