@@ -125,7 +125,7 @@ export async function ensurePool(endpoint: string, dataDir: string, accessTokenS
   }
 }
 
-/** The emulator's signing keys, fetched once over http for aws-jwt-verify's `cacheJwks`. */
+/** The emulator's signing keys, fetched once over http and handed to the functions in TOKEN_JWKS. */
 export async function fetchJwks(port: number, userPoolId: string): Promise<unknown> {
   const response = await fetch(`http://127.0.0.1:${port}/${userPoolId}/.well-known/jwks.json`);
   if (!response.ok) throw new Error(`JWKS fetch failed: ${response.status}`);

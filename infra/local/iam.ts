@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MiddlewareStack } from '@smithy/types';
 import type { FunctionRow } from '../../lib/routes';
+import { inInvocationScope } from '../../lib/runtime/logger';
 
 /**
  * The local stack's stand-in for each function's IAM role: every DynamoDB command a handler sends
@@ -11,9 +12,14 @@ import type { FunctionRow } from '../../lib/routes';
  */
 const roleStorage = new AsyncLocalStorage<{ entry: string; allowed: Set<string> }>();
 
-/** Runs `fn` as the function of `row`: its DynamoDB commands must be allowed by the row. */
+/**
+ * Runs `fn` as the function of `row`: its DynamoDB commands must be allowed by the row, and its
+ * log lines carry its own invocation's request id (many run at once in this one process).
+ */
 export const asFunction = <T>(row: FunctionRow, fn: () => Promise<T>) =>
-  roleStorage.run({ entry: row.entry, allowed: new Set([...row.table, ...(row.index ?? []).map((a) => `index:${a}`)]) }, fn);
+  roleStorage.run({ entry: row.entry, allowed: new Set([...row.table, ...(row.index ?? []).map((a) => `index:${a}`)]) }, () =>
+    inInvocationScope(fn),
+  );
 
 type TransactItem = Partial<Record<'Put' | 'Update' | 'Delete' | 'ConditionCheck', unknown>>;
 const TRANSACT_ACTIONS = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };

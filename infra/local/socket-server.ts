@@ -72,7 +72,11 @@ export async function createLocalSocketServer(stage: string): Promise<LocalSocke
     // The function's own timeout, as on AWS, so that a slow handler fails here as it would there.
     const row = rows.get(routeKey)!;
     const deadline = now + functionTimeoutSeconds(row) * 1000;
-    const context = { awsRequestId: randomUUID(), getRemainingTimeInMillis: () => deadline - Date.now() } as unknown as Context;
+    const context = {
+      awsRequestId: randomUUID(),
+      functionName: `local-${row.id}`,
+      getRemainingTimeInMillis: () => deadline - Date.now(),
+    } as unknown as Context;
     return asFunction(row, () => handlers.get(routeKey)!(event, context));
   };
 

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
@@ -93,14 +94,11 @@ export async function startLocalStack(options: {
       [ENV.tokenIssuer]: pool.issuer,
       [ENV.socketUrl]: socketUrl,
       [ENV.socketCallbackUrl]: `http://127.0.0.1:${socketPort}/${SOCKET_STAGE}`,
+      // aws-jwt-verify fetches only https JWKS: the emulator's keys are handed over instead, the
+      // same way to this process, to tools that run handlers beside it and to SAM's containers.
+      [ENV.tokenJwks]: JSON.stringify(await fetchJwks(cognitoPort, pool.userPoolId)),
     });
     Object.assign(process.env, env);
-
-    // aws-jwt-verify fetches only https JWKS; hand it the emulator's keys once instead.
-    const { accessTokenVerifier } = await import('../../lib/auth/verifier');
-    accessTokenVerifier.cacheJwks(
-      (await fetchJwks(cognitoPort, pool.userPoolId)) as Parameters<typeof accessTokenVerifier.cacheJwks>[0],
-    );
 
     // For tools that invoke handlers in their own process against this stack (tests, scripts).
     writeFileSync(join(dataDir, 'local-env.json'), `${JSON.stringify(env, null, 2)}\n`);
@@ -119,10 +117,15 @@ export async function startLocalStack(options: {
     }
     // Scheduled rows run every second here (every minute on AWS), so that tests can use seconds.
     for (const row of Object.values(schedules)) {
-      const { handler } = (await import(join(REPO_ROOT, row.entry))) as { handler: () => Promise<unknown> };
+      const { handler } = (await import(join(REPO_ROOT, row.entry))) as {
+        handler: (event: unknown, context: { awsRequestId: string; functionName: string }) => Promise<unknown>;
+      };
       sweepers.push(
         setInterval(() => {
-          asFunction(row, handler).catch((error: unknown) => console.error(`local schedule ${row.entry} failed`, error));
+          const context = { awsRequestId: randomUUID(), functionName: `local-${row.id}` };
+          asFunction(row, () => handler({}, context)).catch((error: unknown) =>
+            console.error(`local schedule ${row.entry} failed`, error),
+          );
         }, options.sweepMs ?? 1000),
       );
     }

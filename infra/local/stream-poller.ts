@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -13,9 +14,10 @@ import type { StreamConsumerRow } from '../../lib/routes';
 import { REPO_ROOT } from './http-adapter';
 import { asFunction } from './iam';
 
-type BatchHandler = (event: {
-  Records: DynamoDBRecord[];
-}) => Promise<{ batchItemFailures?: { itemIdentifier: string }[] } | undefined>;
+type BatchHandler = (
+  event: { Records: DynamoDBRecord[] },
+  context: { awsRequestId: string; functionName: string },
+) => Promise<{ batchItemFailures?: { itemIdentifier: string }[] } | undefined>;
 
 /** Lambda's event filtering, for the pattern forms the service uses: value lists, `exists`, nesting. */
 export function matchesFilter(pattern: object, value: unknown): boolean {
@@ -144,7 +146,9 @@ export async function startStreamPoller(
     for (let attempt = 0; pending.length > 0; attempt++) {
       let result: Awaited<ReturnType<BatchHandler>>;
       try {
-        result = await asFunction(row, () => handler({ Records: pending }));
+        result = await asFunction(row, () =>
+          handler({ Records: pending }, { awsRequestId: randomUUID(), functionName: `local-${row.id}` }),
+        );
       } catch (error) {
         console.error('local stream consumer threw; retrying the whole batch', error);
         result = { batchItemFailures: [{ itemIdentifier: pending[0]!.dynamodb!.SequenceNumber! }] };

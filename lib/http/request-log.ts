@@ -1,9 +1,9 @@
-import { logger } from '../runtime/logger';
+import { beginInvocation, logger } from '../runtime/logger';
 import { problemResponse } from './problem';
 import { type RouteMiddleware, requestIdOf } from './types';
 
 /**
- * One structured line per request: successes at DEBUG (the HTTP API's access log already has a
+ * One structured line per request (and the invocation's fields on every line: lib/runtime/logger.ts): successes at DEBUG (the HTTP API's access log already has a
  * line for every request with the same request id, status and latency, and writing this one cost
  * ~0.3 ms of each request's own time, measured by bench/log-level.ts; LOG_LEVEL=DEBUG turns them
  * on), 4xx at INFO, 5xx at ERROR with the error and its stack
@@ -18,6 +18,8 @@ export function requestLog(routeId: string): RouteMiddleware {
   });
   return {
     before: (request) => {
+      // First in the chain: every line of this invocation carries its request id from here on.
+      beginInvocation(request.context);
       request.context.route = { params: {}, body: undefined, startedAt: performance.now() };
     },
     after: ({ event, context, response }) => {

@@ -8,6 +8,13 @@ export const ENV = {
   userPoolId: 'USER_POOL_ID',
   userPoolClientId: 'USER_POOL_CLIENT_ID',
   tokenIssuer: 'TOKEN_ISSUER',
+  /**
+   * The pool's signing keys as JWKS JSON, for an http:// issuer only (the local Cognito emulator,
+   * whose http JWKS aws-jwt-verify will not fetch): the local stack and `npm run sam:env -- local`
+   * set it. With an https:// issuer (every deployed stack) it is refused at cold start, so a
+   * deployed function always fetches its pool's keys over https.
+   */
+  tokenJwks: 'TOKEN_JWKS',
   /** The WebSocket address clients connect to (wss://… on AWS, ws://… locally), handed out with tickets. */
   socketUrl: 'SOCKET_URL',
   /** The connections management endpoint of that stage (https://…/<stage>), for PostToConnection. */

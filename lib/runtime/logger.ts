@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger as SdkLogger } from '@smithy/types';
 
 /**
@@ -61,6 +62,61 @@ function logJson(line: Record<string, unknown>): string {
   });
 }
 
+/**
+ * What ties a line to its invocation, by Powertools' names (so CloudWatch Logs Insights queries
+ * written for it work): the Lambda request id (`function_request_id`, the one on the platform's
+ * START/END/REPORT lines), `function_name`, and `cold_start`, true on the first invocation a
+ * container serves. The X-Ray trace id is read per line from _X_AMZN_TRACE_ID, which Lambda sets
+ * per invocation.
+ */
+export interface InvocationFields {
+  function_request_id?: string;
+  function_name?: string;
+  cold_start?: boolean;
+}
+
+/** The part of Lambda's context the log reads (a local runner may give less). */
+export interface InvocationContext {
+  awsRequestId?: string;
+  functionName?: string;
+}
+
+/**
+ * On Lambda a container serves one invocation at a time, so the current one is module state. A
+ * local runner serving many functions and requests in one process gives each invocation a scope
+ * of its own (`inInvocationScope`), which `beginInvocation` then fills instead.
+ */
+const scopes = new AsyncLocalStorage<InvocationFields>();
+/** Read once at cold start: such a container serves no cold invocation. */
+const provisioned = process.env.AWS_LAMBDA_INITIALIZATION_TYPE === 'provisioned-concurrency';
+/** Before the first invocation (a cold start's own lines): the function's name and a cold start. */
+let current: InvocationFields = { function_name: process.env.AWS_LAMBDA_FUNCTION_NAME, cold_start: !provisioned };
+/** Functions that have had an invocation in this process: one on Lambda, each row's locally. */
+const warm = new Set<string>();
+
+/**
+ * Called by each chain (HTTP, socket, stream, schedule) as an invocation starts. Provisioned
+ * concurrency initialises a container before any request, so none of its invocations is cold.
+ */
+export function beginInvocation(context: InvocationContext | undefined): void {
+  const name = context?.functionName || process.env.AWS_LAMBDA_FUNCTION_NAME;
+  const key = name ?? '';
+  const fields: InvocationFields = {
+    function_request_id: context?.awsRequestId,
+    function_name: name,
+    cold_start: !warm.has(key) && !provisioned,
+  };
+  warm.add(key);
+  const scope = scopes.getStore();
+  if (scope) Object.assign(scope, fields);
+  else current = fields;
+}
+
+/** Runs one invocation in a scope of its own (the local runners: many at once in one process). */
+export function inInvocationScope<T>(run: () => T): T {
+  return scopes.run({}, run);
+}
+
 export class Logger {
   private readonly threshold: number;
 
@@ -89,15 +145,12 @@ export class Logger {
 
   private write(level: Level, message: string, fields: Record<string, unknown> | undefined): void {
     if (LEVELS[level] < this.threshold) return;
-    const line = {
-      level,
-      message,
-      timestamp: new Date().toISOString(),
-      service: this.service,
+    const invocation = {
+      ...(scopes.getStore() ?? current),
       // Ties the line to its X-Ray trace; Lambda sets this per invocation.
       xray_trace_id: process.env._X_AMZN_TRACE_ID,
-      ...fields,
     };
+    const line = { level, message, timestamp: new Date().toISOString(), service: this.service, ...invocation, ...fields };
     let text: string;
     try {
       text = logJson(line);
@@ -107,7 +160,14 @@ export class Logger {
       try {
         reason = String(error);
       } catch {}
-      text = JSON.stringify({ level, message, timestamp: line.timestamp, service: this.service, logError: reason });
+      text = JSON.stringify({
+        level,
+        message,
+        timestamp: line.timestamp,
+        service: this.service,
+        ...invocation,
+        logError: reason,
+      });
     }
     process.stdout.write(`${text}\n`);
   }

@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import { remainingMsOf, type ScheduleRow } from '../rows/row';
 import { ENV, requireEnv } from '../runtime/config';
 import { DeadlineExceeded, raceDeadline } from '../runtime/deadline';
-import { logger } from '../runtime/logger';
+import { beginInvocation, logger } from '../runtime/logger';
 import { countColdStart } from '../runtime/metrics';
 
 /** What a run did, as counts (`{ closed: 3 }`): logged when any is non-zero, and returned. */
@@ -22,6 +22,7 @@ export function scheduledJob(row: ScheduleRow, run: () => Promise<JobCounts>) {
   const { id } = row;
   if (row.table.length > 0) requireEnv(ENV.tableName);
   return async (_event: unknown, context?: Context): Promise<JobCounts> => {
+    beginInvocation(context);
     countColdStart(row.entry);
     const remaining = remainingMsOf(context, row);
     let outOfTime = false;

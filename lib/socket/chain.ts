@@ -8,7 +8,7 @@ import type { ControlFrame, SocketErrorCode } from '../domain/events';
 import { remainingMsOf, type SocketRouteRow } from '../rows/row';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
-import { logger } from '../runtime/logger';
+import { beginInvocation, logger } from '../runtime/logger';
 import { countColdStart } from '../runtime/metrics';
 
 /** An API Gateway WebSocket event (Lambda proxy integration), as much of it as the service reads. */
@@ -134,6 +134,7 @@ function socketLog({ id, entry }: SocketRouteRow): SocketMiddleware {
   });
   return {
     before: ({ context }) => {
+      beginInvocation(context);
       countColdStart(entry);
       context.socket = { startedAt: performance.now(), message: {} };
     },

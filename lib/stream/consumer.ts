@@ -3,7 +3,7 @@ import type { ChangeRecord } from '../data/change-events';
 import { remainingMsOf, type StreamConsumerRow } from '../rows/row';
 import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
-import { logger } from '../runtime/logger';
+import { beginInvocation, logger } from '../runtime/logger';
 import { countColdStart } from '../runtime/metrics';
 
 /**
@@ -17,6 +17,7 @@ export function streamConsumer(row: StreamConsumerRow, consume: (records: Change
   const { id } = row;
   if (row.table.length > 0) requireEnv(ENV.tableName);
   return (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
+    beginInvocation(context);
     countColdStart(row.entry);
     const remaining = remainingMsOf(context, row);
     return raceDeadline(

@@ -1,6 +1,7 @@
 import type { RouteRow } from '../../lib/routes';
 import { routes } from '../../lib/routes';
 import { Logger, sdkLogger } from '../../lib/runtime/logger';
+import { accessClaims, makeSigner, signJwt } from '../support/tokens';
 
 /**
  * What an operator reads in CloudWatch: one JSON object per line, filtered by LOG_LEVEL, errors
@@ -173,5 +174,213 @@ describe('metrics', () => {
     expect(captureStdout(() => middleware.after!(replay))).toEqual([]);
     const first = captureStdout(() => middleware.after!(request(201)));
     expect(first.map((l) => l._aws.CloudWatchMetrics[0].Metrics[0].Name)).toEqual([row.metric]);
+  });
+});
+
+describe('the invocation on every line', () => {
+  // The module's own state (warm functions, the current invocation) is fresh for each case.
+  function freshLogger(env: Record<string, string | undefined> = {}) {
+    const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, env);
+    for (const [name, value] of Object.entries(env)) if (value === undefined) delete process.env[name];
+    try {
+      let module: typeof import('../../lib/runtime/logger') | undefined;
+      jest.isolateModules(() => {
+        module = require('../../lib/runtime/logger');
+      });
+      return module!;
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  }
+  const invocationOf = (line: Record<string, unknown>) => ({
+    function_request_id: line.function_request_id,
+    function_name: line.function_name,
+    cold_start: line.cold_start,
+    xray_trace_id: line.xray_trace_id,
+  });
+
+  it('carries the Lambda request id, function name, cold-start flag and X-Ray trace id, cold only on the first invocation', () => {
+    const { Logger, beginInvocation } = freshLogger({ AWS_LAMBDA_FUNCTION_NAME: 'TaskBoard-dev-BoardsList' });
+    const logger = new Logger('task-board', 'DEBUG');
+    const trace = process.env._X_AMZN_TRACE_ID;
+    try {
+      const lines = captureStdout(() => {
+        logger.info('at cold start, before any invocation');
+        process.env._X_AMZN_TRACE_ID = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
+        beginInvocation({ awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678', functionName: 'TaskBoard-dev-BoardsList' });
+        logger.debug('first');
+        logger.error('first, failing', { error: new Error('boom') });
+        process.env._X_AMZN_TRACE_ID = 'Root=1-5759e988-00000000000000000000000b;Parent=53995c3f42cd8ad9;Sampled=0';
+        beginInvocation({ awsRequestId: 'd1e2f3a4-7b61-11e6-9a41-93e812345678', functionName: 'TaskBoard-dev-BoardsList' });
+        logger.warn('second');
+      });
+      expect(lines.map(invocationOf)).toEqual([
+        { function_name: 'TaskBoard-dev-BoardsList', cold_start: true },
+        {
+          function_request_id: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+          function_name: 'TaskBoard-dev-BoardsList',
+          cold_start: true,
+          xray_trace_id: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
+        },
+        {
+          function_request_id: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+          function_name: 'TaskBoard-dev-BoardsList',
+          cold_start: true,
+          xray_trace_id: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
+        },
+        {
+          function_request_id: 'd1e2f3a4-7b61-11e6-9a41-93e812345678',
+          function_name: 'TaskBoard-dev-BoardsList',
+          cold_start: false,
+          xray_trace_id: 'Root=1-5759e988-00000000000000000000000b;Parent=53995c3f42cd8ad9;Sampled=0',
+        },
+      ]);
+    } finally {
+      if (trace === undefined) delete process.env._X_AMZN_TRACE_ID;
+      else process.env._X_AMZN_TRACE_ID = trace;
+    }
+  });
+
+  it('counts no cold start in a container that provisioned concurrency initialised ahead of its requests', () => {
+    const { Logger, beginInvocation } = freshLogger({ AWS_LAMBDA_INITIALIZATION_TYPE: 'provisioned-concurrency' });
+    const [line] = captureStdout(() => {
+      beginInvocation({ awsRequestId: 'r1', functionName: 'f' });
+      new Logger('task-board', 'INFO').info('x');
+    });
+    expect(line).toMatchObject({ function_request_id: 'r1', cold_start: false });
+  });
+
+  it('keeps each invocation’s own request id when a local runner serves many at once in one process', async () => {
+    const { Logger, beginInvocation, inInvocationScope } = freshLogger();
+    const logger = new Logger('task-board', 'INFO');
+    const lines: string[] = [];
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      let releaseFirst!: () => void;
+      const firstWaits = new Promise<void>((resolve) => {
+        releaseFirst = resolve;
+      });
+      const first = inInvocationScope(async () => {
+        beginInvocation({ awsRequestId: 'first', functionName: 'local-boards.list' });
+        await firstWaits; // the second invocation starts and logs meanwhile
+        logger.info('first');
+      });
+      const second = inInvocationScope(async () => {
+        beginInvocation({ awsRequestId: 'second', functionName: 'local-boards.list' });
+        logger.info('second');
+        releaseFirst();
+      });
+      await Promise.all([first, second]);
+    } finally {
+      spy.mockRestore();
+    }
+    const parsed = lines.map((line) => JSON.parse(line));
+    expect(parsed.map((line) => [line.message, line.function_request_id, line.cold_start])).toEqual([
+      ['second', 'second', false],
+      ['first', 'first', true],
+    ]);
+  });
+});
+
+describe('why a token was refused, at DEBUG', () => {
+  const LOCAL_ISSUER = 'http://cognito-local.localhost/local_unitPool';
+  const CLIENT = 'unit-local-client';
+
+  function freshVerifier(env: Record<string, string | undefined>) {
+    const names = ['TOKEN_ISSUER', 'USER_POOL_CLIENT_ID', 'TOKEN_JWKS', 'LOG_LEVEL'];
+    const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]));
+    for (const name of names) {
+      const value = name in env ? env[name] : saved[name];
+      if (value === undefined || name === 'TOKEN_JWKS') delete process.env[name];
+      if (value !== undefined) process.env[name] = value;
+    }
+    try {
+      let module: typeof import('../../lib/auth/verifier') | undefined;
+      jest.isolateModules(() => {
+        module = require('../../lib/auth/verifier');
+      });
+      return module!;
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  }
+  const signer = makeSigner();
+  const local = { TOKEN_ISSUER: LOCAL_ISSUER, USER_POOL_CLIENT_ID: CLIENT, LOG_LEVEL: 'DEBUG' };
+
+  async function refusal(verify: (token: string) => Promise<unknown>, token: string) {
+    let refused: unknown;
+    const lines: string[] = [];
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      await verify(token).catch((error: unknown) => {
+        refused = error;
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    return { refused: refused as { kind?: string; detail?: string } | undefined, lines };
+  }
+
+  it('verifies a local token with the keys handed over in TOKEN_JWKS: no fetch, which SAM’s containers could not make', async () => {
+    const { verifyAccessToken } = freshVerifier({ ...local, TOKEN_JWKS: JSON.stringify(signer.jwks) });
+    const token = signer.sign(accessClaims(LOCAL_ISSUER, CLIENT, { sub: 'user-1' }));
+    await expect(verifyAccessToken(token)).resolves.toMatchObject({ id: 'user-1' });
+  });
+
+  it('says why a token was refused, and what to do when the keys are the setup’s fault, never writing the token', async () => {
+    // As SAM ran it before: an http issuer and no keys handed over.
+    const withoutKeys = freshVerifier(local);
+    const token = signer.sign(accessClaims(LOCAL_ISSUER, CLIENT));
+    const noKeys = await refusal(withoutKeys.verifyAccessToken, token);
+    expect(noKeys.refused).toMatchObject({ kind: 'unauthorized', detail: withoutKeys.INVALID_TOKEN });
+    const [line] = noKeys.lines.map((text) => JSON.parse(text));
+    expect(line).toMatchObject({ level: 'DEBUG', message: 'access token refused' });
+    expect(line.hint).toContain('TOKEN_JWKS');
+    expect(noKeys.lines.join('')).not.toContain(token.split('.')[1]);
+
+    // A forged signature: the reason names it; neither the token nor its parts are written.
+    const withKeys = freshVerifier({ ...local, TOKEN_JWKS: JSON.stringify(signer.jwks) });
+    const forged = signJwt(
+      { alg: 'RS256', typ: 'JWT', kid: signer.kid },
+      accessClaims(LOCAL_ISSUER, CLIENT),
+      makeSigner().privateKey,
+    );
+    const bad = await refusal(withKeys.verifyAccessToken, forged);
+    expect(bad.refused).toMatchObject({ kind: 'unauthorized' });
+    expect(bad.lines.map((text) => JSON.parse(text))).toEqual([
+      expect.objectContaining({ level: 'DEBUG', message: 'access token refused', reason: 'Invalid signature' }),
+    ]);
+    for (const part of forged.split('.')) expect(bad.lines.join('')).not.toContain(part);
+
+    // Expired: the reason says so (at INFO and above, nothing is written).
+    const expired = signer.sign(accessClaims(LOCAL_ISSUER, CLIENT, { iat: 1_000_000, exp: 1_000_600 }));
+    const late = await refusal(withKeys.verifyAccessToken, expired);
+    expect(JSON.parse(late.lines[0]!)).toMatchObject({ reason: expect.stringMatching(/^Token expired at 1970-01-12T/) });
+    const quiet = freshVerifier({ ...local, LOG_LEVEL: 'INFO', TOKEN_JWKS: JSON.stringify(signer.jwks) });
+    expect((await refusal(quiet.verifyAccessToken, expired)).lines).toEqual([]);
+  });
+
+  it('refuses TOKEN_JWKS at cold start for an https issuer (a deployed pool’s keys are always fetched) and when it is no JWKS', () => {
+    expect(() =>
+      freshVerifier({
+        TOKEN_ISSUER: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_unitTest',
+        TOKEN_JWKS: JSON.stringify(signer.jwks),
+      }),
+    ).toThrow(/TOKEN_JWKS is only for a local http:\/\/ issuer/);
+    expect(() => freshVerifier({ ...local, TOKEN_JWKS: '{"keys":"none"}' })).toThrow(/TOKEN_JWKS must be the pool's JWKS/);
+    expect(() => freshVerifier({ ...local, TOKEN_JWKS: 'not json' })).toThrow(/TOKEN_JWKS must be the pool's JWKS/);
   });
 });
