@@ -25,7 +25,8 @@ import { captureOutput, spawnGuarded, waitFor } from './processes';
  */
 export const LOCAL_ISSUER_DOMAIN = 'http://cognito-local.localhost';
 
-export async function startCognitoLocal(port: number, dataDir: string): Promise<ChildProcess> {
+/** The emulator on `port`, listening on `host` (127.0.0.1 unless the stack is asked for another). */
+export async function startCognitoLocal(port: number, dataDir: string, host = '127.0.0.1'): Promise<ChildProcess> {
   const cwd = resolve(dataDir);
   mkdirSync(join(cwd, '.cognito'), { recursive: true });
   writeFileSync(
@@ -37,7 +38,7 @@ export async function startCognitoLocal(port: number, dataDir: string): Promise<
   const child = spawnGuarded(process.execPath, [entry], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', NODE_NO_WARNINGS: '1' },
+    env: { ...process.env, PORT: String(port), HOST: host, NODE_NO_WARNINGS: '1' },
   });
   const output = captureOutput(child);
   try {

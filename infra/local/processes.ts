@@ -37,6 +37,34 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A port taken, with the variable that chooses it, for a message that says what to do. */
+export class PortInUse extends Error {
+  readonly code = 'EADDRINUSE';
+  constructor(
+    readonly address: string,
+    readonly port: number,
+    readonly variable: string,
+  ) {
+    super(`${address}:${port} is in use (${variable})`);
+  }
+}
+
+/**
+ * Fails with PortInUse when `port` cannot be listened on at `host`: checked before an emulator
+ * starts, so that a taken fixed port says which variable moves it instead of the emulator's own
+ * startup failure. (Another process may still take it in between; the emulator then fails.)
+ */
+export function assertPortFree(port: number, host: string, variable: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' || error.code === 'EACCES' ? new PortInUse(host, port, variable) : error),
+    );
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve()));
+  });
+}
+
 export async function waitFor(what: string, probe: () => Promise<boolean>, child: ChildProcess, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

@@ -11,7 +11,7 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb';
 import { createLocalHttpServer, REPO_ROOT } from './http-adapter';
 import { asFunction, enforceRowActions } from './iam';
 import { outboxFile } from './outbox';
-import { freePort, stopChild } from './processes';
+import { assertPortFree, freePort, stopChild } from './processes';
 import { createLocalSocketServer, type LocalSocketServer } from './socket-server';
 import { type StreamPoller, startStreamPoller } from './stream-poller';
 
@@ -27,9 +27,9 @@ export interface LocalStack {
 }
 
 /**
- * The whole service on this machine: DynamoDB Local and cognito-local on free ports, the table
- * and the user pool created (or reused) in `dataDir`, and the route table served over HTTP on
- * `port`. The HTTP port opens only once everything behind it is ready, so a 200 from /health
+ * The whole service on this machine: DynamoDB Local and cognito-local (on the given ports, or
+ * free ones), the table and the user pool created (or reused) in `dataDir`, and the route table
+ * served over HTTP on `port`. The HTTP port opens only once everything behind it is ready, so a 200 from /health
  * means the stack is usable.
  */
 export async function startLocalStack(options: {
@@ -38,6 +38,10 @@ export async function startLocalStack(options: {
   host?: string;
   /** WebSocket port; 0 picks a free one. */
   socketPort?: number;
+  /** DynamoDB Local's port; 0 or unset picks a free one. */
+  dynamoPort?: number;
+  /** The Cognito emulator's port; 0 or unset picks a free one. */
+  cognitoPort?: number;
   /** How often expired sockets are swept (AWS: every minute). */
   sweepMs?: number;
   /** Access token lifetime of a new local pool, in seconds (default: Cognito's hour). */
@@ -66,10 +70,18 @@ export async function startLocalStack(options: {
   // CloudWatch metric lines (EMF) mean nothing locally; set it to false to see them.
   process.env.METRICS_DISABLED ??= 'true';
   try {
-    const [dynamoPort, cognitoPort] = [await freePort(), await freePort()];
+    const host = options.host ?? '127.0.0.1';
+    // Fixed ports (npm start's defaults) are checked first, so that a taken one names its variable.
+    // DynamoDB Local has no address option: it listens on every interface.
+    if (options.port) await assertPortFree(options.port, host, 'PORT');
+    if (options.dynamoPort) await assertPortFree(options.dynamoPort, '0.0.0.0', 'DYNAMODB_PORT');
+    if (options.cognitoPort) await assertPortFree(options.cognitoPort, host, 'COGNITO_PORT');
+    if (options.socketPort) await assertPortFree(options.socketPort, host, 'SOCKET_PORT');
+    const dynamoPort = options.dynamoPort || (await freePort());
+    const cognitoPort = options.cognitoPort || (await freePort());
     const [dynamodb, cognito] = await Promise.all([
       startDynamoDbLocal(dynamoPort, join(dataDir, 'dynamodb')).then((child) => (children.push(child), child)),
-      startCognitoLocal(cognitoPort, join(dataDir, 'cognito')).then((child) => (children.push(child), child)),
+      startCognitoLocal(cognitoPort, join(dataDir, 'cognito'), host).then((child) => (children.push(child), child)),
     ]);
     const dynamoEndpoint = `http://127.0.0.1:${dynamoPort}`;
     const cognitoEndpoint = `http://127.0.0.1:${cognitoPort}`;
@@ -85,7 +97,6 @@ export async function startLocalStack(options: {
     Object.assign(process.env, env);
     await ensureTable(dynamoEndpoint, LOCAL_TABLE_NAME);
     const pool = await ensurePool(cognitoEndpoint, dataDir, options.accessTokenSeconds);
-    const host = options.host ?? '127.0.0.1';
     const socketPort = options.socketPort || (await freePort());
     const socketUrl = `ws://${host}:${socketPort}/${SOCKET_STAGE}`;
     Object.assign(env, {

@@ -2,20 +2,40 @@ import { stopWhenOrphaned } from './orphan';
 import { startLocalStack } from './stack';
 
 /**
- * `npm start`: the service on the embedded local stack. PORT (default 3000) and DATA_DIR
- * (default .data/) are read here; data, users and tokens survive a restart on the same DATA_DIR.
- * Prints one JSON line with the URL and the pids once /health answers; SIGINT/SIGTERM, or the end
- * of the process that started it (npm's shell), stop every child.
+ * `npm start`: the service on the embedded local stack. Data, users and tokens survive a restart
+ * on the same DATA_DIR (default .data/). Prints one JSON line with the URLs and the pids once
+ * /health answers; SIGINT/SIGTERM, or the end of the process that started it (npm's shell), stop
+ * every child.
+ *
+ * Ports are fixed by default, so that what `npm run sam:env -- local` wrote stays right across
+ * restarts: PORT (3000), SOCKET_PORT (PORT + 1), DYNAMODB_PORT (PORT + 2) and COGNITO_PORT
+ * (PORT + 3); each can be set on its own, and PORT=0 picks free ones for all four (the tests).
+ * A taken port stops the start with the variable that moves it. HOST (127.0.0.1) is where the
+ * server, the sockets and the Cognito emulator listen (DynamoDB Local listens on every address);
+ * HOST=0.0.0.0 opens them to other machines and to containers on a Docker bridge (docs/sam.md).
  */
+export const DEFAULT_PORT = 3000;
+
+export function portsFrom(env: NodeJS.ProcessEnv): { port: number; socketPort: number; dynamoPort: number; cognitoPort: number } {
+  const read = (name: string, fallback: number) => {
+    const given = env[name];
+    const value = given === undefined || given === '' ? fallback : Number(given);
+    if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`${name} must be a port number, got ${given}`);
+    return value;
+  };
+  const port = read('PORT', DEFAULT_PORT);
+  const next = (offset: number) => (port === 0 ? 0 : port + offset);
+  return {
+    port,
+    socketPort: read('SOCKET_PORT', next(1)),
+    dynamoPort: read('DYNAMODB_PORT', next(2)),
+    cognitoPort: read('COGNITO_PORT', next(3)),
+  };
+}
+
 async function main() {
-  const port = Number(process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${process.env.PORT}`);
+  const { port, socketPort, dynamoPort, cognitoPort } = portsFrom(process.env);
   const dataDir = process.env.DATA_DIR ?? '.data';
-  // WebSockets on the next port (3001 by default); with PORT=0 both ports are picked free.
-  const socketPort = Number(process.env.SOCKET_PORT ?? (port === 0 ? 0 : port + 1));
-  if (!Number.isInteger(socketPort) || socketPort < 0 || socketPort > 65535) {
-    throw new Error(`SOCKET_PORT must be a port number, got ${process.env.SOCKET_PORT}`);
-  }
   // Locally every request gets its log line (on AWS successes are DEBUG: the access log has them).
   process.env.LOG_LEVEL ??= 'DEBUG';
   const sweepMs = Number(process.env.LOCAL_SWEEP_MS ?? 1000);
@@ -28,6 +48,8 @@ async function main() {
     dataDir,
     host: process.env.HOST,
     socketPort,
+    dynamoPort,
+    cognitoPort,
     sweepMs,
     accessTokenSeconds: tokenSeconds,
   });
@@ -36,6 +58,9 @@ async function main() {
       message: 'task-board is running',
       url: stack.url,
       socketUrl: stack.socketUrl,
+      // What `npm run sam:env -- local` hands the functions; fixed unless PORT=0.
+      dynamodb: stack.env.AWS_ENDPOINT_URL_DYNAMODB,
+      cognito: stack.env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER,
       dataDir,
       pids: { server: process.pid, ...stack.pids },
     }),
@@ -53,14 +78,19 @@ async function main() {
   stopWhenOrphaned((reason) => void shutdown(reason));
 }
 
-main().catch((error: NodeJS.ErrnoException & { address?: string; port?: number }) => {
+if (process.argv[1]?.endsWith('start.ts')) main().catch(fail);
+
+function fail(error: NodeJS.ErrnoException & { address?: string; port?: number; variable?: string }) {
   // A port taken is the usual reason; say which and how to choose another, not a stack trace.
   if (error.code === 'EADDRINUSE') {
+    const variable = error.variable ?? 'PORT';
     console.error(
-      `task-board: ${error.address}:${error.port} is in use; start with PORT=<port> (and SOCKET_PORT=<port>, PORT+1 by default), or PORT=0 for free ones.`,
+      `task-board: ${error.address}:${error.port} (${variable}) is in use, perhaps by another npm start: stop it, or start with ${variable}=<port>. ` +
+        `Defaults: PORT=${DEFAULT_PORT}, SOCKET_PORT=PORT+1, DYNAMODB_PORT=PORT+2, COGNITO_PORT=PORT+3; PORT=0 picks free ones for all ` +
+        '(then run npm run sam:env -- local again after each start).',
     );
   } else {
     console.error(error);
   }
   process.exit(1);
-});
+}

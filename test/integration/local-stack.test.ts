@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { portsFrom } from '../../infra/local/start';
 import { call } from '../support/api';
 import { startStackProcess, stopStackProcess } from '../support/local-process';
 import { identify, isDead, waitUntilDead } from '../support/processes';
@@ -40,14 +41,24 @@ describe('local stack', () => {
     const { port } = taken.address() as AddressInfo;
     try {
       const run = await runNode(['infra/local/start.ts'], {
-        // SOCKET_PORT free too, so that the HTTP port is the one found taken.
-        env: { ...process.env, NODE_NO_WARNINGS: '1', PORT: String(port), SOCKET_PORT: '0', DATA_DIR: dataDir },
+        // The other ports free, so that the HTTP port is the one found taken.
+        env: {
+          ...process.env,
+          NODE_NO_WARNINGS: '1',
+          PORT: String(port),
+          SOCKET_PORT: '0',
+          DYNAMODB_PORT: '0',
+          COGNITO_PORT: '0',
+          DATA_DIR: dataDir,
+        },
         // A hang guard: on a busy machine starting the emulators took over 50 s.
         timeoutMs: 240_000,
       });
       expect(run.code).toBe(1);
       expect(run.stderr.trim()).toBe(
-        `task-board: 127.0.0.1:${port} is in use; start with PORT=<port> (and SOCKET_PORT=<port>, PORT+1 by default), or PORT=0 for free ones.`,
+        `task-board: 127.0.0.1:${port} (PORT) is in use, perhaps by another npm start: stop it, or start with PORT=<port>. ` +
+          'Defaults: PORT=3000, SOCKET_PORT=PORT+1, DYNAMODB_PORT=PORT+2, COGNITO_PORT=PORT+3; PORT=0 picks free ones for all ' +
+          '(then run npm run sam:env -- local again after each start).',
       );
       // The emulators it started were given places inside the DATA_DIR: DynamoDB Local its
       // -dbPath, the Cognito emulator its working directory.
@@ -67,6 +78,39 @@ describe('local stack', () => {
       await new Promise((closed) => taken.close(closed));
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+
+  it('names the emulator port found taken (COGNITO_PORT here), before starting anything', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'task-board-busy-cognito-'));
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const run = await runNode(['infra/local/start.ts'], {
+        env: { ...process.env, NODE_NO_WARNINGS: '1', PORT: '0', COGNITO_PORT: String(port), DATA_DIR: dataDir },
+        timeoutMs: 240_000,
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`task-board: 127.0.0.1:${port} (COGNITO_PORT) is in use`);
+      expect(run.stderr).toContain('start with COGNITO_PORT=<port>');
+      // Checked before either emulator started: neither left data.
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      await new Promise((closed) => taken.close(closed));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives npm start fixed ports by default, each overridable, PORT=0 free ones for all, and refuses a non-port', () => {
+    expect(portsFrom({})).toEqual({ port: 3000, socketPort: 3001, dynamoPort: 3002, cognitoPort: 3003 });
+    expect(portsFrom({ PORT: '4000', COGNITO_PORT: '9229' })).toEqual({
+      port: 4000,
+      socketPort: 4001,
+      dynamoPort: 4002,
+      cognitoPort: 9229,
+    });
+    expect(portsFrom({ PORT: '0' })).toEqual({ port: 0, socketPort: 0, dynamoPort: 0, cognitoPort: 0 });
+    expect(() => portsFrom({ DYNAMODB_PORT: '80000' })).toThrow('DYNAMODB_PORT must be a port number, got 80000');
   });
 
   it('refuses a LOCAL_FUNCTION_TIMEOUT_SECONDS an HTTP API could not wait for (exit 1, the variable named), before starting anything', async () => {
