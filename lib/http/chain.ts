@@ -13,14 +13,18 @@ import { COMPRESS_MIN_BYTES, compress, type Encoding, negotiateEncoding } from '
 import { routeMetrics } from './metrics';
 import { parseRequest } from './parse';
 import { problemResponse } from './problem';
+import type { RateLimitSteps } from './rate-limit';
 import { problemErrors, requestLog } from './request-log';
 import { type RouteContext, type RouteMiddleware, type RouteState, requestIdOf } from './types';
 
 /** What a handler gets, typed from its own row (a row of lib/rows): its body, params, caller and scope. */
 export type BodyOf<R extends RouteRow> = R extends { body: () => infer S extends v.GenericSchema } ? v.InferOutput<S> : undefined;
-type ParamsOf<R extends RouteRow> = R extends { params: () => infer S extends v.GenericSchema }
+type PathParamsOf<R extends RouteRow> = R extends { params: () => infer S extends v.GenericSchema }
   ? v.InferOutput<S>
   : Record<string, never>;
+/** Path and query parameters together (lib/http/parse.ts hands them over as one object). */
+type ParamsOf<R extends RouteRow> = PathParamsOf<R> &
+  (R extends { query: () => infer Q extends v.GenericSchema } ? v.InferOutput<Q> : unknown);
 type CallerOf<R extends RouteRow> = R['access'] extends { scope: 'public' } ? undefined : Caller;
 type ScopeOf<R extends RouteRow> = R['access'] extends { scope: 'board' } ? BoardScope : undefined;
 
@@ -57,11 +61,18 @@ export interface AccessSteps {
   authenticate?: RouteMiddleware;
   authorize?: RouteMiddleware;
   once?: (row: RouteRow, state: RouteState, work: (replay: boolean) => Promise<RouteResult>) => Promise<RouteResult>;
+  /**
+   * The row's rate limit (lib/http/rate-limit.ts), from `route()` and `credentialRoute()`: the
+   * counter lives in the table, so the uncounted public rows' bundles (health, the documents, the
+   * catch-all) stay without the table client.
+   */
+  limit?: RateLimitSteps;
 }
 
 /**
- * The one middy chain every handler goes through: request log, metrics, problem+json errors,
- * authentication, input parsing and validation, authorization, then the handler (once per
+ * The one middy chain every handler goes through: request log, metrics, rate limits
+ * (lib/http/rate-limit.ts: the fields on every counted answer, 429 over the quota), problem+json
+ * errors, authentication, input parsing and validation, authorization, then the handler (once per
  * Idempotency-Key where the row honours one), whose result is serialised here. A handler never catches, maps a status or stringifies. The access steps are
  * passed in by `route()` (lib/http/route.ts) so that a public function's bundle holds neither the
  * token verifier nor the table client (lib/http/public-route.ts).
@@ -74,14 +85,20 @@ export function buildRoute<R extends RouteRow, P>(
   const { id } = row;
   // Routes that use the table check its configuration at cold start, not at their first query.
   if (row.table.length > 0 || row.index?.length) requireEnv(ENV.tableName);
+  // Fair use: counted once per request, beside the first read; refused before anything is done.
+  const { limit } = access;
   // middy's own early timeout covers only the handler body; the deadline below covers the chain.
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext>({ timeoutEarlyInMillis: 0 })
     .use(requestLog(id))
     .use(routeMetrics(row))
+    .use(limit ? [limit.answers] : [])
     .use(problemErrors())
+    .use(limit?.countAddress ? [limit.countAddress] : [])
     .use(access.authenticate ? [access.authenticate] : [])
+    .use(limit?.countUser ? [limit.countUser] : [])
     .use(parseRequest(row))
     .use(access.authorize ? [access.authorize] : [])
+    .use(limit?.gate ? [limit.gate] : [])
     .handler(async (event, context) => {
       const state = context.route;
       const work = (replay: boolean) =>
@@ -94,7 +111,8 @@ export function buildRoute<R extends RouteRow, P>(
           event,
           replay,
         });
-      const result = await (access.once ? access.once(row, state, work) : work(false));
+      const run = () => (access.once ? access.once(row, state, work) : work(false));
+      const result = await (limit?.beside ? limit.beside(state, run) : run());
       return toResponse(result, event);
     }) as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
   return withDeadline(id, row, chain);

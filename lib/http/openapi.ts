@@ -7,6 +7,7 @@ import { documentedKeywordsOf, type Lazy } from '../contract/schemas';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors';
 import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { isCatchAll, type RouteId, type RouteRow, routes } from '../routes';
+import { type RateLimitPolicy, rateLimitOf } from '../rows/row';
 import { boardListTooLargeDetail, boardTooLargeDetail, columnTooLargeDetail } from './oversize';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './parse';
 
@@ -25,6 +26,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict with the current state (see `detail`)',
   413: 'Request body larger than 64 KiB: a problem from the service; larger than 10 MB: API Gateway\'s own `{"message": "Request Entity Too Large"}`',
   415: 'Request body sent with a Content-Type that is not JSON, or JSON declared in a charset other than UTF-8',
+  410: 'The first event after `after` is no longer kept (`resync_required`): read the board again and go on from its `seq`',
   422: 'The answer would be larger than a Lambda function can send (6 MB); the problem says how to read it in parts',
   500: 'Unexpected failure; nothing internal is disclosed',
   503: 'Storage or identity provider throttled or unavailable; retry after `Retry-After` seconds',
@@ -41,6 +43,7 @@ const EXAMPLE_DETAIL: Record<number, string> = {
   415: 'Content-Type "text/plain" is not supported; send application/json.',
   422: 'The answer is larger than the service can send in one response.',
   500: 'Something went wrong on our side. It has been logged; retry later.',
+  410: 'The events after seq 41 are no longer kept (events are kept 604800 seconds): read the board again with GET /boards/{id} and go on from its seq.',
   503: 'The database is busy; retry shortly.',
 };
 
@@ -198,6 +201,8 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
   'boards.get':
     "The board with its columns (ascending position), each column with its cards (ascending position; ties by created_at, then id), and the board's labels. A board too large for one answer (over 6 MB even compressed) gets 422 listing its columns, to be read one at a time.",
   'boards.rename': 'Sets the title; any member may. Other fields sent are ignored.',
+  'boards.events':
+    "The board's events with `seq` above `after`, in ascending `seq`, each exactly as watchers received it (kinds and fields: `/asyncapi.json`): what a client missed while its socket was down, and the board's activity history. Read-your-writes: once a change's answer has arrived, it is listed. Events are kept 7 days: when the first event after `after` is no longer kept the answer is 410 `resync_required`, and the client reads `GET /boards/{id}` again and goes on from its `seq`. An `after` at or past `latest_seq` answers an empty list.",
   'boards.delete':
     'Deletes the board with its columns, cards, labels and memberships (owners only). The board is gone at once (members get 403, its columns and cards 404); the items are removed in the background.',
   'columns.create': 'Appends a column: its position is the highest column position of the board + 1.0, or 1.0 for the first.',
@@ -253,6 +258,13 @@ const PATH_PARAMETER_TEXT: Record<string, (row: RouteRow) => string> = {
   user_id: () => "The member's user id (Cognito `sub`): a UUID, any case.",
   label_id: () => "The label's id (a label of the card's board): a UUID, any case.",
   file: () => 'The file name, one of those listed: another name is 404, one with characters no file name has 400.',
+};
+
+/** The query parameters of the routes that take any (`GET /boards/{id}/events`). */
+const QUERY_PARAMETER_TEXT: Record<string, string> = {
+  after:
+    'The `seq` the client has seen last (from the tree, `watch.ack` or an event): events with a higher `seq` are returned. A non-negative whole number; omitted: 0.',
+  limit: `The most events to return: 1 to ${s.MAX_EVENTS_PAGE}, default ${s.DEFAULT_EVENTS_PAGE}.`,
 };
 
 /** Path parameters that are not UUIDs have their own example. */
@@ -359,6 +371,55 @@ function errorResponse(status: number, id: string, row: RouteRow): Json {
           : idempotency.description
         : STATUS_TEXT[status];
   return { description, headers, content };
+}
+
+const RATE_LIMIT_TEXT: Record<RateLimitPolicy, string> = {
+  user: 'the caller\'s quota (policy `"user"`: every request with a valid token, whichever token or function serves it)',
+  address:
+    'the quota of the client\'s address (policy `"address"`: the routes that take credentials, and requests whose token is missing or refused)',
+};
+
+/**
+ * The 429 of a counted operation: the service's own (problem+json `rate_limited`, Retry-After, the
+ * RateLimit fields) or, as on every route, API Gateway's throttling.
+ */
+function rateLimitedResponse(policy: RateLimitPolicy): Json {
+  const user = policy === 'user';
+  return {
+    description:
+      `Over ${RATE_LIMIT_TEXT[policy]} for the current fixed window (\`code\` \`rate_limited\`, \`r=0\`): the request did nothing; retry after \`Retry-After\` seconds, when the window resets. ` +
+      (user ? 'A request whose token is refused counts against the address instead (and answers 401 within its quota). ' : '') +
+      'Or API Gateway\'s own throttling (the stage\'s rate and burst limits: `application/json` `{"message": "Too Many Requests"}`, without these headers).',
+    headers: {
+      'Access-Control-Allow-Origin': header('Access-Control-Allow-Origin'),
+      'Retry-After': {
+        description: 'Whole seconds until the window resets: the same as `t` of `RateLimit`.',
+        required: true,
+        schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86400, examples: [42] },
+      },
+    },
+    content: {
+      'application/problem+json': {
+        schema: { $ref: '#/components/schemas/RateLimitProblem' },
+        example: {
+          type: 'about:blank',
+          title: 'Too Many Requests',
+          status: 429,
+          detail: `Too many requests from ${user ? 'your account: 600' : 'your address: 30'} per 60 s. Retry after 42 s.`,
+          code: 'rate_limited',
+          instance: 'urn:request:Jx1mYh3YoAMEb2Q=',
+        },
+      },
+      'application/json': { schema: { $ref: '#/components/schemas/GatewayMessage' }, example: { message: 'Too Many Requests' } },
+    },
+  };
+}
+
+/** RateLimit-Policy and RateLimit on an answer of a counted operation. */
+function withRateLimitFields(response: Json): void {
+  if (typeof response !== 'object' || response === null || '$ref' in response) return;
+  const answer = response as { headers?: Record<string, Json> };
+  answer.headers = { ...answer.headers, 'RateLimit-Policy': header('RateLimit-Policy'), RateLimit: header('RateLimit') };
 }
 
 function successResponse(id: string, row: RouteRow): Json {
@@ -475,9 +536,13 @@ export function buildOpenApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [id, row] of documentedRows()) {
     const params = row.params ? (requestSchema(row.params) as { properties: Record<string, Json> }) : undefined;
+    const query = row.query ? (requestSchema(row.query) as { properties: Record<string, Json> }) : undefined;
     const responses: Json = { [row.success.status]: successResponse(id, row) };
     for (const status of errorStatuses(row)) responses[status] = errorResponse(status, id, row);
-    responses[429] = { $ref: '#/components/responses/TooManyRequests' };
+    const policy = rateLimitOf(row);
+    responses[429] = policy ? rateLimitedResponse(policy) : { $ref: '#/components/responses/TooManyRequests' };
+    // Every answer of a counted operation says where its caller stands (api-contract.md "Rate limits").
+    if (policy) for (const response of Object.values(responses) as Json[]) withRateLimitFields(response);
     paths[row.path] ??= {};
     paths[row.path]![row.method.toLowerCase()] = {
       operationId: id,
@@ -485,7 +550,7 @@ export function buildOpenApiDocument() {
       description: OPERATION_TEXT[id as DocumentedRouteId],
       tags: [id.split('.')[0]],
       ...(row.access.scope === 'public' ? { security: [] } : {}),
-      ...(params || row.idempotent
+      ...(params || query || row.idempotent
         ? {
             parameters: [
               ...Object.entries(params?.properties ?? {}).map(([name, schema]) => ({
@@ -497,6 +562,17 @@ export function buildOpenApiDocument() {
                 example: PATH_PARAMETER_EXAMPLE[name] ?? '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
               })),
               ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+              ...Object.keys(query?.properties ?? {}).map((name) => ({
+                name,
+                in: 'query',
+                required: false,
+                description: QUERY_PARAMETER_TEXT[name],
+                schema:
+                  name === 'limit'
+                    ? { type: 'integer', minimum: 1, maximum: s.MAX_EVENTS_PAGE, default: s.DEFAULT_EVENTS_PAGE }
+                    : { type: 'integer', minimum: 0, default: 0 },
+                example: name === 'limit' ? 100 : 41,
+              })),
             ],
           }
         : {}),
@@ -514,6 +590,7 @@ export function buildOpenApiDocument() {
       description:
         'Multi-user task-board (Kanban) REST service: boards hold ordered columns, columns hold ordered cards, and access is by board membership. ' +
         'Errors the service answers are RFC 9457 `application/problem+json`; API Gateway answers throttling (429) and bodies over 10 MB (413) itself, with `{"message": …}`. ' +
+        "Fair use: every request with a token counts against its user's quota, and requests to the credential routes (or with a missing or refused token) against the client address's, per fixed window; every counted answer carries `RateLimit-Policy` and `RateLimit`, and one over the quota is 429 `rate_limited` with `Retry-After`. " +
         'Request bodies are JSON objects up to 64 KiB; fields not named are ignored. Ids are UUIDs (any case in, lower case out).',
       contact: { name: 'task-board maintainers' },
       license: { name: 'MIT', identifier: 'MIT' },
@@ -546,6 +623,30 @@ export function buildOpenApiDocument() {
           additionalProperties: false,
           properties: {
             message: { type: 'string', enum: ['Too Many Requests', 'Request Entity Too Large'] },
+          },
+        },
+        RateLimitProblem: {
+          type: 'object',
+          description:
+            'The RFC 9457 problem of a request over its rate-limit quota (`code` `rate_limited`): the request did nothing.',
+          required: ['type', 'title', 'status', 'detail', 'code'],
+          additionalProperties: false,
+          properties: {
+            type: {
+              type: 'string',
+              enum: ['about:blank'],
+              description: 'Always `about:blank`: `code` and `status` say what happened.',
+            },
+            title: { type: 'string', enum: ['Too Many Requests'] },
+            status: { type: 'integer', enum: [429] },
+            detail: { type: 'string', maxLength: 500, description: 'The quota, its window and when to retry, in words.' },
+            code: { type: 'string', enum: ['rate_limited'] },
+            instance: {
+              type: 'string',
+              pattern: '^urn:request:\\S+$',
+              maxLength: 200,
+              description: 'The request id (`urn:request:<id>`), as in the logs.',
+            },
           },
         },
       },
@@ -607,6 +708,26 @@ export function buildOpenApiDocument() {
           description:
             '`true` when this answer is the first answer to an earlier request with the same `Idempotency-Key`, replayed; absent otherwise.',
           schema: { type: 'string', enum: ['true'] },
+        },
+        'RateLimit-Policy': {
+          description:
+            'The quota that counted this request (IETF draft-ietf-httpapi-ratelimit-headers, a Structured Field list): `"user";q=<requests>;w=<seconds>` for a request with a valid token, `"address";q=<requests>;w=<seconds>` for the credential routes and for requests whose token is missing or refused. Windows are fixed: they start at multiples of `w` seconds from the Unix epoch. Absent when the service could not count the request (it is then served uncounted).',
+          schema: {
+            type: 'string',
+            maxLength: 64,
+            pattern: '^"(user|address)";q=[0-9]{1,9};w=[0-9]{1,9}$',
+            examples: ['"user";q=600;w=60'],
+          },
+        },
+        RateLimit: {
+          description:
+            'Where this request leaves the quota of `RateLimit-Policy` (same draft): `r` requests left in the current window, `t` whole seconds until it resets (`r=0` on a 429, whose `Retry-After` is `t`). Absent when `RateLimit-Policy` is.',
+          schema: {
+            type: 'string',
+            maxLength: 64,
+            pattern: '^"(user|address)";r=[0-9]{1,9};t=[0-9]{1,9}$',
+            examples: ['"user";r=599;t=42'],
+          },
         },
         'Cache-Control': {
           description: 'The description changes only with a deployment.',

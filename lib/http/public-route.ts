@@ -10,7 +10,8 @@ export type PublicRow = RouteRow & { access: { scope: 'public' } };
  * esbuild leaves the token verifier, and for rows without a table the DynamoDB client, out of
  * these functions' bundles; for the same reason a public row that honours an Idempotency-Key
  * (registration) passes the step itself (`answerOnce` of lib/http/idempotency.ts), which the type
- * then requires.
+ * then requires. The rows that take credentials are counted per client address:
+ * `credentialRoute()` (lib/http/credential-route.ts) is this with the rate limit.
  */
 export function publicRoute<R extends PublicRow>(
   row: R,
@@ -21,4 +22,4 @@ export function publicRoute<R extends PublicRow>(
 }
 
 /** A row that honours an Idempotency-Key must be given the step (it cannot be forgotten); others may not. */
-type StepsOf<R extends PublicRow> = R extends { idempotent: string } ? [steps: Required<Pick<AccessSteps, 'once'>>] : [];
+export type StepsOf<R extends PublicRow> = R extends { idempotent: string } ? [steps: Required<Pick<AccessSteps, 'once'>>] : [];

@@ -9,6 +9,8 @@ import type { RateLimitPolicy } from '../rows/row';
 
 /** CloudWatch metric (namespace TaskBoard, dimension `service`) of requests served uncounted. */
 export const RATE_LIMIT_FAIL_OPEN_METRIC = 'RateLimitFailOpen';
+/** CloudWatch metric of requests refused with 429 (either policy). */
+export const RATE_LIMITED_METRIC = 'RateLimited';
 
 export const RATE_LIMIT_POLICY_HEADER = 'ratelimit-policy';
 export const RATE_LIMIT_HEADER = 'ratelimit';
