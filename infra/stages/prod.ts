@@ -1,0 +1,24 @@
+import type { StageSettings } from '../settings';
+
+/**
+ * `prod` (`-c stage=prod`, the pipeline's last stage): the table protected from deletion, the
+ * table, pool and logs kept if the stack is deleted, a year of logs. Everything here is deployed
+ * as written, from a laptop or the pipeline alike; change it in a reviewed commit.
+ */
+export default {
+  deletionProtection: true,
+  retainData: true,
+  // No cookies are used, so any origin is safe; list your front ends to narrow it.
+  corsOrigins: ['*'],
+  logRetentionDays: 365,
+  throttle: { rateLimit: 500, burstLimit: 1000 },
+  authThrottle: { rateLimit: 20, burstLimit: 40 },
+  socketThrottle: { rateLimit: 200, burstLimit: 400 },
+  rateLimits: { requests: 600, authRequests: 30, windowSeconds: 60 },
+  accountLogRole: true,
+  // Your on-call address (it gets a confirmation mail on the first deploy), or null to subscribe
+  // to the AlarmTopicArn output some other way.
+  alarmEmail: null,
+  // { name: 'api.example.com', certificateArn: 'arn:aws:acm:<region>:<account>:certificate/<id>' }
+  domain: null,
+} satisfies StageSettings;
