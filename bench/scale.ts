@@ -12,7 +12,6 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { STAMP_ATTRIBUTE, stamp } from '../lib/data/changes';
 import { columnPositionKey, type ItemKey, keys } from '../lib/data/table';
 import { type Client, RouteSample, type RouteSummary, type Stats, stats, type WireAnswer } from './client';
 import { type BoardFixture, makeBoard } from './latency';
@@ -215,7 +214,6 @@ export class Table {
           type: 'card',
           ...card,
           colpos: columnPositionKey(columnId, position),
-          [STAMP_ATTRIBUTE]: stamp('card.created', actor),
         };
         writes.push({ PutRequest: { Item: marshall(item) } });
         writes.push({ PutRequest: { Item: marshall({ ...keys.cardLookup(id), type: 'card_lookup', board_id: board.id }) } });

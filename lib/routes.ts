@@ -65,6 +65,7 @@ export const routes = {
   'boards.get': boards.boardsGet,
   'boards.rename': boards.boardsRename,
   'boards.delete': boards.boardsDelete,
+  'boards.events': boards.boardsEvents,
   'columns.create': columns.columnsCreate,
   'cards.create': cards.cardsCreate,
   'cards.get': cards.cardsGet,

@@ -2,9 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { STAMP_ATTRIBUTE } from '../lib/data/changes';
 import { columnPositionKey, keys } from '../lib/data/table';
-import type { ChangeStamp } from '../lib/domain/events';
+import type { BoardEvent } from '../lib/domain/events';
 import {
   type RouteId,
   type RouteRow,
@@ -56,7 +55,15 @@ const REGION = 'us-east-1';
 const SOCKET_API = 'a1b2c3d4e5';
 const SOCKET_DOMAIN = `${SOCKET_API}.execute-api.${REGION}.amazonaws.com`;
 
-type Sample = { id?: string; userId?: string; labelId?: string; file?: string; body?: unknown; path?: string };
+type Sample = {
+  id?: string;
+  userId?: string;
+  labelId?: string;
+  file?: string;
+  body?: unknown;
+  path?: string;
+  query?: Record<string, string>;
+};
 const samples: Record<RouteId, Sample> = {
   health: {},
   openapi: {},
@@ -79,6 +86,7 @@ const samples: Record<RouteId, Sample> = {
   'boards.get': { id: PLACEHOLDER.board },
   'boards.rename': { id: PLACEHOLDER.board, body: { title: 'Roadmap 2027' } },
   'boards.delete': { id: PLACEHOLDER.board },
+  'boards.events': { id: PLACEHOLDER.board, query: { after: '0', limit: '100' } },
   'columns.create': { id: PLACEHOLDER.board, body: { title: 'To do' } },
   'cards.create': { id: PLACEHOLDER.column, body: { title: 'Write the README', description: 'Quick start first' } },
   'cards.get': { id: PLACEHOLDER.card },
@@ -122,8 +130,9 @@ export function sampleEvent(routeId: RouteId) {
     version: '2.0',
     routeKey,
     rawPath: path,
-    rawQueryString: '',
+    rawQueryString: new URLSearchParams(sample.query ?? {}).toString(),
     headers,
+    ...(sample.query ? { queryStringParameters: sample.query } : {}),
     ...(sample.id
       ? {
           pathParameters: {
@@ -215,71 +224,57 @@ export function socketEvent(rowId: SocketRouteId) {
 }
 
 /**
- * A table stream batch of one record, as the event source hands it to a consumer: a card moved to
- * another column, its new image stamped `card.moved` (lib/data/changes.ts), its old image still
- * carrying the stamp of the card's creation, so that the record is a change of its own.
+ * A table stream batch of one record, as the event source hands it to a consumer: the INSERT of a
+ * board's log item (lib/data/event-log.ts) for a card moved to another column, its event exactly
+ * as watchers receive it.
  */
 export function streamEvent(rowId: StreamConsumerId) {
   if (rowId === 'children.collect') return boardDeletedEvent();
   if (rowId === 'accounts.collect') return accountDeletedEvent();
-  const card = {
-    id: PLACEHOLDER.card,
+  const moved: BoardEvent = {
+    type: 'card.moved',
+    event_id: PLACEHOLDER.change,
     board_id: PLACEHOLDER.board,
-    title: 'Write the README',
-    description: 'Quick start first',
-    created_at: '2026-11-23T09:00:00.000Z',
+    actor_id: PLACEHOLDER.user,
+    occurred_at: TIME.iso,
+    seq: 2,
+    card: {
+      id: PLACEHOLDER.card,
+      column_id: PLACEHOLDER.column,
+      title: 'Write the README',
+      description: 'Quick start first',
+      position: 1,
+      created_at: '2026-11-23T09:00:00.000Z',
+      label_ids: [],
+    },
+    from_column_id: PLACEHOLDER.fromColumn,
+    from_position: 1,
   };
-  const created: ChangeStamp = {
-    id: '99999999-9999-4999-8999-999999999999',
-    kind: 'card.created',
-    actor: PLACEHOLDER.user,
-    at: card.created_at,
-  };
-  const moved: ChangeStamp = {
-    id: PLACEHOLDER.change,
-    kind: 'card.moved',
-    actor: PLACEHOLDER.user,
-    at: TIME.iso,
-    data: { from_column_id: PLACEHOLDER.fromColumn, from_position: 1 },
-  };
-  const item = (columnId: string, position: number, stamp: ChangeStamp) =>
-    marshall({
-      ...keys.card(PLACEHOLDER.board, PLACEHOLDER.card),
-      type: 'card',
-      ...card,
-      column_id: columnId,
-      position,
-      colpos: columnPositionKey(columnId, position),
-      [STAMP_ATTRIBUTE]: stamp,
-    });
-  return streamBatch({
-    eventID: 'c4ca4238a0b923820dcc509a6f75849b',
-    eventName: 'MODIFY',
-    key: keys.card(PLACEHOLDER.board, PLACEHOLDER.card),
-    newImage: item(PLACEHOLDER.column, 1, moved),
-    oldImage: item(PLACEHOLDER.fromColumn, 1, created),
-    sequenceNumber: '4421584500000000017450439091',
-    sizeBytes: 812,
-  });
+  return logItemBatch(moved, { eventID: 'c4ca4238a0b923820dcc509a6f75849b', sequenceNumber: '4421584500000000017450439091', sizeBytes: 812 });
 }
 
-/** The collector's input: the INSERT of a board's `board.deleted` event item. */
+/** The collector's input: the INSERT of a board's `board.deleted` log item. */
 function boardDeletedEvent() {
-  const eventKey = keys.boardEvent(PLACEHOLDER.board, PLACEHOLDER.change);
-  const deleted: ChangeStamp = { id: PLACEHOLDER.change, kind: 'board.deleted', actor: PLACEHOLDER.user, at: TIME.iso };
+  const deleted: BoardEvent = {
+    type: 'board.deleted',
+    event_id: PLACEHOLDER.change,
+    board_id: PLACEHOLDER.board,
+    actor_id: PLACEHOLDER.user,
+    occurred_at: TIME.iso,
+    seq: 3,
+  };
+  return logItemBatch(deleted, { eventID: 'a87ff679a2f3e71d9181a67b7542122c', sequenceNumber: '4421584500000000017450439092', sizeBytes: 320 });
+}
+
+/** A stream batch of one log item's INSERT, as lib/data/event-log.ts writes it. */
+function logItemBatch(event: BoardEvent, record: { eventID: string; sequenceNumber: string; sizeBytes: number }) {
+  const key = keys.logEntry(PLACEHOLDER.board, event.seq!);
+  const keptUntil = TIME.epochMs / 1000 + 7 * 86_400;
   return streamBatch({
-    eventID: 'a87ff679a2f3e71d9181a67b7542122c',
+    ...record,
     eventName: 'INSERT',
-    key: eventKey,
-    newImage: marshall({
-      ...eventKey,
-      type: 'event',
-      board_id: PLACEHOLDER.board,
-      [STAMP_ATTRIBUTE]: deleted,
-      ttl: TIME.epochMs / 1000 + 86_400,
-    }),
-    sequenceNumber: '4421584500000000017450439092',
-    sizeBytes: 240,
+    key,
+    newImage: marshall({ ...key, type: 'event', board_id: PLACEHOLDER.board, seq: event.seq, kind: event.type, event, kept_until: keptUntil, ttl: keptUntil }),
   });
 }
 

@@ -6,6 +6,6 @@ export const handler = socketRoute(socketWatch, async ({ connectionId, body }) =
   const connection = await readConnection(connectionId);
   if (!connection) throw socketClosed();
   if (isExpired(connection)) return { type: 'token.expired' };
-  await watchBoard(connection, body.board_id);
-  return { type: 'watch.ack', board_id: body.board_id };
+  const seq = await watchBoard(connection, body.board_id);
+  return { type: 'watch.ack', board_id: body.board_id, seq };
 });

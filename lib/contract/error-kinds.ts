@@ -19,6 +19,7 @@ export const KINDS: Record<ErrorKind | 'internal', { status: number; title: stri
   idempotency_key_in_use: { status: 409, title: 'Conflict' },
   invalid_code: { status: 400, title: 'Bad Request' },
   wrong_password: { status: 403, title: 'Forbidden' },
+  resync_required: { status: 410, title: 'Gone' },
   unavailable: { status: 503, title: 'Service Unavailable' },
   internal: { status: 500, title: 'Internal Server Error' },
 };

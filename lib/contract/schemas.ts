@@ -147,6 +147,34 @@ const neighbour = (what: 'card' | 'column', side: 'before' | 'after') =>
   );
 
 export const idParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid() }));
+
+/** The most events one page of a board's log holds (realtime.md: `limit` 1-1000, default 100). */
+export const MAX_EVENTS_PAGE = 1000;
+export const DEFAULT_EVENTS_PAGE = 100;
+/** A query parameter holding a whole number in decimal digits (no sign, no exponent), at most 15 digits. */
+const wholeNumber = (min: number, max: number, text: string, example: string) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,15}$/, 'must be a whole number written in digits'),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+    about(text, example),
+  );
+/** `GET /boards/{id}/events`: where to start and how many to return. */
+export const eventsQuery = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    after: v.optional(
+      wholeNumber(0, Number.MAX_SAFE_INTEGER, 'The `seq` the client has seen last: events with a higher one are returned. Omitted: 0 (from the first event).', '41'),
+      '0',
+    ),
+    limit: v.optional(
+      wholeNumber(1, MAX_EVENTS_PAGE, `The most events to return, 1 to ${MAX_EVENTS_PAGE} (default ${DEFAULT_EVENTS_PAGE}).`, '100'),
+      String(DEFAULT_EVENTS_PAGE),
+    ),
+  }),
+);
 export const cardLabelParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid(), label_id: uuid() }));
 export const memberParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid(), user_id: uuid() }));
 
@@ -430,6 +458,15 @@ export const boardTree = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       ...boardEntries(),
+      seq: v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(0),
+        about(
+          'The `seq` of the latest change the tree reflects (later ones may be reflected too; 0 for a board with no change yet): watch the board, then read `GET /boards/{id}/events?after=<seq>` to catch up from it.',
+          42,
+        ),
+      ),
       columns: v.pipe(
         v.array(columnWithCards()),
         about('The columns, by ascending position (ties: created_at, then id), each with its cards; empty for a new board.'),
@@ -607,6 +644,39 @@ export const memberList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(v.array(member()), about("The board's members, in the order they joined; not paginated.")),
 );
 
+/** An event of a board's log, as watchers received it (its kinds and fields: /asyncapi.json). */
+export const boardEvent = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.looseObject({
+      type: v.pipe(v.string(), about('The kind of change, e.g. `card.moved` (the AsyncAPI document lists every kind and its fields).', 'card.moved')),
+      event_id: id('The change\'s own id: the same on every delivery of it.'),
+      board_id: id('The board.'),
+      actor_id: id('The user who made the change.'),
+      occurred_at: timestamp('When the change was written'),
+      seq: v.pipe(v.number(), v.integer(), v.minValue(1), about('The change\'s number on its board: 1, 2, 3, ... with no gap, in the order the changes took effect.', 42)),
+    }),
+    about('A board event exactly as watchers received it, with the fields of its kind.'),
+  ),
+);
+export const eventPage = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.strictObject({
+      events: v.pipe(
+        v.array(boardEvent()),
+        v.maxLength(MAX_EVENTS_PAGE),
+        about('The events with `seq` above `after`, ascending, at most `limit` (fewer may come when they are large: ask again from the last one).'),
+      ),
+      latest_seq: v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(0),
+        about("The board's latest `seq` (0 for a board with no change yet): read on while the last event's `seq` is below it.", 42),
+      ),
+    }),
+    about("A page of a board's event log."),
+  ),
+);
+
 export const account = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
@@ -647,5 +717,6 @@ export const responseSchemas = {
   member,
   memberList,
   account,
+  eventPage,
 } satisfies Record<string, Lazy>;
 export type ResponseSchemaName = keyof typeof responseSchemas;

@@ -1,6 +1,6 @@
 import { WrongPassword } from '../domain/errors';
-import { deleteBoardAs } from './boards';
-import { deleteItems, getItems, queryAll, retryLostRaces, transactWrite } from './db';
+import { BoardChanged, deleteBoardAs } from './boards';
+import { deleteItems, getItems, LostRace, queryAll, retryLostRaces, transactWrite } from './db';
 import { removeDeletedMember } from './members';
 import type { BoardRecord, MemberRecord } from './records';
 import { cancellationCodes } from './sdk-errors';
@@ -100,8 +100,14 @@ export async function leaveBoardForGood(boardId: string, userId: string): Promis
       await deleteItems([keys.member(boardId, userId), keys.userBoard(userId, boardId)]);
       return;
     }
-    if (member.role === 'owner' && (board.owner_count ?? 1) <= 1) await deleteBoardAs(boardId, userId, userId);
-    else await removeDeletedMember(boardId, userId, member.role);
+    try {
+      if (member.role === 'owner' && (board.owner_count ?? 1) <= 1) await deleteBoardAs(boardId, userId, { board }, userId);
+      else await removeDeletedMember(boardId, userId, member.role, { board });
+    } catch (error) {
+      // The board no longer fits what was read (a co-owner came or went): look again.
+      if (error instanceof BoardChanged) throw new LostRace();
+      throw error;
+    }
   });
 }
 

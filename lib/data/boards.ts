@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { NotFound } from '../domain/errors';
 import { byLabelName, byNewestFirst, byPosition } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
-import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
-import { deleteItems, getItems, type Item, LostRace, queryAll, queryPages, transactWrite, updateExisting } from './db';
+import { deleteItems, getItems, type Item, LostRace, queryAll, queryPages, retryLostRaces, transactWrite } from './db';
+import { commitChange, seqOf } from './event-log';
 import {
   type Board,
   type BoardRecord,
@@ -68,13 +68,23 @@ export async function listBoards(userId: string): Promise<Board[]> {
     .sort(byNewestFirst);
 }
 
+/** A rename to the title it already has writes nothing (no `seq`, no event). */
 export async function renameBoard(scope: BoardScope, title: string): Promise<Board> {
-  const change = stamp('board.updated', actorOf(scope));
-  return toBoard(
-    await updateExisting<BoardRecord>(keys.board(scope.boardId), { title, [STAMP_ATTRIBUTE]: change }, 'Board', {
-      changes: { title },
-    }),
-  );
+  const state = { board: scope.board };
+  return retryLostRaces(async () => {
+    if (state.board.title === title) return toBoard(state.board);
+    const renamed = toBoard({ ...state.board, title });
+    await commitChange({
+      boardId: scope.boardId,
+      state,
+      kind: 'board.updated',
+      actor: actorOf(scope),
+      fields: { board: renamed },
+      writes: [],
+      board: { set: ['title = :title'], values: { ':title': title } },
+    });
+    return renamed;
+  });
 }
 
 /** A board's cards, columns and labels are one range of its partition: CARD# < COLUMN# < LABEL#. */
@@ -157,6 +167,8 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
   const live = Object.fromEntries(shown.map((label) => [label.id, label.name]));
   return {
     ...toBoard(scope.board),
+    // The board item was read before the range: every change up to its seq is in the tree.
+    seq: seqOf(scope.board),
     columns: columns.sort(byPosition).map((column) => ({
       ...toColumn(column),
       cards: (cardsByColumn.get(column.id) ?? []).sort(byPosition).map((card) => toCard(card, live)),
@@ -175,50 +187,69 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
  * a board of any size is deleted without the request's 30 seconds being the limit.
  */
 export async function deleteBoard(scope: BoardScope): Promise<void> {
-  await deleteBoardAs(scope.boardId, actorOf(scope));
+  await deleteBoardAs(scope.boardId, actorOf(scope), { board: scope.board });
 }
 
 /**
- * The deletion itself, by `actor`. `soleOwner`: only while that user is still the board's one
- * owner (an account deletion, lib/data/accounts.ts), checked in the same transaction; a board
- * that no longer fits is LostRace, for the caller to look again.
+ * The deletion itself, by `actor`, as the board's last change: its `seq` condition makes every
+ * change that committed before it lower-numbered, and every later one fail (the board is gone),
+ * so `board.deleted` is the last event of the board. `soleOwner`: only while that user is still
+ * the board's one owner (an account deletion, lib/data/accounts.ts), checked in the same
+ * transaction; a board that no longer fits is LostRace, for the caller to look again.
  */
-export async function deleteBoardAs(boardId: string, actor: string, soleOwner?: string): Promise<void> {
-  try {
-    await transactWrite([
-      {
-        Delete: {
-          Key: keys.board(boardId),
-          ConditionExpression: soleOwner ? 'attribute_exists(pk) AND owner_count = :one' : 'attribute_exists(pk)',
-          ...(soleOwner ? { ExpressionAttributeValues: { ':one': 1 } } : {}),
-        },
-      },
-      eventItemPut(boardId, stamp('board.deleted', actor)),
-      ...(soleOwner
-        ? [
-            {
-              ConditionCheck: {
-                Key: keys.member(boardId, soleOwner),
-                ConditionExpression: '#role = :owner',
-                ExpressionAttributeNames: { '#role': 'role' },
-                ExpressionAttributeValues: { ':owner': 'owner' },
+export async function deleteBoardAs(
+  boardId: string,
+  actor: string,
+  state: { board: BoardRecord },
+  soleOwner?: string,
+): Promise<void> {
+  await retryLostRaces(async () => {
+    try {
+      await commitChange({
+        boardId,
+        state,
+        kind: 'board.deleted',
+        actor,
+        deletesBoard: true,
+        writes: soleOwner
+          ? [
+              {
+                ConditionCheck: {
+                  Key: keys.member(boardId, soleOwner),
+                  ConditionExpression: '#role = :owner',
+                  ExpressionAttributeNames: { '#role': 'role' },
+                  ExpressionAttributeValues: { ':owner': 'owner' },
+                },
               },
-            },
-          ]
-        : []),
-    ]);
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (soleOwner && codes?.includes('ConditionalCheckFailed')) throw new LostRace();
-    if (codes?.[0] === 'ConditionalCheckFailed') throw new NotFound('Board');
-    throw error;
-  }
+            ]
+          : [],
+        board: soleOwner ? { condition: 'owner_count = :one', values: { ':one': 1 } } : undefined,
+        boardRefused: () => new SoleOwnerChanged(),
+      });
+    } catch (error) {
+      if (error instanceof SoleOwnerChanged || (soleOwner && cancellationCodes(error)?.includes('ConditionalCheckFailed'))) {
+        throw new BoardChanged();
+      }
+      throw error;
+    }
+  });
   const members = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': keys.memberPrefix },
     ProjectionExpression: 'pk, sk, user_id',
   });
   await deleteItems(members.flatMap((m) => [{ pk: m.pk, sk: m.sk }, keys.userBoard(m.user_id as string, boardId)]));
+}
+
+/** The account deletion's premise (its user the board's one owner) no longer holds. */
+class SoleOwnerChanged extends Error {}
+
+/**
+ * Raised out of deleteBoardAs when the board no longer fits an account deletion's premise: not
+ * a LostRace (which retryLostRaces would retry here), so that the caller looks again.
+ */
+export class BoardChanged extends Error {
+  override name = 'BoardChanged';
 }
 
 /**

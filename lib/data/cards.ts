@@ -2,18 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, type BoardScope, relatedOnBoard } from './access';
-import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
-import {
-  getItems,
-  type Item,
-  itemAtCancellation,
-  LostRace,
-  queryPages,
-  retryLostRaces,
-  transactWrite,
-  updateExisting,
-} from './db';
-import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
+import { getItems, type Item, itemAtCancellation, LostRace, queryPages, retryLostRaces } from './db';
+import { type BoardItemChange, commitChange } from './event-log';
+import { type BoardRecord, type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
@@ -55,10 +46,12 @@ export async function highestCardPosition(boardId: string, columnId: string): Pr
 /**
  * Appends a card at the highest position in its column + 1.0. Creates in one column are
  * serialised by `card_version` on the column's lookup item: it is read in the request's first
- * round trip, before the highest position is queried, and the transaction commits only if it is
- * unchanged, so two creates never derive their positions from the same state. Moves do not touch
- * it (the spec lets a move write nothing but the card), and moves may produce equal positions by
- * the spec's own arithmetic anyway; creates alone are guaranteed distinct positions.
+ * round trip, before the highest position is queried (beside the second), and the transaction
+ * commits only if it is unchanged, so two creates never derive their positions from the same
+ * state. (The board's `seq`, read in the second round trip, may be newer than that query.) Moves
+ * do not touch it (the spec lets a move write nothing but the card), and moves may produce equal
+ * positions by the spec's own arithmetic anyway; creates alone are guaranteed distinct positions.
+ * A lost race re-reads the version and the board in one round trip, then the highest position.
  */
 export async function createCard(
   scope: BoardScope,
@@ -67,13 +60,17 @@ export async function createCard(
 ): Promise<Card> {
   const column = scope.column!;
   const { boardId } = scope;
+  const state = { board: scope.board };
   return retryLostRaces(async (attempt) => {
     let version = scope.columnCardVersion ?? 0;
     let highest = highestAtFirstRead;
     if (attempt > 0) {
-      const lookup = (await getItems([keys.columnLookup(column.id)])).get<ColumnLookup>(keys.columnLookup(column.id));
-      if (!lookup) throw new NotFound('Column');
+      const found = await getItems([keys.columnLookup(column.id), keys.board(boardId)]);
+      const lookup = found.get<ColumnLookup>(keys.columnLookup(column.id));
+      const board = found.get<BoardRecord>(keys.board(boardId));
+      if (!lookup || !board || board.deleting_columns?.has(column.id)) throw new NotFound('Column');
       version = lookup.card_version;
+      state.board = board;
       highest = await highestCardPosition(boardId, column.id);
     }
     const card: CardRecord = {
@@ -85,83 +82,147 @@ export async function createCard(
       position: appendPosition(highest),
       created_at: now(),
     };
+    const shown = toCard(card, state.board.labels);
     try {
-      await transactWrite([
-        {
-          Put: {
-            Item: {
-              ...keys.card(boardId, card.id),
-              type: 'card',
-              ...card,
-              colpos: columnPositionKey(column.id, card.position),
-              [STAMP_ATTRIBUTE]: stamp('card.created', actorOf(scope)),
+      await commitChange({
+        boardId,
+        state,
+        kind: 'card.created',
+        actor: actorOf(scope),
+        fields: { card: shown },
+        writes: [
+          {
+            Put: {
+              Item: { ...keys.card(boardId, card.id), type: 'card', ...card, colpos: columnPositionKey(column.id, card.position) },
+              ConditionExpression: 'attribute_not_exists(pk)',
             },
-            ConditionExpression: 'attribute_not_exists(pk)',
           },
-        },
-        { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
-        {
-          Update: {
-            Key: keys.columnLookup(column.id),
-            UpdateExpression: 'SET card_version = :next',
-            ConditionExpression: 'card_version = :seen',
-            ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
+          { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
+          {
+            Update: {
+              Key: keys.columnLookup(column.id),
+              UpdateExpression: 'SET card_version = :next',
+              ConditionExpression: 'card_version = :seen',
+              ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
+            },
           },
-        },
-        { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
-        { ConditionCheck: { Key: keys.board(boardId), ConditionExpression: 'attribute_exists(pk)' } },
-      ]);
-      return toCard(card, scope.board.labels);
+          { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
+        ],
+        board: notDeletingColumn(column.id),
+        gone: () => new NotFound('Column'),
+        boardRefused: () => new NotFound('Column'),
+      });
+      return shown;
     } catch (error) {
       const codes = cancellationCodes(error);
-      if (codes?.[3] === 'ConditionalCheckFailed' || codes?.[4] === 'ConditionalCheckFailed') throw new NotFound('Column');
+      if (codes?.[3] === 'ConditionalCheckFailed') throw new NotFound('Column');
       if (codes?.[2] === 'ConditionalCheckFailed') throw new LostRace();
       throw error;
     }
   });
 }
 
-/** Sets only the fields given with a non-null value; nothing given returns the card as it is. */
+/**
+ * The board's part in a write to a card of `columnId`: the column must not have started its
+ * deletion, whose collector, having listed the column's cards, would remove the card after the 200.
+ */
+const notDeletingColumn = (columnId: string): BoardItemChange => ({
+  condition: 'NOT contains(deleting_columns, :column)',
+  values: { ':column': columnId },
+});
+
+/**
+ * Sets only the fields given with a non-null value; nothing given, or nothing different from the
+ * card as stored, writes nothing (no `seq`, no event) and returns the card as it is. The board's
+ * `seq` condition makes the card as read the card as it is when the write lands, so the answer
+ * needs no read after the write; a change in between makes the attempt run again on the card as
+ * it then is (the failed condition returns it).
+ */
 export async function updateCard(
   scope: BoardScope,
   changes: { title?: string | null; description?: string | null },
 ): Promise<Card> {
-  const card = scope.card!;
+  let card = scope.card!;
+  const state = { board: scope.board };
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
-  if (Object.keys(fields).length === 0) return toCard(card, scope.board.labels);
-  const change = stamp('card.updated', actorOf(scope));
-  return toCard(
-    await updateExisting<CardRecord>(keys.card(scope.boardId, card.id), { ...fields, [STAMP_ATTRIBUTE]: change }, 'Card', {
-      changes: fields,
-    }),
-    scope.board.labels,
-  );
+  return retryLostRaces(async () => {
+    const updated: CardRecord = { ...card, ...fields };
+    if (Object.entries(fields).every(([name, value]) => (card as unknown as Record<string, unknown>)[name] === value)) {
+      return toCard(card, state.board.labels);
+    }
+    const names = Object.keys(fields);
+    const shown = toCard(updated, state.board.labels);
+    try {
+      await commitChange({
+        boardId: scope.boardId,
+        state,
+        kind: 'card.updated',
+        actor: actorOf(scope),
+        fields: { card: shown },
+        writes: [
+          {
+            Update: {
+              Key: keys.card(scope.boardId, card.id),
+              UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+              ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+            },
+          },
+        ],
+        board: notDeletingColumn(card.column_id),
+        gone: () => new NotFound('Card'),
+        boardRefused: () => new NotFound('Card'),
+      });
+      return shown;
+    } catch (error) {
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Card');
+      if (error instanceof LostRace) card = await currentCard(scope.boardId, card.id);
+      throw error;
+    }
+  });
 }
 
-/** The card and its id lookup go together; a card already gone is 404. */
+/** A card as it is now (after a lost race): one strongly consistent read; gone is 404. */
+async function currentCard(boardId: string, cardId: string): Promise<CardRecord> {
+  const current = (await getItems([keys.card(boardId, cardId)])).get<CardRecord>(keys.card(boardId, cardId));
+  if (!current) throw new NotFound('Card');
+  return current;
+}
+
 /**
- * `card.deleted` names the column the card leaves, so the delete requires the card to still be in
- * the column it was read in: a move committing between the access check's read and this write
- * would otherwise make the event name a column the card had already left. On that race the
- * failed condition returns the card as it now is and the delete goes again from there (one more
- * round trip, only in that race).
+ * The card and its id lookup go together; a card already gone is 404. `card.deleted` names the
+ * column the card leaves, so the delete requires the card to still be in the column it was read
+ * in: a move committing between the access check's read and this write would otherwise make the
+ * event name a column the card had already left. On that race the failed condition returns the
+ * card as it now is and the delete goes again from there (one more round trip, only in that race).
  */
 export async function deleteCard(scope: BoardScope): Promise<void> {
   let card = scope.card!;
+  const state = { board: scope.board };
   await retryLostRaces(async () => {
     try {
-      await transactWrite([
-        {
-          Delete: {
-            Key: keys.card(scope.boardId, card.id),
-            ConditionExpression: 'attribute_exists(pk) AND column_id = :column',
-            ExpressionAttributeValues: { ':column': card.column_id },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      await commitChange({
+        boardId: scope.boardId,
+        state,
+        kind: 'card.deleted',
+        actor: actorOf(scope),
+        fields: { card_id: card.id, column_id: card.column_id },
+        writes: [
+          {
+            Delete: {
+              Key: keys.card(scope.boardId, card.id),
+              ConditionExpression: 'attribute_exists(pk) AND column_id = :column',
+              ExpressionAttributeValues: { ':column': card.column_id },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
           },
-        },
-        { Delete: { Key: keys.cardLookup(card.id) } },
-        eventItemPut(scope.boardId, stamp('card.deleted', actorOf(scope), { card_id: card.id, column_id: card.column_id })),
-      ]);
+          { Delete: { Key: keys.cardLookup(card.id) } },
+        ],
+        board: notDeletingColumn(card.column_id),
+        gone: () => new NotFound('Card'),
+        boardRefused: () => new NotFound('Card'),
+      });
     } catch (error) {
       if (cancellationCodes(error)?.[0] !== 'ConditionalCheckFailed') throw error;
       const current = itemAtCancellation<CardRecord>(error, 0);
@@ -208,72 +269,78 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
   const position = positionBetween(before?.position, after?.position);
   let card = scope.card!;
 
+  const state = { board: scope.board };
+
   return retryLostRaces(async () => {
     const moved: CardRecord = { ...card, column_id: targetColumn.id, position };
-    const change = stamp('card.moved', actorOf(scope), { from_column_id: card.column_id, from_position: card.position });
+    const shown = toCard(moved, state.board.labels);
     try {
-      await transactWrite([
-        {
-          Update: {
-            Key: keys.card(scope.boardId, card.id),
-            UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos, ev = :ev',
-            ConditionExpression: `attribute_exists(pk) AND title = :title AND ${
-              // A card stored without the attribute has no description, like one stored as null.
-              card.description == null
-                ? '(attribute_not_exists(description) OR description = :description)'
-                : 'description = :description'
-            } AND column_id = :fromColumn AND #position = :fromPosition AND (column_id <> :column OR #position <> :position)`,
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            ExpressionAttributeNames: { '#position': 'position' },
-            ExpressionAttributeValues: {
-              ':column': moved.column_id,
-              ':position': moved.position,
-              ':colpos': columnPositionKey(moved.column_id, moved.position),
-              ':title': card.title,
-              ':description': card.description ?? null,
-              // The event's from_* must be where this write found the card: a concurrent move in
-              // between makes this one go again from where that one left it.
-              ':fromColumn': card.column_id,
-              ':fromPosition': card.position,
-              ':ev': change,
+      await commitChange({
+        boardId: scope.boardId,
+        state,
+        kind: 'card.moved',
+        actor: actorOf(scope),
+        fields: { card: shown, from_column_id: card.column_id, from_position: card.position },
+        writes: [
+          {
+            Update: {
+              Key: keys.card(scope.boardId, card.id),
+              UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
+              ConditionExpression: `attribute_exists(pk) AND title = :title AND ${
+                // A card stored without the attribute has no description, like one stored as null.
+                card.description == null
+                  ? '(attribute_not_exists(description) OR description = :description)'
+                  : 'description = :description'
+              } AND column_id = :fromColumn AND #position = :fromPosition AND (column_id <> :column OR #position <> :position)`,
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              ExpressionAttributeNames: { '#position': 'position' },
+              ExpressionAttributeValues: {
+                ':column': moved.column_id,
+                ':position': moved.position,
+                ':colpos': columnPositionKey(moved.column_id, moved.position),
+                ':title': card.title,
+                ':description': card.description ?? null,
+                // The event's from_* must be where this write found the card: a concurrent move in
+                // between makes this one go again from where that one left it.
+                ':fromColumn': card.column_id,
+                ':fromPosition': card.position,
+              },
             },
           },
+          { ConditionCheck: { Key: keys.column(scope.boardId, moved.column_id), ConditionExpression: 'attribute_exists(pk)' } },
+        ],
+        // The card's own column (and the target) must not have started its deletion since the
+        // access check, or the deletion, having already listed this card, would remove it after
+        // this move's 200 (or leave it in a column that is gone).
+        board: {
+          condition: 'NOT contains(deleting_columns, :from) AND NOT contains(deleting_columns, :to)',
+          values: { ':from': card.column_id, ':to': moved.column_id },
         },
-        { ConditionCheck: { Key: keys.column(scope.boardId, moved.column_id), ConditionExpression: 'attribute_exists(pk)' } },
-        {
-          // The card's own column must not have started its deletion since the access check, or
-          // the deletion, having already listed this card, would remove it after this move's 200.
-          ConditionCheck: {
-            Key: keys.board(scope.boardId),
-            ConditionExpression: 'attribute_exists(pk) AND NOT contains(deleting_columns, :from)',
-            ExpressionAttributeValues: { ':from': card.column_id },
-          },
-        },
-      ]);
-      return toCard(moved, scope.board.labels);
+        gone: () => new NotFound('Card'),
+        boardRefused: (board) =>
+          board.deleting_columns?.has(card.column_id) ? new NotFound('Card') : new NotFound('Target column'),
+      });
+      return shown;
     } catch (error) {
       const codes = cancellationCodes(error);
       if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFound('Target column');
       if (codes?.[0] === 'ConditionalCheckFailed') {
         const current = itemAtCancellation<CardRecord>(error, 0);
         if (!current) throw new NotFound('Card');
-        // Edited, or moved since it was read (out of the column whose deletion the third check
-        // watches, or within it): written again on the card as it now is.
+        // Edited, or moved since it was read: written again on the card as it now is.
         const edited = current.title !== card.title || (current.description ?? null) !== (card.description ?? null);
         if (edited || current.column_id !== card.column_id || current.position !== card.position) {
           card = current;
           throw new LostRace();
         }
-        // Its column, as read and as now, is being deleted: the card is about to go.
-        if (codes[2] === 'ConditionalCheckFailed') throw new NotFound('Card');
         // Title, description and place as read, so only the target can have failed: already there.
         if (current.column_id === moved.column_id && current.position === moved.position) {
-          return toCard(current, scope.board.labels);
+          return toCard(current, state.board.labels);
         }
         // Unreachable while the condition reads as above; a 500 if it ever changes.
         throw error;
       }
-      if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Card');
+      if (error instanceof LostRace) card = await currentCard(scope.boardId, card.id);
       throw error;
     }
   });

@@ -5,21 +5,9 @@ import { byPosition } from '../domain/ordering';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, type BoardScope, relatedOnBoard } from './access';
 import { queryColumnCards } from './cards';
-import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
+import { deleteItems, documentClient, getItems, isConditionFailure, LostRace, queryAll, retryLostRaces, tableName } from './db';
+import { commitChange } from './event-log';
 import {
-  deleteItems,
-  documentClient,
-  getItems,
-  isConditionFailure,
-  LostRace,
-  queryAll,
-  retryLostRaces,
-  tableName,
-  transactWrite,
-  updateExisting,
-} from './db';
-import {
-  type BoardRecord,
   type CardRecord,
   type Column,
   type ColumnRecord,
@@ -43,13 +31,14 @@ async function highestColumnPosition(boardId: string): Promise<number | undefine
 
 /**
  * Appends a column: highest position + 1.0. Concurrent creates are serialised by the board's
- * `column_version`, read before the columns are queried and checked in the same transaction
- * that writes the column, so two creates never compute their position from the same state.
+ * `seq`, read before the columns are queried and checked in the same transaction that writes the
+ * column, so two creates never compute their position from the same state. A lost race gets the
+ * board as it now is from the failed condition and queries the columns again.
  */
 export async function createColumn(scope: BoardScope, title: string): Promise<Column> {
   const { boardId } = scope;
-  return retryLostRaces(async (attempt) => {
-    const version = attempt === 0 ? (scope.board.column_version ?? 0) : await readColumnVersion(boardId);
+  const state = { board: scope.board };
+  return retryLostRaces(async () => {
     const column: ColumnRecord = {
       id: randomUUID(),
       board_id: boardId,
@@ -57,43 +46,21 @@ export async function createColumn(scope: BoardScope, title: string): Promise<Co
       position: appendPosition(await highestColumnPosition(boardId)),
       created_at: now(),
     };
-    try {
-      await transactWrite([
+    await commitChange({
+      boardId,
+      state,
+      kind: 'column.created',
+      actor: actorOf(scope),
+      fields: { column: toColumn(column) },
+      writes: [
         {
-          Put: {
-            Item: {
-              ...keys.column(boardId, column.id),
-              type: 'column',
-              ...column,
-              [STAMP_ATTRIBUTE]: stamp('column.created', actorOf(scope)),
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
+          Put: { Item: { ...keys.column(boardId, column.id), type: 'column', ...column }, ConditionExpression: 'attribute_not_exists(pk)' },
         },
         { Put: { Item: { ...keys.columnLookup(column.id), type: 'column_lookup', board_id: boardId, card_version: 0 } } },
-        {
-          Update: {
-            Key: keys.board(boardId),
-            // The column's own item carries this change's event; the board's counter is not one.
-            UpdateExpression: 'SET column_version = :next REMOVE ev',
-            ConditionExpression: 'column_version = :seen',
-            ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
-          },
-        },
-      ]);
-      return toColumn(column);
-    } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[2] === 'ConditionalCheckFailed') throw new LostRace();
-      throw error;
-    }
+      ],
+    });
+    return toColumn(column);
   });
-}
-
-async function readColumnVersion(boardId: string): Promise<number> {
-  const board = (await getItems([keys.board(boardId)])).get<BoardRecord>(keys.board(boardId));
-  if (!board) throw new NotFound('Board');
-  return board.column_version ?? 0;
 }
 
 /** The column and its cards, in one strongly consistent index query (after the access check). */
@@ -104,15 +71,58 @@ export async function readColumnWithCards(scope: BoardScope): Promise<ColumnWith
 }
 
 export async function renameColumn(scope: BoardScope, title: string): Promise<Column> {
-  const change = stamp('column.updated', actorOf(scope));
-  return toColumn(
-    await updateExisting<ColumnRecord>(
-      keys.column(scope.boardId, scope.column!.id),
-      { title, [STAMP_ATTRIBUTE]: change },
-      'Column',
-      { changes: { title } },
-    ),
-  );
+  return changeColumn(scope, 'column.updated', { title });
+}
+
+/**
+ * A column's title or position, with its event; a value it already has writes nothing. The board's
+ * `seq` condition makes the column as read the column as stored when the write lands; a lost race
+ * reads it again.
+ */
+async function changeColumn(
+  scope: BoardScope,
+  kind: 'column.updated' | 'column.moved',
+  fields: { title: string } | { position: number },
+): Promise<Column> {
+  let column = scope.column!;
+  const state = { board: scope.board };
+  const [[name, value]] = Object.entries(fields) as [[string, unknown]];
+  return retryLostRaces(async () => {
+    if ((column as unknown as Record<string, unknown>)[name] === value) return toColumn(column);
+    const changed = toColumn({ ...column, ...fields });
+    try {
+      await commitChange({
+        boardId: scope.boardId,
+        state,
+        kind,
+        actor: actorOf(scope),
+        fields: { column: changed },
+        writes: [
+          {
+            Update: {
+              Key: keys.column(scope.boardId, column.id),
+              UpdateExpression: 'SET #field = :value',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeNames: { '#field': name },
+              ExpressionAttributeValues: { ':value': value },
+            },
+          },
+        ],
+        gone: () => new NotFound('Column'),
+      });
+      return changed;
+    } catch (error) {
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Column');
+      if (error instanceof LostRace) column = await currentColumn(scope.boardId, column.id);
+      throw error;
+    }
+  });
+}
+
+async function currentColumn(boardId: string, columnId: string): Promise<ColumnRecord> {
+  const current = (await getItems([keys.column(boardId, columnId)])).get<ColumnRecord>(keys.column(boardId, columnId));
+  if (!current) throw new NotFound('Column');
+  return current;
 }
 
 /**
@@ -120,31 +130,33 @@ export async function renameColumn(scope: BoardScope, title: string): Promise<Co
  * removes the column and its lookup, names the column in the board's `deleting_columns` (from
  * then on its cards answer 404 everywhere, and creates and moves into it fail their condition
  * checks) and writes `column.deleted`. Its cards are removed after the answer by the collector
- * (deleteColumnCards), fed by that event item through the table's stream.
+ * (deleteColumnCards), fed by that log item through the table's stream.
  */
 export async function deleteColumn(scope: BoardScope): Promise<void> {
   const column = scope.column!;
   const { boardId } = scope;
-  try {
-    await transactWrite([
-      { Delete: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
-      { Delete: { Key: keys.columnLookup(column.id) } },
-      {
-        Update: {
-          Key: keys.board(boardId),
-          UpdateExpression: 'ADD deleting_columns :column REMOVE ev',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':column': new Set([column.id]) },
-        },
-      },
-      // Its cards' deletions need no events of their own (realtime contract).
-      eventItemPut(boardId, stamp('column.deleted', actorOf(scope), { column_id: column.id })),
-    ]);
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Column');
-    throw error;
-  }
+  const state = { board: scope.board };
+  await retryLostRaces(async () => {
+    try {
+      await commitChange({
+        boardId,
+        state,
+        kind: 'column.deleted',
+        actor: actorOf(scope),
+        // Its cards' deletions need no events of their own (realtime contract).
+        fields: { column_id: column.id },
+        writes: [
+          { Delete: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
+          { Delete: { Key: keys.columnLookup(column.id) } },
+        ],
+        board: { add: ['deleting_columns :deleting'], values: { ':deleting': new Set([column.id]) } },
+        gone: () => new NotFound('Column'),
+      });
+    } catch (error) {
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Column');
+      throw error;
+    }
+  });
 }
 
 /**
@@ -161,7 +173,7 @@ export async function deleteColumnCards(boardId: string, columnId: string): Prom
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.board(boardId),
-        UpdateExpression: 'DELETE deleting_columns :column REMOVE ev',
+        UpdateExpression: 'DELETE deleting_columns :column',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':column': new Set([columnId]) },
       }),
@@ -178,14 +190,5 @@ export async function moveColumn(
 ): Promise<Column> {
   const before = relatedOnBoard(scope.relatedColumns, scope.boardId, move.before_id, 'The column named in before_id');
   const after = relatedOnBoard(scope.relatedColumns, scope.boardId, move.after_id, 'The column named in after_id');
-  const position = positionBetween(before?.position, after?.position);
-  const change = stamp('column.moved', actorOf(scope));
-  return toColumn(
-    await updateExisting<ColumnRecord>(
-      keys.column(scope.boardId, scope.column!.id),
-      { position, [STAMP_ATTRIBUTE]: change },
-      'Column',
-      { changes: { position } },
-    ),
-  );
+  return changeColumn(scope, 'column.moved', { position: positionBetween(before?.position, after?.position) });
 }

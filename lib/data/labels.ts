@@ -4,19 +4,8 @@ import { Conflict, Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { byLabelName } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
-import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
-import {
-  documentClient,
-  isConditionFailure,
-  itemAtCancellation,
-  itemAtConditionFailure,
-  LostRace,
-  queryAll,
-  queryPages,
-  retryLostRaces,
-  tableName,
-  transactWrite,
-} from './db';
+import { documentClient, getItems, isConditionFailure, itemAtCancellation, LostRace, queryAll, queryPages, retryLostRaces, tableName } from './db';
+import { commitChange } from './event-log';
 import {
   type Card,
   type CardRecord,
@@ -67,47 +56,40 @@ export async function createLabel(scope: BoardScope, input: { name: string; colo
   await ensureLabelMap(scope);
   const { boardId } = scope;
   const label: LabelRecord = { id: randomUUID(), board_id: boardId, name: input.name, color: input.color, created_at: now() };
-  try {
-    await transactWrite([
-      {
-        Put: {
-          Item: {
-            ...keys.label(boardId, label.id),
-            type: 'label',
-            ...label,
-            [STAMP_ATTRIBUTE]: stamp('label.created', actorOf(scope)),
+  const state = { board: scope.board };
+  await retryLostRaces(async () => {
+    try {
+      await commitChange({
+        boardId,
+        state,
+        kind: 'label.created',
+        actor: actorOf(scope),
+        fields: { label: toLabel(label) },
+        writes: [
+          {
+            Put: { Item: { ...keys.label(boardId, label.id), type: 'label', ...label }, ConditionExpression: 'attribute_not_exists(pk)' },
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
+          { Put: { Item: { ...keys.labelLookup(label.id), type: 'label_lookup', board_id: boardId } } },
+          {
+            Put: {
+              Item: { ...keys.labelName(boardId, label.name), type: 'label_name', label_id: label.id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+        board: {
+          set: ['labels.#id = :name'],
+          condition: 'size(labels) < :max',
+          names: { '#id': label.id },
+          values: { ':name': label.name, ':max': MAX_LABELS_PER_BOARD },
         },
-      },
-      { Put: { Item: { ...keys.labelLookup(label.id), type: 'label_lookup', board_id: boardId } } },
-      {
-        Put: {
-          Item: { ...keys.labelName(boardId, label.name), type: 'label_name', label_id: label.id },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Update: {
-          Key: keys.board(boardId),
-          // The label's own item carries this change's event; the board's map is not one.
-          UpdateExpression: 'SET labels.#id = :name REMOVE ev',
-          ConditionExpression: 'attribute_exists(pk) AND size(labels) < :max',
-          ExpressionAttributeNames: { '#id': label.id },
-          ExpressionAttributeValues: { ':name': label.name, ':max': MAX_LABELS_PER_BOARD },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-    ]);
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[3] === 'ConditionalCheckFailed') {
-      if (!itemAtCancellation(error, 3)) throw new NotFound('Board');
-      throw new LimitReached(`A board can have at most ${MAX_LABELS_PER_BOARD} labels; delete one first.`);
+        boardRefused: () => new LimitReached(`A board can have at most ${MAX_LABELS_PER_BOARD} labels; delete one first.`),
+      });
+    } catch (error) {
+      if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') throw nameTaken();
+      throw error;
     }
-    if (codes?.[2] === 'ConditionalCheckFailed') throw nameTaken();
-    throw error;
-  }
+  });
   return toLabel(label);
 }
 
@@ -131,55 +113,56 @@ export async function listLabels(scope: BoardScope): Promise<Label[]> {
 export async function updateLabel(scope: BoardScope, changes: { name?: string | null; color?: string | null }): Promise<Label> {
   let label = scope.label!;
   const { boardId } = scope;
+  const state = { board: scope.board };
   return retryLostRaces(async () => {
     const next: LabelRecord = { ...label, name: changes.name ?? label.name, color: changes.color ?? label.color };
     if (next.name === label.name && next.color === label.color) return toLabel(label);
     const nameMoves = labelNameKey(next.name) !== labelNameKey(label.name);
     try {
-      await transactWrite([
-        {
-          Update: {
-            Key: keys.label(boardId, label.id),
-            UpdateExpression: 'SET #name = :name, color = :color, ev = :ev',
-            ConditionExpression: 'attribute_exists(pk) AND #name = :was AND color = :wasColor',
-            ExpressionAttributeNames: { '#name': 'name' },
-            ExpressionAttributeValues: {
-              ':name': next.name,
-              ':color': next.color,
-              ':was': label.name,
-              ':wasColor': label.color,
-              ':ev': stamp('label.updated', actorOf(scope)),
+      await commitChange({
+        boardId,
+        state,
+        kind: 'label.updated',
+        actor: actorOf(scope),
+        fields: { label: toLabel(next) },
+        writes: [
+          {
+            Update: {
+              Key: keys.label(boardId, label.id),
+              UpdateExpression: 'SET #name = :name, color = :color',
+              ConditionExpression: 'attribute_exists(pk) AND #name = :was AND color = :wasColor',
+              ExpressionAttributeNames: { '#name': 'name' },
+              ExpressionAttributeValues: { ':name': next.name, ':color': next.color, ':was': label.name, ':wasColor': label.color },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
-        },
-        {
-          Update: {
-            Key: keys.board(boardId),
-            UpdateExpression: 'SET labels.#id = :name REMOVE ev',
-            ConditionExpression: 'attribute_exists(labels.#id)',
-            ExpressionAttributeNames: { '#id': label.id },
-            ExpressionAttributeValues: { ':name': next.name },
-          },
-        },
-        ...(nameMoves
-          ? [
-              {
-                Delete: {
-                  Key: keys.labelName(boardId, label.name),
-                  ConditionExpression: 'label_id = :id',
-                  ExpressionAttributeValues: { ':id': label.id },
+          ...(nameMoves
+            ? [
+                {
+                  Delete: {
+                    Key: keys.labelName(boardId, label.name),
+                    ConditionExpression: 'label_id = :id',
+                    ExpressionAttributeValues: { ':id': label.id },
+                  },
                 },
-              },
-              {
-                Put: {
-                  Item: { ...keys.labelName(boardId, next.name), type: 'label_name', label_id: label.id },
-                  ConditionExpression: 'attribute_not_exists(pk)',
+                {
+                  Put: {
+                    Item: { ...keys.labelName(boardId, next.name), type: 'label_name', label_id: label.id },
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
                 },
-              },
-            ]
-          : []),
-      ]);
+              ]
+            : []),
+        ],
+        board: {
+          set: ['labels.#id = :newName'],
+          condition: 'attribute_exists(labels.#id)',
+          names: { '#id': label.id },
+          values: { ':newName': next.name },
+        },
+        boardRefused: () => new NotFound('Label'),
+        gone: () => new NotFound('Label'),
+      });
       return toLabel(next);
     } catch (error) {
       const codes = cancellationCodes(error);
@@ -187,11 +170,18 @@ export async function updateLabel(scope: BoardScope, changes: { name?: string | 
         label = labelAsItIsNow(error);
         throw new LostRace();
       }
-      if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFound('Label');
-      if (codes?.[3] === 'ConditionalCheckFailed') throw nameTaken();
+      if (codes?.[2] === 'ConditionalCheckFailed') throw nameTaken();
+      if (error instanceof LostRace) label = await currentLabel(boardId, label.id);
       throw error;
     }
   });
+}
+
+/** The label as it is now, after a lost race: one strongly consistent read; gone is 404. */
+async function currentLabel(boardId: string, labelId: string): Promise<LabelRecord> {
+  const current = (await getItems([keys.label(boardId, labelId)])).get<LabelRecord>(keys.label(boardId, labelId));
+  if (!current) throw new NotFound('Label');
+  return current;
 }
 
 /**
@@ -204,37 +194,39 @@ export async function deleteLabel(scope: BoardScope): Promise<void> {
   const { boardId } = scope;
   // The name item to free is the label's name at the moment of the delete: a rename in between
   // moved it, so the delete requires the name as read and starts again on the label as it is.
+  const state = { board: scope.board };
   await retryLostRaces(async () => {
     try {
-      await transactWrite([
-        {
-          Delete: {
-            Key: keys.label(boardId, label.id),
-            ConditionExpression: 'attribute_exists(pk) AND #name = :was',
-            ExpressionAttributeNames: { '#name': 'name' },
-            ExpressionAttributeValues: { ':was': label.name },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        { Delete: { Key: keys.labelLookup(label.id) } },
-        {
-          Delete: {
-            Key: keys.labelName(boardId, label.name),
-            ConditionExpression: 'label_id = :id',
-            ExpressionAttributeValues: { ':id': label.id },
-          },
-        },
-        {
-          Update: {
-            Key: keys.board(boardId),
-            UpdateExpression: 'REMOVE labels.#id, ev',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#id': label.id },
-          },
-        },
+      await commitChange({
+        boardId,
+        state,
+        kind: 'label.deleted',
+        actor: actorOf(scope),
         // Clients drop the label from every card: no card.updated per card (realtime contract).
-        eventItemPut(boardId, stamp('label.deleted', actorOf(scope), { label_id: label.id })),
-      ]);
+        fields: { label_id: label.id },
+        writes: [
+          {
+            Delete: {
+              Key: keys.label(boardId, label.id),
+              ConditionExpression: 'attribute_exists(pk) AND #name = :was',
+              ExpressionAttributeNames: { '#name': 'name' },
+              ExpressionAttributeValues: { ':was': label.name },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+          { Delete: { Key: keys.labelLookup(label.id) } },
+          {
+            Delete: {
+              Key: keys.labelName(boardId, label.name),
+              ConditionExpression: 'label_id = :id',
+              ExpressionAttributeValues: { ':id': label.id },
+            },
+          },
+        ],
+        board: { remove: ['labels.#id'], condition: 'attribute_exists(labels.#id)', names: { '#id': label.id } },
+        boardRefused: () => new NotFound('Label'),
+        gone: () => new NotFound('Label'),
+      });
     } catch (error) {
       const codes = cancellationCodes(error);
       if (codes?.[0] === 'ConditionalCheckFailed') {
@@ -242,7 +234,6 @@ export async function deleteLabel(scope: BoardScope): Promise<void> {
         throw new LostRace();
       }
       if (codes?.[2] === 'ConditionalCheckFailed') throw new LostRace();
-      if (codes?.[3] === 'ConditionalCheckFailed') throw new NotFound('Label');
       throw error;
     }
   });
@@ -267,7 +258,7 @@ async function removeLabelFromCards(boardId: string, labelId: string): Promise<v
           TableName: tableName(),
           Key: key,
           // No event: clients already dropped the label on label.deleted.
-          UpdateExpression: 'DELETE label_ids :label REMOVE ev',
+          UpdateExpression: 'DELETE label_ids :label',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':label': new Set([labelId]) },
         }),
@@ -326,36 +317,52 @@ export function detachLabel(scope: BoardScope, labelId: string): Promise<Card> {
  */
 function changeCardLabels(scope: BoardScope, change: (live: string[]) => string[] | undefined): Promise<Card> {
   let card = scope.card!;
-  const labels = scope.board.labels;
+  const state = { board: scope.board };
   return retryLostRaces(async () => {
+    const labels = state.board.labels;
     const next = change(liveLabelIds(card.label_ids, labels));
     if (!next) return toCard(card, labels);
     const seen = card.label_ids && card.label_ids.size > 0 ? card.label_ids : undefined;
+    const shown = toCard({ ...card, label_ids: new Set(next) }, labels);
     try {
-      const out = await documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.card(scope.boardId, card.id),
-          UpdateExpression: next.length > 0 ? 'SET label_ids = :next, ev = :ev' : 'SET ev = :ev REMOVE label_ids',
-          ConditionExpression: seen
-            ? 'attribute_exists(pk) AND label_ids = :seen'
-            : 'attribute_exists(pk) AND attribute_not_exists(label_ids)',
-          ExpressionAttributeValues: {
-            ':ev': stamp('card.updated', actorOf(scope)),
-            ...(next.length > 0 ? { ':next': new Set(next) } : {}),
-            ...(seen ? { ':seen': seen } : {}),
+      await commitChange({
+        boardId: scope.boardId,
+        state,
+        kind: 'card.updated',
+        actor: actorOf(scope),
+        fields: { card: shown },
+        writes: [
+          {
+            Update: {
+              Key: keys.card(scope.boardId, card.id),
+              ...(next.length > 0
+                ? { UpdateExpression: 'SET label_ids = :next', ExpressionAttributeValues: { ':next': new Set(next), ...(seen ? { ':seen': seen } : {}) } }
+                : { UpdateExpression: 'REMOVE label_ids', ...(seen ? { ExpressionAttributeValues: { ':seen': seen } } : {}) }),
+              ConditionExpression: seen
+                ? 'attribute_exists(pk) AND label_ids = :seen'
+                : 'attribute_exists(pk) AND attribute_not_exists(label_ids)',
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
           },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return toCard(out.Attributes as CardRecord, labels);
+        ],
+        board: { condition: 'NOT contains(deleting_columns, :column)', values: { ':column': card.column_id } },
+        gone: () => new NotFound('Card'),
+        boardRefused: () => new NotFound('Card'),
+      });
+      return shown;
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const current = itemAtConditionFailure<CardRecord>(error);
-      if (!current) throw new NotFound('Card');
-      card = current;
-      throw new LostRace();
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
+        const current = itemAtCancellation<CardRecord>(error, 0);
+        if (!current) throw new NotFound('Card');
+        card = current;
+        throw new LostRace();
+      }
+      if (error instanceof LostRace) {
+        const current = (await getItems([keys.card(scope.boardId, card.id)])).get<CardRecord>(keys.card(scope.boardId, card.id));
+        if (!current) throw new NotFound('Card');
+        card = current;
+      }
+      throw error;
     }
   });
 }

@@ -1,8 +1,9 @@
 import { Conflict, Forbidden, NotFound } from '../domain/errors';
 import { actorOf, type BoardScope } from './access';
-import { eventItemPut, STAMP_ATTRIBUTE, stamp } from './changes';
-import { getItems, type Item, LostRace, queryAll, type TransactItem, transactWrite } from './db';
-import { type Member, type MemberRecord, now, type Role } from './records';
+import { BoardChanged } from './boards';
+import { getItems, type Item, queryAll, retryLostRaces } from './db';
+import { type BoardItemChange, commitChange } from './event-log';
+import { type BoardRecord, type Member, type MemberRecord, now, type Role } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys } from './table';
 import { findUserByEmail, getProfiles, type UserProfile } from './users';
@@ -30,37 +31,41 @@ export async function addMember(scope: BoardScope, email: string, role: Role): P
   if (!user?.verified) throw new NotFound('A registered user with this email');
   const member: MemberRecord = { board_id: scope.boardId, user_id: user.user_id, role, joined_at: now() };
   const added = view(member, user);
-  try {
-    await transactWrite([
-      {
-        Put: {
-          Item: {
-            ...keys.member(scope.boardId, user.user_id),
-            type: 'member',
-            ...member,
-            [STAMP_ATTRIBUTE]: stamp('member.added', actorOf(scope), { member: added }),
+  const state = { board: scope.board };
+  await retryLostRaces(async () => {
+    try {
+      await commitChange({
+        boardId: scope.boardId,
+        state,
+        kind: 'member.added',
+        actor: actorOf(scope),
+        fields: { member: added },
+        writes: [
+          {
+            Put: {
+              Item: { ...keys.member(scope.boardId, user.user_id), type: 'member', ...member },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      { Put: { Item: { ...keys.userBoard(user.user_id, scope.boardId), type: 'user_board', ...member } } },
-      ownerCountChange(scope.boardId, role === 'owner' ? 1 : 0),
-      // The account still holds the proven address: a deletion racing the add wins.
-      {
-        ConditionCheck: {
-          Key: keys.email(email),
-          ConditionExpression: 'user_id = :user AND verified = :true',
-          ExpressionAttributeValues: { ':user': user.user_id, ':true': true },
-        },
-      },
-    ]);
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[0] === 'ConditionalCheckFailed') throw new Conflict('This user is already a member of the board.');
-    if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Board');
-    if (codes?.[3] === 'ConditionalCheckFailed') throw new NotFound('A registered user with this email');
-    throw error;
-  }
+          { Put: { Item: { ...keys.userBoard(user.user_id, scope.boardId), type: 'user_board', ...member } } },
+          // The account still holds the proven address: a deletion racing the add wins.
+          {
+            ConditionCheck: {
+              Key: keys.email(email),
+              ConditionExpression: 'user_id = :user AND verified = :true',
+              ExpressionAttributeValues: { ':user': user.user_id, ':true': true },
+            },
+          },
+        ],
+        board: ownerCountChange(role === 'owner' ? 1 : 0),
+      });
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[0] === 'ConditionalCheckFailed') throw new Conflict('This user is already a member of the board.');
+      if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('A registered user with this email');
+      throw error;
+    }
+  });
   return added;
 }
 
@@ -82,45 +87,48 @@ export async function listMembers(scope: BoardScope): Promise<Member[]> {
  */
 export async function changeRole(scope: BoardScope, userId: string, role: Role): Promise<Member> {
   const memberKey = keys.member(scope.boardId, userId);
-  const found = await getItems([memberKey, keys.userProfile(userId)]);
-  const current = found.get<MemberRecord>(memberKey);
-  if (!current) throw new NotFound('A member with this user id');
-  const changed = view({ user_id: userId, role }, found.get<UserProfile>(keys.userProfile(userId)) ?? noProfile);
-  if (current.role !== role) {
-    const delta = role === 'owner' ? 1 : -1;
+  const state = { board: scope.board };
+  return retryLostRaces(async () => {
+    const found = await getItems([memberKey, keys.userProfile(userId)]);
+    const current = found.get<MemberRecord>(memberKey);
+    if (!current) throw new NotFound('A member with this user id');
+    const changed = view({ user_id: userId, role }, found.get<UserProfile>(keys.userProfile(userId)) ?? noProfile);
+    if (current.role === role) return changed;
     try {
-      await transactWrite([
-        {
-          Update: {
-            Key: memberKey,
-            UpdateExpression: 'SET #role = :role, ev = :ev',
-            ConditionExpression: '#role = :current',
-            ExpressionAttributeNames: { '#role': 'role' },
-            ExpressionAttributeValues: {
-              ':role': role,
-              ':current': current.role,
-              ':ev': stamp('member.updated', actorOf(scope), { member: changed }),
+      await commitChange({
+        boardId: scope.boardId,
+        state,
+        kind: 'member.updated',
+        actor: actorOf(scope),
+        fields: { member: changed },
+        writes: [
+          {
+            Update: {
+              Key: memberKey,
+              UpdateExpression: 'SET #role = :role',
+              ConditionExpression: '#role = :current',
+              ExpressionAttributeNames: { '#role': 'role' },
+              ExpressionAttributeValues: { ':role': role, ':current': current.role },
             },
           },
-        },
-        {
-          Update: {
-            Key: keys.userBoard(userId, scope.boardId),
-            UpdateExpression: 'SET #role = :role',
-            ExpressionAttributeNames: { '#role': 'role' },
-            ExpressionAttributeValues: { ':role': role },
+          {
+            Update: {
+              Key: keys.userBoard(userId, scope.boardId),
+              UpdateExpression: 'SET #role = :role',
+              ExpressionAttributeNames: { '#role': 'role' },
+              ExpressionAttributeValues: { ':role': role },
+            },
           },
-        },
-        ownerCountChange(scope.boardId, delta),
-      ]);
+        ],
+        board: ownerCountChange(role === 'owner' ? 1 : -1),
+        boardRefused: lastOwner,
+      });
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[2] === 'ConditionalCheckFailed') throw lastOwner();
-      if (codes?.[0] === 'ConditionalCheckFailed') throw new Conflict('The member changed meanwhile; retry.');
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new Conflict('The member changed meanwhile; retry.');
       throw error;
     }
-  }
-  return changed;
+    return changed;
+  });
 }
 
 const noProfile = { email: '', display_name: '' };
@@ -130,37 +138,27 @@ export async function removeMember(scope: BoardScope, userId: string): Promise<v
   if (scope.member.role !== 'owner' && scope.member.user_id !== userId) {
     throw new Forbidden('Only an owner may remove other members.');
   }
-  const current = await readMember(scope.boardId, userId);
-  try {
-    await transactWrite([
-      {
-        Delete: {
-          Key: keys.member(scope.boardId, userId),
-          ConditionExpression: '#role = :current',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':current': current.role },
-        },
-      },
-      { Delete: { Key: keys.userBoard(userId, scope.boardId) } },
-      ownerCountChange(scope.boardId, current.role === 'owner' ? -1 : 0),
-      eventItemPut(scope.boardId, stamp('member.removed', actorOf(scope), { user_id: userId })),
-    ]);
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[2] === 'ConditionalCheckFailed') throw lastOwner();
-    if (codes?.[0] === 'ConditionalCheckFailed') throw new Conflict('The member changed meanwhile; retry.');
-    throw error;
-  }
+  const state = { board: scope.board };
+  await retryLostRaces(async () => {
+    const current = await readMember(scope.boardId, userId);
+    try {
+      await commitChange(removal(scope.boardId, userId, current.role, actorOf(scope), state));
+    } catch (error) {
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new Conflict('The member changed meanwhile; retry.');
+      throw error;
+    }
+  });
 }
 
-/**
- * A member leaving for good, as their account is deleted (lib/data/accounts.ts): removeMember's
- * transaction by the leaving user, for the role read just before. A change meanwhile (their role,
- * or the board down to them as its one owner) is LostRace, for the caller to look again.
- */
-export async function removeDeletedMember(boardId: string, userId: string, role: Role): Promise<void> {
-  try {
-    await transactWrite([
+/** A membership's removal (both sides, the owner count) with `member.removed`, by `actor`. */
+function removal(boardId: string, userId: string, role: Role, actor: string, state: { board: BoardRecord }) {
+  return {
+    boardId,
+    state,
+    kind: 'member.removed' as const,
+    actor,
+    fields: { user_id: userId },
+    writes: [
       {
         Delete: {
           Key: keys.member(boardId, userId),
@@ -170,13 +168,31 @@ export async function removeDeletedMember(boardId: string, userId: string, role:
         },
       },
       { Delete: { Key: keys.userBoard(userId, boardId) } },
-      ownerCountChange(boardId, role === 'owner' ? -1 : 0),
-      eventItemPut(boardId, stamp('member.removed', userId, { user_id: userId })),
-    ]);
-  } catch (error) {
-    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) throw new LostRace();
-    throw error;
-  }
+    ],
+    board: ownerCountChange(role === 'owner' ? -1 : 0),
+    boardRefused: lastOwner,
+  };
+}
+
+/**
+ * A member leaving for good, as their account is deleted (lib/data/accounts.ts): removeMember's
+ * transaction by the leaving user, for the role read just before. A change meanwhile (their role,
+ * or the board down to them as its one owner) is LostRace, for the caller to look again.
+ */
+export async function removeDeletedMember(
+  boardId: string,
+  userId: string,
+  role: Role,
+  state: { board: BoardRecord },
+): Promise<void> {
+  await retryLostRaces(async () => {
+    try {
+      await commitChange({ ...removal(boardId, userId, role, userId, state), boardRefused: () => new BoardChanged() });
+    } catch (error) {
+      if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) throw new BoardChanged();
+      throw error;
+    }
+  });
 }
 
 async function readMember(boardId: string, userId: string): Promise<MemberRecord> {
@@ -186,17 +202,12 @@ async function readMember(boardId: string, userId: string): Promise<MemberRecord
   return member;
 }
 
-/** Owner count +1/-1 (never below 1), or a plain check that the board still exists. */
-function ownerCountChange(boardId: string, delta: number): TransactItem {
-  if (delta === 0) return { ConditionCheck: { Key: keys.board(boardId), ConditionExpression: 'attribute_exists(pk)' } };
+/** The board's part in a membership change: owner count +1/-1, never below 1. */
+function ownerCountChange(delta: number): BoardItemChange | undefined {
+  if (delta === 0) return undefined;
   return {
-    Update: {
-      Key: keys.board(boardId),
-      // The membership carries the change's event; the board's owner count is not one.
-      UpdateExpression: 'ADD owner_count :delta REMOVE ev',
-      ConditionExpression: delta < 0 ? 'owner_count > :one' : 'attribute_exists(pk)',
-      ExpressionAttributeValues: delta < 0 ? { ':delta': delta, ':one': 1 } : { ':delta': delta },
-    },
+    add: ['owner_count :delta'],
+    ...(delta < 0 ? { condition: 'owner_count > :one', values: { ':delta': delta, ':one': 1 } } : { values: { ':delta': delta } }),
   };
 }
 

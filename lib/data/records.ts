@@ -22,6 +22,8 @@ export interface BoardRecord {
    * round trip) to show a card's label_ids without the ids of deleted labels, in label order.
    */
   labels?: Record<string, string>;
+  /** The `seq` of the board's latest change (lib/data/event-log.ts); absent until its first. */
+  seq?: number;
 }
 
 export interface MemberRecord {
@@ -83,7 +85,8 @@ export type Card = Pick<CardRecord, 'id' | 'column_id' | 'title' | 'description'
 };
 export type Label = Pick<LabelRecord, 'id' | 'board_id' | 'name' | 'color'>;
 export type ColumnWithCards = Column & { cards: Card[] };
-export type BoardTree = Board & { columns: ColumnWithCards[]; labels: Label[] };
+/** The tree and its `seq`: every change up to and including that one is reflected in it. */
+export type BoardTree = Board & { seq: number; columns: ColumnWithCards[]; labels: Label[] };
 
 /** A board's live labels (id -> name), as the board item keeps them. */
 export type LiveLabels = Record<string, string> | undefined;

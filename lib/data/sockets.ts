@@ -3,6 +3,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { Forbidden, LimitReached, Unauthorized } from '../domain/errors';
 import { MAX_WATCHES_PER_SOCKET } from '../domain/limits';
 import { nowSeconds } from './changes';
+import { seqOf } from './event-log';
 import { deleteItems, documentClient, getItems, isConditionFailure, queryAll, tableName, transactWrite } from './db';
 import type { BoardRecord, LiveLabels, MemberRecord, Role } from './records';
 import { cancellationCodes } from './sdk-errors';
@@ -158,7 +159,13 @@ export const socketClosed = () => new Forbidden('This socket is closed; reconnec
  * the connection's set, whose size is the limit (a board watched already counts once). The
  * transaction also requires the membership still to exist, so a removal racing it wins.
  */
-export async function watchBoard(connection: ConnectionRecord, boardId: string): Promise<void> {
+/**
+ * Starts a watch and answers the board's latest `seq` read after the watch is written: a change
+ * numbered higher commits after that read, so its stream record is handled after the watch
+ * exists, and the broadcaster's read of the watchers finds it (realtime.md: every event with a
+ * higher `seq` reaches the socket while it watches). One read more than the watch itself needs.
+ */
+export async function watchBoard(connection: ConnectionRecord, boardId: string): Promise<number> {
   const memberKey = keys.member(boardId, connection.user_id);
   const profileKey = keys.userProfile(connection.user_id);
   const found = await getItems([keys.board(boardId), memberKey, profileKey]);
@@ -204,6 +211,9 @@ export async function watchBoard(connection: ConnectionRecord, boardId: string):
     }
     throw error;
   }
+  const board = (await getItems([keys.board(boardId)])).get<BoardRecord>(keys.board(boardId));
+  // Deleted in between: its board.deleted ends this watch (the broadcaster finds it).
+  return seqOf(board);
 }
 
 /** Ends one watch of a connection (also when it was not watching the board). */
@@ -259,16 +269,14 @@ export async function closeConnection(connectionId: string): Promise<void> {
 export interface Audience {
   /** False once the board's deletion has begun (its memberships are going too). */
   boardExists: boolean;
-  /** The board's live labels (from the board item), for cards' label_ids. */
-  labels: LiveLabels;
   members: Map<string, Role>;
   watches: WatchRecord[];
 }
 
 /**
- * Who may hear a board's events (its members' roles), who listens (its watches) and its live
- * labels, in one strongly consistent query: the board item, the label names, the memberships and
- * the watches are the `#` items at the head of the partition, before its cards and columns.
+ * Who may hear a board's events (its members' roles) and who listens (its watches), in one
+ * strongly consistent query: the board item, the label names, the memberships and the watches are
+ * the `#` items at the head of the partition, before its cards and columns.
  */
 export async function readAudience(boardId: string): Promise<Audience> {
   const boardKey = keys.board(boardId);
@@ -276,12 +284,10 @@ export async function readAudience(boardId: string): Promise<Audience> {
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':pk': boardKey.pk, ':from': boardKey.sk, ':to': `${keys.watchPrefix}\uffff` },
   });
-  const audience: Audience = { boardExists: false, labels: undefined, members: new Map(), watches: [] };
+  const audience: Audience = { boardExists: false, members: new Map(), watches: [] };
   for (const item of items) {
-    if (item.sk === boardKey.sk) {
-      audience.boardExists = true;
-      audience.labels = (item as unknown as BoardRecord).labels;
-    } else if (item.sk.startsWith(keys.memberPrefix)) audience.members.set(item.user_id as string, item.role as Role);
+    if (item.sk === boardKey.sk) audience.boardExists = true;
+    else if (item.sk.startsWith(keys.memberPrefix)) audience.members.set(item.user_id as string, item.role as Role);
     else if (item.sk.startsWith(keys.watchPrefix)) audience.watches.push(item as unknown as WatchRecord);
   }
   return audience;

@@ -20,7 +20,9 @@ import { createHash } from 'node:crypto';
  *   LABEL#<labelId>   #LOOKUP              label id -> board id
  *
  * Live board events (docs/realtime.md); every one of these items carries a `ttl`:
- *   BOARD#<boardId>   ~EVENT#<eventId>     a deletion's event, written in the deleting transaction
+ *   BOARD#<boardId>   ~LOG#<seq>           the board's event log: one item per change, written in the
+ *                                          change's transaction, numbered by the board item's `seq`
+ *   BOARD#<boardId>   ~EVENT#<eventId>     (before the log) a deletion's event; expired a day after writing
  *   BOARD#<boardId>   #WATCH#<connId>      a socket watching the board (its watchers are one query)
  *   TICKET#<sha256>   #TICKET              a single-use socket ticket, by the hash of its value
  *   CONNECTION#<id>   #CONNECTION          a socket: its user, token expiry and watched boards
@@ -67,8 +69,11 @@ export const keyHash = (text: string) => createHash('sha256').update(text).diges
 
 const BOARD_SK = '#BOARD';
 const MEMBER_PREFIX = '#MEMBER#';
-// After every letter: event items sort last, outside every range a request reads.
-const EVENT_PREFIX = '~EVENT#';
+// After every letter: log items sort last, outside every range a request reads but the log's.
+const LOG_PREFIX = '~LOG#';
+/** Digits of a log item's number: zero-padded, so that sort keys sort as numbers. */
+const SEQ_DIGITS = 15;
+const logSortKeyOf = (seq: number) => `${LOG_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
 const WATCH_PREFIX = '#WATCH#';
 const LOOKUP_SK = '#LOOKUP';
 
@@ -98,8 +103,8 @@ export const keys = {
   labelPrefix: 'LABEL#',
   labelName: (boardId: string, name: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `#LABELNAME#${labelNameKey(name)}` }),
   labelLookup: (labelId: string): ItemKey => ({ pk: `LABEL#${labelId}`, sk: LOOKUP_SK }),
-  boardEvent: (boardId: string, eventId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `${EVENT_PREFIX}${eventId}` }),
-  eventPrefix: EVENT_PREFIX,
+  logEntry: (boardId: string, seq: number): ItemKey => ({ pk: `BOARD#${boardId}`, sk: logSortKeyOf(seq) }),
+  logPrefix: LOG_PREFIX,
   watch: (boardId: string, connectionId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `${WATCH_PREFIX}${connectionId}` }),
   watchPrefix: WATCH_PREFIX,
   ticket: (ticketHash: string): ItemKey => ({ pk: `TICKET#${ticketHash}`, sk: '#TICKET' }),

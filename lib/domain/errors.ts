@@ -17,6 +17,7 @@ export type ErrorKind =
   | 'idempotency_key_in_use'
   | 'invalid_code'
   | 'wrong_password'
+  | 'resync_required'
   | 'unavailable';
 
 export class DomainError extends Error {
@@ -143,5 +144,15 @@ export class InvalidCode extends DomainError {
 export class WrongPassword extends DomainError {
   constructor(detail = 'The password is wrong.') {
     super('wrong_password', detail);
+  }
+}
+
+/**
+ * The first event after the client's `seq` is no longer kept (realtime.md): it must read the
+ * board's tree again and go on from the tree's `seq`.
+ */
+export class ResyncRequired extends DomainError {
+  constructor(detail: string) {
+    super('resync_required', detail);
   }
 }

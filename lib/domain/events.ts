@@ -30,26 +30,15 @@ export interface BoardEvent {
   actor_id: string;
   /** ISO 8601 UTC, milliseconds, `Z`: the time the change was written. */
   occurred_at: string;
+  /** The change's number on its board: 1, 2, 3, ... with no gap (absent on `access.revoked`). */
+  seq?: number;
   [field: string]: unknown;
-}
-
-/**
- * What a write leaves on the item it changes (attribute `ev`), or on the event item it writes
- * beside a deletion: enough for the stream record alone to become the event, with no read.
- * `data` holds the kind's own fields that the item itself does not (a move's origin, the member
- * view, a deleted card's id).
- */
-export interface ChangeStamp {
-  id: string;
-  kind: BoardEventKind;
-  actor: string;
-  at: string;
-  data?: Record<string, unknown>;
 }
 
 /** Frames the server sends a socket besides board events. */
 export type ControlFrame =
-  | { type: 'watch.ack' | 'unwatch.ack'; board_id: string }
+  | { type: 'watch.ack'; board_id: string; seq: number }
+  | { type: 'unwatch.ack'; board_id: string }
   | { type: 'pong' }
   | { type: 'token.expired' }
   | { type: 'error'; code: SocketErrorCode; detail: string; ref?: string; board_id?: string };

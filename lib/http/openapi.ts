@@ -26,6 +26,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict with the current state (see `detail`)',
   413: 'Request body larger than 64 KiB: a problem from the service; larger than 10 MB: API Gateway\'s own `{"message": "Request Entity Too Large"}`',
   415: 'Request body sent with a Content-Type that is not JSON, or JSON declared in a charset other than UTF-8',
+  410: 'The first event after `after` is no longer kept (`resync_required`): read the board again and go on from its `seq`',
   422: 'The answer would be larger than a Lambda function can send (6 MB); the problem says how to read it in parts',
   500: 'Unexpected failure; nothing internal is disclosed',
   503: 'Storage or identity provider throttled or unavailable; retry after `Retry-After` seconds',
@@ -42,6 +43,7 @@ const EXAMPLE_DETAIL: Record<number, string> = {
   415: 'Content-Type "text/plain" is not supported; send application/json.',
   422: 'The answer is larger than the service can send in one response.',
   500: 'Something went wrong on our side. It has been logged; retry later.',
+  410: 'The events after seq 41 are no longer kept (events are kept 604800 seconds): read the board again with GET /boards/{id} and go on from its seq.',
   503: 'The database is busy; retry shortly.',
 };
 
@@ -199,6 +201,8 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
   'boards.get':
     "The board with its columns (ascending position), each column with its cards (ascending position; ties by created_at, then id), and the board's labels. A board too large for one answer (over 6 MB even compressed) gets 422 listing its columns, to be read one at a time.",
   'boards.rename': 'Sets the title; any member may. Other fields sent are ignored.',
+  'boards.events':
+    "The board's events with `seq` above `after`, in ascending `seq`, each exactly as watchers received it (kinds and fields: `/asyncapi.json`): what a client missed while its socket was down, and the board's activity history. Read-your-writes: once a change's answer has arrived, it is listed. Events are kept 7 days: when the first event after `after` is no longer kept the answer is 410 `resync_required`, and the client reads `GET /boards/{id}` again and goes on from its `seq`. An `after` at or past `latest_seq` answers an empty list.",
   'boards.delete':
     'Deletes the board with its columns, cards, labels and memberships (owners only). The board is gone at once (members get 403, its columns and cards 404); the items are removed in the background.',
   'columns.create': 'Appends a column: its position is the highest column position of the board + 1.0, or 1.0 for the first.',
@@ -254,6 +258,13 @@ const PATH_PARAMETER_TEXT: Record<string, (row: RouteRow) => string> = {
   user_id: () => "The member's user id (Cognito `sub`): a UUID, any case.",
   label_id: () => "The label's id (a label of the card's board): a UUID, any case.",
   file: () => 'The file name, one of those listed: another name is 404, one with characters no file name has 400.',
+};
+
+/** The query parameters of the routes that take any (`GET /boards/{id}/events`). */
+const QUERY_PARAMETER_TEXT: Record<string, string> = {
+  after:
+    'The `seq` the client has seen last (from the tree, `watch.ack` or an event): events with a higher `seq` are returned. A non-negative whole number; omitted: 0.',
+  limit: `The most events to return: 1 to ${s.MAX_EVENTS_PAGE}, default ${s.DEFAULT_EVENTS_PAGE}.`,
 };
 
 /** Path parameters that are not UUIDs have their own example. */
@@ -525,6 +536,7 @@ export function buildOpenApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [id, row] of documentedRows()) {
     const params = row.params ? (requestSchema(row.params) as { properties: Record<string, Json> }) : undefined;
+    const query = row.query ? (requestSchema(row.query) as { properties: Record<string, Json> }) : undefined;
     const responses: Json = { [row.success.status]: successResponse(id, row) };
     for (const status of errorStatuses(row)) responses[status] = errorResponse(status, id, row);
     const policy = rateLimitOf(row);
@@ -538,7 +550,7 @@ export function buildOpenApiDocument() {
       description: OPERATION_TEXT[id as DocumentedRouteId],
       tags: [id.split('.')[0]],
       ...(row.access.scope === 'public' ? { security: [] } : {}),
-      ...(params || row.idempotent
+      ...(params || query || row.idempotent
         ? {
             parameters: [
               ...Object.entries(params?.properties ?? {}).map(([name, schema]) => ({
@@ -550,6 +562,17 @@ export function buildOpenApiDocument() {
                 example: PATH_PARAMETER_EXAMPLE[name] ?? '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
               })),
               ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+              ...Object.keys(query?.properties ?? {}).map((name) => ({
+                name,
+                in: 'query',
+                required: false,
+                description: QUERY_PARAMETER_TEXT[name],
+                schema:
+                  name === 'limit'
+                    ? { type: 'integer', minimum: 1, maximum: s.MAX_EVENTS_PAGE, default: s.DEFAULT_EVENTS_PAGE }
+                    : { type: 'integer', minimum: 0, default: 0 },
+                example: name === 'limit' ? 100 : 41,
+              })),
             ],
           }
         : {}),

@@ -23,9 +23,9 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export function parseRequest(row: RouteRow): RouteMiddleware {
   return {
     before: ({ event, context }) => {
-      context.route.params = row.params
-        ? (validate(row.params, event.pathParameters ?? {}, 'path') as Record<string, unknown>)
-        : {};
+      const path = row.params ? (validate(row.params, event.pathParameters ?? {}, 'path') as Record<string, unknown>) : {};
+      const query = row.query ? (validate(row.query, event.queryStringParameters ?? {}, 'query') as Record<string, unknown>) : {};
+      context.route.params = { ...query, ...path };
       if (row.idempotent) context.route.idempotencyKey = idempotencyKeyOf(event);
       if (isCatchAll(row)) return;
       const raw = event.body ?? '';
@@ -98,7 +98,7 @@ export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefi
   return key;
 }
 
-function validate(schema: Lazy, value: unknown, where: 'path' | 'body'): unknown {
+function validate(schema: Lazy, value: unknown, where: 'path' | 'query' | 'body'): unknown {
   const checked = checkValue(schema(), value);
   if ('output' in checked) return checked.output;
   const errors = checked.issues.map(({ path, message }) => ({ path: path ? `${where}.${path}` : where, message }));

@@ -1,4 +1,4 @@
-import { idParams, titleBody } from '../contract/schemas';
+import { eventsQuery, idParams, titleBody } from '../contract/schemas';
 import type { RouteRow } from './row';
 
 /** Boards: the caller's list, and one board addressed by id. */
@@ -58,7 +58,7 @@ export const boardsRename = {
   params: idParams,
   body: titleBody,
   success: { status: 200, schema: 'board' },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   cognito: [],
 } satisfies RouteRow;
 
@@ -73,5 +73,22 @@ export const boardsDelete = {
   success: { status: 204 },
   table: ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
   metric: 'BoardDeleted',
+  cognito: [],
+} satisfies RouteRow;
+
+export const boardsEvents = {
+  id: 'boards.events',
+  method: 'GET',
+  path: '/boards/{id}/events',
+  entry: 'functions/boards/events.ts',
+  summary: "Read a board's events after a seq: catching up after a reconnect, and the board's history",
+  access: { scope: 'board', via: 'board', role: 'member' },
+  params: idParams,
+  query: eventsQuery,
+  success: { status: 200, schema: 'eventPage' },
+  // The first event after `after` is no longer kept: 410 resync_required.
+  errors: [410],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
+  env: ['EVENT_RETENTION_SECONDS'],
   cognito: [],
 } satisfies RouteRow;

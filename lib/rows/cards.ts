@@ -43,7 +43,7 @@ export const cardsUpdate = {
   params: idParams,
   body: updateCardBody,
   success: { status: 200, schema: 'card' },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   cognito: [],
 } satisfies RouteRow;
 
@@ -56,7 +56,7 @@ export const cardsDelete = {
   access: { scope: 'board', via: 'card', role: 'member' },
   params: idParams,
   success: { status: 204 },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
   metric: 'CardDeleted',
   cognito: [],
 } satisfies RouteRow;
@@ -71,7 +71,7 @@ export const cardsMove = {
   params: idParams,
   body: moveCardBody,
   success: { status: 200, schema: 'card' },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
   metric: 'CardMoved',
   cognito: [],
 } satisfies RouteRow;
@@ -85,7 +85,7 @@ export const cardsLabelsAttach = {
   access: { scope: 'board', via: 'card', role: 'member' },
   params: cardLabelParams,
   success: { status: 200, schema: 'card' },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   errors: [409],
   cognito: [],
 } satisfies RouteRow;
@@ -99,6 +99,6 @@ export const cardsLabelsDetach = {
   access: { scope: 'board', via: 'card', role: 'member' },
   params: cardLabelParams,
   success: { status: 200, schema: 'card' },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   cognito: [],
 } satisfies RouteRow;

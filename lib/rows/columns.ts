@@ -45,7 +45,7 @@ export const columnsRename = {
   params: idParams,
   body: titleBody,
   success: { status: 200, schema: 'column' },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   cognito: [],
 } satisfies RouteRow;
 
@@ -72,6 +72,6 @@ export const columnsMove = {
   params: idParams,
   body: moveColumnBody,
   success: { status: 200, schema: 'column' },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   cognito: [],
 } satisfies RouteRow;

@@ -43,7 +43,7 @@ export const membersUpdate = {
   params: memberParams,
   body: changeRoleBody,
   success: { status: 200, schema: 'member' },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   errors: [409],
   cognito: [],
 } satisfies RouteRow;
@@ -62,7 +62,6 @@ export const membersRemove = {
     'dynamodb:DeleteItem',
     'dynamodb:PutItem',
     'dynamodb:UpdateItem',
-    'dynamodb:ConditionCheckItem',
   ],
   errors: [409],
   cognito: [],

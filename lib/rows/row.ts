@@ -56,6 +56,8 @@ export interface RouteRow extends FunctionRow {
   path: string;
   access: AccessRule;
   params?: Lazy;
+  /** Query parameters, checked like the path's (400 with every issue) and handed over with them in `params`. */
+  query?: Lazy;
   body?: Lazy;
   /**
    * The success status, and the schema of its JSON body by name (lib/contract/schemas.ts

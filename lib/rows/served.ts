@@ -23,6 +23,7 @@ export const servedMethods: Record<string, readonly string[]> = {
   '/auth/account': ['DELETE'],
   '/boards': ['GET', 'POST'],
   '/boards/{id}': ['GET', 'PATCH', 'DELETE'],
+  '/boards/{id}/events': ['GET'],
   '/boards/{id}/columns': ['POST'],
   '/columns/{id}/cards': ['POST'],
   '/cards/{id}': ['GET', 'PATCH', 'DELETE'],

@@ -60,6 +60,7 @@ const ERROR_CODES: Record<DomainError['kind'], SocketErrorCode> = {
   bad_request: 'bad_request',
   forbidden: 'forbidden',
   limit_reached: 'limit',
+  resync_required: 'internal',
   unavailable: 'unavailable',
   unauthorized: 'internal',
   not_found: 'internal',

@@ -8,37 +8,35 @@ import { closeSocket, sendFrame } from './management';
 
 /**
  * Sends a batch of stream records' events to the watchers of their boards. Each board's events go
- * out in the order of its records (one board's records share a partition, so the stream keeps
- * them in order); boards are served in parallel, each with one read of its members and watches.
- * A board that fails reports its first undelivered record, from which Lambda (or the local
- * poller) retries: delivery is at least once, and clients drop repeats by `event_id`.
+ * out in `seq` order (one board's records share a partition, so the stream keeps them in order
+ * across batches too); boards are served in parallel, each with one read of its members and
+ * watches. A board that fails reports its first undelivered record, from which Lambda (or the
+ * local poller) retries: delivery is at least once, and clients drop repeats by `event_id`.
  */
 export async function broadcast(records: ChangeRecord[]): Promise<DynamoDBBatchResponse> {
-  const byBoard = new Map<string, { record: ChangeRecord; sequence: string }[]>();
+  const byBoard = new Map<string, { event: BoardEvent; sequence: string }[]>();
   for (const record of records) {
     const boardId = boardOfRecord(record);
-    if (!boardId) continue;
+    const event = eventOfRecord(record);
+    if (!boardId || !event) continue;
     const list = byBoard.get(boardId) ?? [];
-    list.push({ record, sequence: record.dynamodb?.SequenceNumber ?? '' });
+    list.push({ event, sequence: record.dynamodb?.SequenceNumber ?? '' });
     byBoard.set(boardId, list);
   }
   const failures: string[] = [];
   let sent = 0;
   await Promise.all(
     [...byBoard].map(async ([boardId, events]) => {
+      events.sort((a, b) => (a.event.seq ?? 0) - (b.event.seq ?? 0));
       let next = 0;
       try {
         const audience = await readAudience(boardId);
-        const changes = events.map(({ record }) => eventOfRecord(record, audience.labels));
         // The members read now are those after the whole batch: a member removed by one of its
         // events still hears what happened before, until that event ends their watch.
-        for (const change of changes) {
-          if (change?.type === 'member.removed') audience.members.set(change.user_id as string, 'member');
+        for (const { event } of events) {
+          if (event.type === 'member.removed') audience.members.set(event.user_id as string, 'member');
         }
-        for (; next < events.length; next++) {
-          const change = changes[next];
-          if (change) sent += await deliver(change, audience);
-        }
+        for (; next < events.length; next++) sent += await deliver(events[next]!.event, audience);
       } catch (error) {
         logger.error('board events not delivered; the batch is retried from here', { boardId, error });
         failures.push(events[next]!.sequence);
@@ -56,8 +54,6 @@ export async function broadcast(records: ChangeRecord[]): Promise<DynamoDBBatchR
  * a socket whose token expired gets `token.expired` and is closed. Returns the number of frames sent.
  */
 async function deliver(event: BoardEvent, audience: Audience): Promise<number> {
-  // A board whose deletion has begun is losing its memberships: only board.deleted is told.
-  if (!audience.boardExists && event.type !== 'board.deleted') return 0;
   if (event.type === 'member.removed') audience.members.delete(event.user_id as string);
   const ended = new Set<WatchRecord>();
   const sends = audience.watches.map(async (watch): Promise<number> => {
@@ -76,8 +72,11 @@ async function deliver(event: BoardEvent, audience: Audience): Promise<number> {
       return (await send(watch, revoked)) ? 1 : 0;
     }
     // Removed by a change this batch does not hold yet: that change's member.removed ends the
-    // watch with the remover's envelope; until then the watcher hears nothing more.
-    if (!audience.members.has(watch.user_id)) return 0;
+    // watch with the remover's envelope; until then the watcher hears nothing more. A board whose
+    // deletion has begun has lost its memberships, but not its watches: every watch still there
+    // was a member's until the deletion (a removal ends the watch first, in seq order), and every
+    // change answered 2xx reaches it before board.deleted (realtime.md).
+    if (audience.boardExists && !audience.members.has(watch.user_id)) return 0;
     return (await send(watch, event)) ? 1 : 0;
   });
   const counts = await Promise.all(sends);

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { STAMP_ATTRIBUTE, stamp } from '../../lib/data/changes';
 import { columnPositionKey, keys } from '../../lib/data/table';
 
 export interface SeedColumn {
@@ -11,8 +10,8 @@ export interface SeedColumn {
 
 /**
  * Cards written straight into the local table as the service writes them (lib/data/cards.ts
- * createCard: the card with its `colpos` index key and its `card.created` change stamp, and its id
- * lookup), and each column's `card_version` set as that many creates would have left it; the same
+ * createCard: the card with its `colpos` index key, and its id lookup; no log item, so no event
+ * and no `seq`), and each column's `card_version` set as that many creates would have left it; the same
  * shape as bench/scale.ts seeds. For tests whose point is reading a big board, not creating one:
  * BatchWriteItem (25 items a request, 4 in flight) takes a few seconds where a thousand POSTs take
  * minutes on a busy machine. Returns each column's card ids in position order.
@@ -39,7 +38,6 @@ export async function seedCards(
         position,
         created_at: new Date().toISOString(),
         colpos: columnPositionKey(column.id, position),
-        [STAMP_ATTRIBUTE]: stamp('card.created', board.actor),
       });
       writes.push({ ...keys.cardLookup(id), type: 'card_lookup', board_id: board.id });
       return id;

@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto';
+import { NotFound, ResyncRequired } from '../domain/errors';
+import type { BoardEvent, BoardEventKind } from '../domain/events';
+import { ENV, secondsFromEnv } from '../runtime/config';
+import { type Item, itemAtCancellation, LostRace, queryPages, type TransactItem, transactWrite } from './db';
+import { type BoardRecord, now } from './records';
+import { cancellationCodes } from './sdk-errors';
+import { keys, TTL_ATTRIBUTE } from './table';
+
+/**
+ * The board's event log (../shared/spec/realtime.md, "Sequence numbers and catching up";
+ * docs/realtime.md says why it is built this way and what it costs).
+ *
+ * Every change of a board is one transaction that also advances the board item's `seq` from the
+ * value the request read (condition `seq = :seen`) and puts the change's log item under the new
+ * number. So:
+ * - no repeat: two transactions that read the same `seq` cannot both commit (the second fails
+ *   its condition, or conflicts and is retried by DynamoDB's caller, then fails it);
+ * - no gap: a number is taken only by a transaction that commits, with the change itself; a
+ *   cancelled one (a failed request, a lost race) leaves the counter where it was, and its retry
+ *   reads the counter again;
+ * - real-time order: a change's number is fixed when it commits, and any change committed later
+ *   read a counter at least that high;
+ * - read-your-writes: the log item commits with the change, so once the answer is out, a
+ *   strongly consistent Query lists it.
+ * Since nothing on the board can change between the read of `seq` and the commit, what the
+ * request read (the card, the board's labels) is exactly what the board holds when the change
+ * lands: the event is built from it, stored in the log item as watchers receive it, and the
+ * stream record of that item alone is what the broadcaster sends.
+ */
+
+/** The board item's change counter: the `seq` of its latest change (absent on a board with none yet). */
+export const SEQ_ATTRIBUTE = 'seq';
+
+/** The default time a board's events are kept: 7 days (EVENT_RETENTION_SECONDS overrides it). */
+export const DEFAULT_EVENT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
+
+/** How long events are kept, read at cold start like every setting. */
+export const eventRetentionSeconds = () => secondsFromEnv(ENV.eventRetentionSeconds, DEFAULT_EVENT_RETENTION_SECONDS);
+
+/** A board's latest `seq`, from its item as read. */
+export const seqOf = (board: Pick<BoardRecord, 'seq'> | undefined) => board?.seq ?? 0;
+
+/** What a log item holds besides its key. */
+export interface LogItem {
+  type: 'event';
+  board_id: string;
+  seq: number;
+  /** The kind again, outside the event: the stream filters of the consumers read it. */
+  kind: BoardEventKind;
+  /** The event exactly as watchers receive it and the events route lists it. */
+  event: BoardEvent;
+  /** Epoch seconds until which the event is kept: the 410 rule reads this, never the TTL. */
+  kept_until: number;
+}
+
+/**
+ * The board item's part in a change beyond the counter: its own clauses and condition (a
+ * label's name in `labels`, `owner_count`, `deleting_columns`), merged into the one update, since
+ * a transaction may touch an item once.
+ */
+export interface BoardItemChange {
+  set?: string[];
+  add?: string[];
+  remove?: string[];
+  delete?: string[];
+  condition?: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+export interface Change {
+  boardId: string;
+  /**
+   * The board item as the request read it. On a lost race it is replaced by the item as it now
+   * is (returned by the failed condition, no read), for the caller's next attempt.
+   */
+  state: { board: BoardRecord };
+  kind: BoardEventKind;
+  actor: string;
+  /** The kind's own fields of the event (`card`, `from_column_id`, ...). */
+  fields?: Record<string, unknown>;
+  /** The change's own writes; they keep their indices in the transaction. */
+  writes: TransactItem[];
+  board?: BoardItemChange;
+  /** `board.deleted`: the board item is deleted rather than updated (the counter goes with it). */
+  deletesBoard?: boolean;
+  /** The board is gone: default 404 Board. */
+  gone?: () => Error;
+  /** The change's own board condition failed on the board as it now is (its seq unchanged). */
+  boardRefused?: (board: BoardRecord) => Error;
+}
+
+/** What the caller learns of a committed change. */
+export interface Committed {
+  seq: number;
+  event: BoardEvent;
+}
+
+const logSortKey = (seq: number) => keys.logEntry('', seq).sk;
+
+/**
+ * Commits one change of a board with its number and log item (see above). The transaction is the
+ * change's `writes`, then the board item, then the log item. Cancellations:
+ * - one of the change's own writes failed: the error goes to the caller, who knows what its
+ *   writes mean (the board state is refreshed first if the counter had moved too);
+ * - the board is gone: `gone()`;
+ * - the counter moved on: the state is refreshed and LostRace is thrown, for the caller's
+ *   retryLostRaces to run the attempt again on the board as it now is;
+ * - the change's own board condition failed: `boardRefused(board)`.
+ */
+export async function commitChange(change: Change): Promise<Committed> {
+  const { boardId, state } = change;
+  const seen = seqOf(state.board);
+  const seq = seen + 1;
+  const occurredAt = now();
+  const event: BoardEvent = {
+    type: change.kind,
+    event_id: randomUUID(),
+    board_id: boardId,
+    actor_id: change.actor,
+    occurred_at: occurredAt,
+    seq,
+    ...change.fields,
+  };
+  const retention = eventRetentionSeconds();
+  const keptUntil = Math.floor(Date.parse(occurredAt) / 1000) + retention;
+  const log: LogItem = { type: 'event', board_id: boardId, seq, kind: change.kind, event, kept_until: keptUntil };
+  const own = change.board ?? {};
+  const counterCondition = seen === 0 ? `attribute_not_exists(${SEQ_ATTRIBUTE})` : `${SEQ_ATTRIBUTE} = :seenSeq`;
+  const condition = `attribute_exists(pk) AND ${counterCondition}${own.condition ? ` AND (${own.condition})` : ''}`;
+  const values = { ...own.values, ...(seen === 0 ? {} : { ':seenSeq': seen }) };
+  const names = own.names && Object.keys(own.names).length > 0 ? { ExpressionAttributeNames: own.names } : {};
+  const boardItem: TransactItem = change.deletesBoard
+    ? {
+        Delete: {
+          Key: keys.board(boardId),
+          ConditionExpression: condition,
+          ...names,
+          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      }
+    : {
+        Update: {
+          Key: keys.board(boardId),
+          UpdateExpression: updateExpression(own),
+          ConditionExpression: condition,
+          ...names,
+          ExpressionAttributeValues: { ...values, ':nextSeq': seq },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      };
+  const boardIndex = change.writes.length;
+  try {
+    await transactWrite([
+      ...change.writes,
+      boardItem,
+      { Put: { Item: { ...keys.logEntry(boardId, seq), ...log, [TTL_ATTRIBUTE]: keptUntil } } },
+    ]);
+    return { seq, event };
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (!codes) throw error;
+    const boardFailed = codes[boardIndex] === 'ConditionalCheckFailed';
+    const current = boardFailed ? itemAtCancellation<BoardRecord>(error, boardIndex) : undefined;
+    if (current) state.board = current;
+    if (codes.slice(0, boardIndex).includes('ConditionalCheckFailed')) throw error;
+    if (!boardFailed) throw error;
+    if (!current) throw (change.gone ?? (() => new NotFound('Board')))();
+    if (seqOf(current) !== seen) throw new LostRace();
+    throw change.boardRefused?.(current) ?? error;
+  }
+}
+
+function updateExpression(own: BoardItemChange): string {
+  const clauses = [`SET ${[`${SEQ_ATTRIBUTE} = :nextSeq`, ...(own.set ?? [])].join(', ')}`];
+  if (own.add?.length) clauses.push(`ADD ${own.add.join(', ')}`);
+  if (own.remove?.length) clauses.push(`REMOVE ${own.remove.join(', ')}`);
+  if (own.delete?.length) clauses.push(`DELETE ${own.delete.join(', ')}`);
+  return clauses.join(' ');
+}
+
+
+/** The highest sort key a log item can have: the upper bound of a range read of the log. */
+const LOG_END = `${keys.logPrefix}\uffff`;
+
+/**
+ * Up to `limit` events after `after`, in order: one strongly consistent Query of the board's
+ * partition, its log range only (log items sort after every other item of the board). `expired`
+ * when the first event after `after` is no longer kept: past its `kept_until`, or already removed
+ * by TTL (a number missing at the start of the range). TTL deletes lag by up to two days, so an
+ * item still present is judged by `kept_until`, never by its presence.
+ */
+export async function readLog(
+  boardId: string,
+  after: number,
+  limit: number,
+): Promise<{ events: BoardEvent[]; lastSeq: number; expired: boolean }> {
+  let items: LogItem[] = [];
+  await queryPages(
+    {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':from': logSortKey(after + 1), ':to': LOG_END },
+      Limit: limit,
+    },
+    (page: Item[]) => {
+      items = page as unknown as LogItem[];
+      return false; // one page: `limit` events at most, 1 MB at most
+    },
+  );
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const first = items[0];
+  const expired = first !== undefined && (first.seq !== after + 1 || first.kept_until <= nowSeconds);
+  return { events: items.map((item) => item.event), lastSeq: items.at(-1)?.seq ?? after, expired };
+}
+
+/**
+ * `GET /boards/{id}/events`: a page of the log after `after`, and the board's latest `seq`. The
+ * board item came with the access check, read before the page: a change committed in between is
+ * in the page and higher than it, so `latest_seq` is the higher of the two.
+ */
+export async function readEventPage(
+  scope: { boardId: string; board: BoardRecord },
+  after: number,
+  limit: number,
+): Promise<{ events: BoardEvent[]; latest_seq: number }> {
+  const latest = seqOf(scope.board);
+  if (after >= latest) {
+    // Nothing to read unless a change landed since the board was read: the page says.
+    const { events, lastSeq } = await readLog(scope.boardId, after, limit);
+    return { events, latest_seq: Math.max(latest, lastSeq) };
+  }
+  const { events, lastSeq, expired } = await readLog(scope.boardId, after, limit);
+  if (expired || events.length === 0) {
+    throw new ResyncRequired(
+      `The events after seq ${after} are no longer kept (events are kept ${eventRetentionSeconds()} seconds): read the board again with GET /boards/{id} and go on from its seq.`,
+    );
+  }
+  return { events, latest_seq: Math.max(latest, lastSeq) };
+}
