@@ -1,0 +1,433 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BareItem, type Item, parseItem, parseList, serializeItem, serializeList } from 'structured-headers';
+import { subjectOf } from '../support/api';
+import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
+import { verifyAddress } from '../support/mail';
+
+/**
+ * api-contract.md "Rate limits", over HTTP against a local stack of its own whose functions are
+ * given small quotas (the shared stack sets none, so no other test is limited): 5 requests per
+ * user and 4 per address, per fixed window of 20 s. Every test uses its own users and its own
+ * source addresses (127.0.0.x: the local server sees the loopback address a request comes from,
+ * as API Gateway gives a function the client's), so no test spends another's quota.
+ *
+ * No assertion depends on the machine's speed: a test that needs its requests in one window waits
+ * for a window to start and, if its requests still straddled a boundary (each request's window is
+ * known from the clock before it was sent and after it was answered: the stack runs on this
+ * machine's clock), runs again with new users.
+ */
+
+const USER_QUOTA = 5;
+const ADDRESS_QUOTA = 4;
+const WINDOW_SECONDS = 20;
+
+const dataDir = mkdtempSync(join(tmpdir(), 'task-board-rate-limits-'));
+let stack: RunningStack | undefined;
+let baseUrl: string;
+
+beforeAll(async () => {
+  stack = await startStackProcess(dataDir, {
+    RATE_LIMIT_REQUESTS: String(USER_QUOTA),
+    AUTH_RATE_LIMIT_REQUESTS: String(ADDRESS_QUOTA),
+    RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
+  });
+  baseUrl = stack.url;
+});
+
+afterAll(async () => {
+  if (stack) await stopStackProcess(stack.child);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+// --- calls from chosen source addresses --------------------------------------------------------------
+
+let nextAddress = 2;
+/** A loopback address no other test of this file uses. */
+const newAddress = () => `127.0.0.${nextAddress++}`;
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: any;
+  /** The windows (their start, epoch s) of the clock before sending and after the answer. */
+  windows: [number, number];
+  /** The clock (epoch ms) before sending and after the answer. */
+  sentAt: number;
+  receivedAt: number;
+}
+
+const windowOf = (epochMs: number) => Math.floor(epochMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
+
+interface CallOptions {
+  from: string;
+  token?: string;
+  authorization?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+function call(method: string, path: string, { from, token, authorization, body, headers = {} }: CallOptions): Promise<Reply> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const sentAt = Date.now();
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${baseUrl}${path}`,
+      {
+        method,
+        localAddress: from,
+        headers: {
+          ...headers,
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(authorization ? { authorization } : {}),
+          ...(payload ? { 'content-type': 'application/json' } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => {
+          const receivedAt = Date.now();
+          const flat = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, [value].flat().join(', ')]));
+          resolve({
+            status: res.statusCode!,
+            headers: flat,
+            body: text && /json/.test(flat['content-type'] ?? '') ? JSON.parse(text) : text,
+            windows: [windowOf(sentAt), windowOf(receivedAt)],
+            sentAt,
+            receivedAt,
+          });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Whether every reply was sent and answered within one and the same window. */
+const oneWindow = (replies: Reply[]) => new Set(replies.flatMap((reply) => reply.windows)).size === 1;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until a window has just begun, so that what follows has (nearly) a whole window. */
+async function atWindowStart(): Promise<void> {
+  const next = (windowOf(Date.now()) + WINDOW_SECONDS) * 1000;
+  await pause(next - Date.now() + 20);
+}
+
+/**
+ * Runs `attempt` (with new users each time: a straddling attempt spent quota in two windows)
+ * from the start of a window until its requests fall in one window, three tries at most.
+ */
+async function inOneWindow<T>(attempt: () => Promise<{ replies: Reply[]; result: T }>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    const { replies, result } = await attempt();
+    if (oneWindow(replies)) return result;
+    if (tries === 3)
+      throw new Error('three attempts each straddled a window boundary: the machine is too slow for a 20 s window');
+  }
+}
+
+// --- users -------------------------------------------------------------------------------------------
+
+interface User {
+  id: string;
+  email: string;
+  password: string;
+  token: string;
+}
+
+/** Registers from an address of its own (registration counts per address). */
+async function newUser(): Promise<User> {
+  const email = `rate-${randomUUID()}@example.test`;
+  const password = `pw-${randomUUID()}`;
+  const reply = await call('POST', '/auth/register', {
+    from: newAddress(),
+    body: { email, password, display_name: 'Rate Limited' },
+  });
+  if (reply.status !== 201) throw new Error(`register failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { id: subjectOf(reply.body.token), email, password, token: reply.body.token };
+}
+
+// --- the fields, read with a Structured Field parser (RFC 9651) ------------------------------------
+
+interface Fields {
+  policy: string;
+  q: number;
+  w: number;
+  r: number;
+  t: number;
+}
+
+/** A String (`"user"`), not a Token (`user`), which the parser gives as an instance of its own. */
+const nameOf = (item: BareItem) => {
+  if (typeof item !== 'string') throw new Error(`policy name ${String(item)} is not a String`);
+  return item;
+};
+const integer = (params: Map<string, BareItem>, key: string) => {
+  const value = params.get(key);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new Error(`${key}=${String(value)} is not an Integer`);
+  return value;
+};
+
+/** RateLimit-Policy (a List of one Item) and RateLimit (one Item, of the same policy), parsed. */
+function fieldsOf(reply: Reply): Fields {
+  const policyField = reply.headers['ratelimit-policy'];
+  const limitField = reply.headers.ratelimit;
+  if (policyField === undefined || limitField === undefined) {
+    throw new Error(`no RateLimit fields on ${reply.status}: ${JSON.stringify(reply.headers)}`);
+  }
+  const policies = parseList(policyField) as Item[];
+  expect(policies).toHaveLength(1);
+  const [policyName, policyParams] = policies[0]!;
+  const limit = parseItem(limitField);
+  const [limitName, limitParams] = limit;
+  // Written in the canonical form (Integers, not Decimals; no stray spaces).
+  expect(serializeList(policies)).toBe(policyField);
+  expect(serializeItem(limit)).toBe(limitField);
+  expect(nameOf(limitName)).toBe(nameOf(policyName));
+  expect([...policyParams.keys()].sort()).toEqual(['q', 'w']);
+  expect([...limitParams.keys()].sort()).toEqual(['r', 't']);
+  const fields = {
+    policy: nameOf(policyName),
+    q: integer(policyParams, 'q'),
+    w: integer(policyParams, 'w'),
+    r: integer(limitParams, 'r'),
+    t: integer(limitParams, 't'),
+  };
+  // The window is the configured one, and resets within it.
+  expect(fields.w).toBe(WINDOW_SECONDS);
+  expect(fields.t).toBeGreaterThanOrEqual(1);
+  expect(fields.t).toBeLessThanOrEqual(WINDOW_SECONDS);
+  return fields;
+}
+
+/** A 429 of the limiter: problem+json `rate_limited`, `r=0`, Retry-After the same seconds as `t`. */
+function expectRefused(reply: Reply, policy: 'user' | 'address') {
+  expect(reply.status).toBe(429);
+  expect(reply.headers['content-type']).toBe('application/problem+json');
+  expect(reply.body).toMatchObject({ status: 429, code: 'rate_limited', title: 'Too Many Requests', type: 'about:blank' });
+  const fields = fieldsOf(reply);
+  expect(fields).toMatchObject({ policy, r: 0 });
+  expect(reply.headers['retry-after']).toBe(String(fields.t));
+}
+
+// --- the rules --------------------------------------------------------------------------------------
+
+describe('per-user quota', () => {
+  it('serves exactly the quota of a burst sent at once and refuses the rest; a refused write changes nothing', async () => {
+    const { cards, served } = await inOneWindow(async () => {
+      const owner = await newUser();
+      const member = await newUser();
+      await verifyAddress(member, baseUrl);
+      const address = newAddress();
+      const board = await call('POST', '/boards', { from: address, token: owner.token, body: { title: 'Burst' } });
+      expect(board.status).toBe(201);
+      expect(
+        (
+          await call('POST', `/boards/${board.body.id}/members`, {
+            from: address,
+            token: owner.token,
+            body: { email: member.email },
+          })
+        ).status,
+      ).toBe(201);
+      const column = await call('POST', `/boards/${board.body.id}/columns`, {
+        from: address,
+        token: owner.token,
+        body: { title: 'Cards' },
+      });
+      expect(column.status).toBe(201);
+      // A whole window for the burst: the quota plus four more card creations, all at once.
+      await atWindowStart();
+      const replies = await Promise.all(
+        Array.from({ length: USER_QUOTA + 4 }, (_, i) =>
+          call('POST', `/columns/${column.body.id}/cards`, { from: address, token: owner.token, body: { title: `card ${i}` } }),
+        ),
+      );
+      // The owner's quota is spent; the member's is its own, and reads what the burst left.
+      const read = await call('GET', `/columns/${column.body.id}`, { from: address, token: member.token });
+      expect(read.status).toBe(200);
+      expect(fieldsOf(read)).toMatchObject({ policy: 'user', q: USER_QUOTA });
+      return { replies, result: { served: replies, cards: read.body.cards as { title: string }[] } };
+    });
+    const ok = served.filter((reply) => reply.status === 201);
+    const refused = served.filter((reply) => reply.status !== 201);
+    expect(ok).toHaveLength(USER_QUOTA);
+    expect(refused).toHaveLength(4);
+    for (const reply of refused) expectRefused(reply, 'user');
+    // Each served request was counted once: the requests left are each of q-1 .. 0 exactly once.
+    expect(ok.map((reply) => fieldsOf(reply).r).sort()).toEqual([0, 1, 2, 3, 4]);
+    for (const reply of ok) expect(fieldsOf(reply)).toMatchObject({ policy: 'user', q: USER_QUOTA });
+    // Only the served creations exist.
+    expect(cards.map((card) => card.title).sort()).toEqual(ok.map((reply) => reply.body.title).sort());
+  });
+
+  it('counts every token of a user together, and no other user', async () => {
+    const replies = await inOneWindow(async () => {
+      const user = await newUser();
+      const other = await newUser();
+      const login = await call('POST', '/auth/login', {
+        from: newAddress(),
+        body: { email: user.email, password: user.password },
+      });
+      expect(login.status).toBe(200);
+      const second = login.body.token as string;
+      expect(second).not.toBe(user.token);
+      await atWindowStart();
+      const address = newAddress();
+      const both = await Promise.all(
+        [user.token, second, user.token, second, user.token, second].map((token) =>
+          call('GET', '/auth/me', { from: address, token }),
+        ),
+      );
+      // The other user, from the same address, is served on its own quota.
+      const others = await call('GET', '/auth/me', { from: address, token: other.token });
+      return { replies: [...both, others], result: { both, others } };
+    });
+    expect(replies.both.filter((reply) => reply.status === 200)).toHaveLength(USER_QUOTA);
+    expect(
+      replies.both
+        .filter((reply) => reply.status === 200)
+        .map((reply) => fieldsOf(reply).r)
+        .sort(),
+    ).toEqual([0, 1, 2, 3, 4]);
+    for (const reply of replies.both.filter((reply) => reply.status !== 200)) expectRefused(reply, 'user');
+    expect(replies.others.status).toBe(200);
+    expect(fieldsOf(replies.others)).toMatchObject({ policy: 'user', r: USER_QUOTA - 1 });
+  });
+
+  it('starts again at the next window, which begins at a multiple of its length from the epoch', async () => {
+    const outcome = await inOneWindow(async () => {
+      const user = await newUser();
+      await atWindowStart();
+      const address = newAddress();
+      const served: Reply[] = [];
+      for (let i = 0; i < USER_QUOTA; i++) served.push(await call('GET', '/auth/me', { from: address, token: user.token }));
+      const over = await call('GET', '/auth/me', { from: address, token: user.token });
+      return { replies: [...served, over], result: { served, over, user, address } };
+    });
+    // One after another: the count goes down by one each time, then the quota is spent.
+    expect(outcome.served.map((reply) => fieldsOf(reply).r)).toEqual([4, 3, 2, 1, 0]);
+    expectRefused(outcome.over, 'user');
+    // The window ends at the next multiple of its length from the epoch, and `t` counts the whole
+    // seconds to it from some moment between sending and receiving the refusal.
+    const boundary = (outcome.over.windows[0] + WINDOW_SECONDS) * 1000;
+    const { t } = fieldsOf(outcome.over);
+    expect(t).toBeLessThanOrEqual(Math.max(1, Math.ceil((boundary - outcome.over.sentAt) / 1000)));
+    expect(t).toBeGreaterThanOrEqual(Math.max(1, Math.ceil((boundary - outcome.over.receivedAt) / 1000)));
+    await pause(boundary - Date.now() + 20);
+    const again = await call('GET', '/auth/me', { from: outcome.address, token: outcome.user.token });
+    expect(again.status).toBe(200);
+    expect(fieldsOf(again)).toMatchObject({ policy: 'user', q: USER_QUOTA, r: USER_QUOTA - 1 });
+  });
+
+  it('counts socket tickets, and exposes the fields to browsers', async () => {
+    const user = await newUser();
+    const reply = await call('POST', '/realtime/tickets', {
+      from: newAddress(),
+      token: user.token,
+      headers: { origin: 'https://app.example' },
+    });
+    expect(reply.status).toBe(201);
+    expect(fieldsOf(reply)).toMatchObject({ policy: 'user', q: USER_QUOTA });
+    const exposed = (reply.headers['access-control-expose-headers'] ?? '').split(',').map((name) => name.trim().toLowerCase());
+    expect(exposed).toEqual(expect.arrayContaining(['ratelimit-policy', 'ratelimit', 'retry-after']));
+  });
+});
+
+describe('per-address quota', () => {
+  it('stops a password-guessing loop at the quota: the right password is refused too, and other addresses are not', async () => {
+    const user = await newUser();
+    const { guesses, right } = await inOneWindow(async () => {
+      await atWindowStart();
+      const address = newAddress();
+      const guesses: Reply[] = [];
+      for (let i = 0; i < ADDRESS_QUOTA; i++) {
+        guesses.push(
+          await call('POST', '/auth/login', { from: address, body: { email: user.email, password: `wrong-${i}-guess` } }),
+        );
+      }
+      const right = await call('POST', '/auth/login', { from: address, body: { email: user.email, password: user.password } });
+      return { replies: [...guesses, right], result: { guesses, right } };
+    });
+    expect(guesses.map((reply) => reply.status)).toEqual([401, 401, 401, 401]);
+    expect(guesses.map((reply) => fieldsOf(reply))).toEqual(
+      [3, 2, 1, 0].map((r) => expect.objectContaining({ policy: 'address', q: ADDRESS_QUOTA, r })),
+    );
+    expectRefused(right, 'address');
+    expect(right.body).not.toHaveProperty('token');
+    // Another address is counted on its own.
+    const elsewhere = await call('POST', '/auth/login', {
+      from: newAddress(),
+      body: { email: user.email, password: user.password },
+    });
+    expect(elsewhere.status).toBe(200);
+    expect(fieldsOf(elsewhere)).toMatchObject({ policy: 'address', r: ADDRESS_QUOTA - 1 });
+  });
+
+  it('counts requests with a missing or refused token per address; a valid token is still counted per user', async () => {
+    const user = await newUser();
+    const { bad, refused, valid } = await inOneWindow(async () => {
+      await atWindowStart();
+      const address = newAddress();
+      const bad = [
+        await call('GET', '/boards', { from: address }),
+        await call('GET', '/boards', { from: address, token: 'not-a-token' }),
+        await call('GET', '/boards', { from: address, authorization: 'Basic dXNlcjpwYXNz' }),
+        await call('GET', '/boards', { from: address, token: `${user.token}x` }),
+      ];
+      const refused = await call('GET', '/boards', { from: address, token: 'still-not-a-token' });
+      const valid = await call('GET', '/boards', { from: address, token: user.token });
+      return { replies: [...bad, refused, valid], result: { bad, refused, valid } };
+    });
+    expect(bad.map((reply) => reply.status)).toEqual([401, 401, 401, 401]);
+    expect(bad.map((reply) => fieldsOf(reply).r)).toEqual([3, 2, 1, 0]);
+    for (const reply of bad) expect(fieldsOf(reply)).toMatchObject({ policy: 'address', q: ADDRESS_QUOTA });
+    expectRefused(refused, 'address');
+    expect(valid.status).toBe(200);
+    expect(fieldsOf(valid)).toMatchObject({ policy: 'user', r: USER_QUOTA - 1 });
+  });
+
+  it('counts registration per address: a refused registration creates no account', async () => {
+    const { replies, email } = await inOneWindow(async () => {
+      await atWindowStart();
+      const address = newAddress();
+      const register = (email: string) =>
+        call('POST', '/auth/register', { from: address, body: { email, password: `pw-${randomUUID()}`, display_name: 'Many' } });
+      const replies: Reply[] = [];
+      for (let i = 0; i < ADDRESS_QUOTA; i++) replies.push(await register(`many-${randomUUID()}@example.test`));
+      const email = `refused-${randomUUID()}@example.test`;
+      replies.push(await register(email));
+      return { replies, result: { replies, email } };
+    });
+    expect(replies.map((reply) => reply.status)).toEqual([201, 201, 201, 201, 429]);
+    expectRefused(replies[4]!, 'address');
+    // The refused address can register from elsewhere: nothing was created under it.
+    const later = await call('POST', '/auth/register', {
+      from: newAddress(),
+      body: { email, password: `pw-${randomUUID()}`, display_name: 'Later' },
+    });
+    expect(later.status).toBe(201);
+  });
+});
+
+describe('what is not counted', () => {
+  it('carries no RateLimit fields on health, the documents and unknown paths', async () => {
+    const address = newAddress();
+    for (const path of ['/health', '/openapi.json', '/docs', '/no-such-path']) {
+      const reply = await call('GET', path, { from: address });
+      expect(reply.status).toBeLessThan(500);
+      expect(reply.headers).not.toHaveProperty('ratelimit');
+      expect(reply.headers).not.toHaveProperty('ratelimit-policy');
+    }
+  });
+});
