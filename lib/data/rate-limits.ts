@@ -16,6 +16,11 @@ import { type ItemKey, keyHash, TTL_ATTRIBUTE } from './table';
  * quota, so of any number of concurrent requests exactly `quota` succeed in a window and every
  * later one fails its condition and changes nothing (a failed condition still costs its write unit).
  * Each item carries a `ttl` one window after its own ends; nothing reads a past window.
+ *
+ * A count never goes down within its window, so once a subject's window refused a request here,
+ * every later request of that window is refused too: this instance remembers that until the window
+ * ends and refuses them without a write (a loop against one function instance costs no write
+ * units once it is over its quota).
  */
 export type RateLimitSubject = { policy: 'user'; userId: string } | { policy: 'address'; address: string };
 
@@ -36,6 +41,19 @@ export function rateLimitKey(subject: RateLimitSubject, windowStart: number): It
   return { pk: `RATE#${subject.policy}#${id}`, sk: `#WINDOW#${windowStart}` };
 }
 
+/** Counter items (`pk` and `sk`) of windows this instance saw refused, until their window ends (epoch ms). */
+const exhausted = new Map<string, number>();
+/** A bound on that memory: past it, the windows that ended are forgotten, and if all are current, all. */
+const EXHAUSTED_LIMIT = 10_000;
+
+function rememberExhausted(id: string, resetAt: number, now: number): void {
+  if (exhausted.size >= EXHAUSTED_LIMIT) {
+    for (const [key, until] of exhausted) if (until <= now) exhausted.delete(key);
+    if (exhausted.size >= EXHAUSTED_LIMIT) exhausted.clear();
+  }
+  exhausted.set(id, resetAt);
+}
+
 /** Counts one request of `subject` in the window of `at` (epoch ms), unless its quota is used up. */
 export async function countRequest(
   subject: RateLimitSubject,
@@ -45,11 +63,14 @@ export async function countRequest(
 ): Promise<RateLimitCount> {
   const windowStart = windowStartOf(at, windowSeconds);
   const resetAt = (windowStart + windowSeconds) * 1000;
+  const key = rateLimitKey(subject, windowStart);
+  const id = `${key.pk}\u0000${key.sk}`;
+  if ((exhausted.get(id) ?? 0) > at) return { allowed: false, count: quota, resetAt };
   try {
     const out = await documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: rateLimitKey(subject, windowStart),
+        Key: key,
         UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(#count) OR #count < :quota',
         ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': TTL_ATTRIBUTE },
@@ -59,7 +80,8 @@ export async function countRequest(
     );
     return { allowed: true, count: Number(out.Attributes?.count ?? 1), resetAt };
   } catch (error) {
-    if (isConditionFailure(error)) return { allowed: false, count: quota, resetAt };
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    rememberExhausted(id, resetAt, at);
+    return { allowed: false, count: quota, resetAt };
   }
 }

@@ -28,8 +28,10 @@ let rename: Handler;
 
 const signer = makeSigner();
 const ddb = mockClient(DynamoDBDocumentClient);
-const userId = randomUUID();
-const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: userId }));
+// A new caller for each test: a function instance remembers the windows it saw refused.
+let userId: string;
+let token: string;
+let profile: Record<string, unknown>;
 const context = { getRemainingTimeInMillis: () => 10_000 } as Context;
 
 /** The EMF lines written while `run` runs, by metric name. */
@@ -54,14 +56,18 @@ async function metricsDuring<T>(run: () => Promise<T>): Promise<{ result: T; met
 }
 
 const isCounter = (input: { Key?: Record<string, unknown> }) => String(input.Key?.pk).startsWith('RATE#');
-const profile = { pk: `USER#${userId}`, sk: '#PROFILE', user_id: userId, email: 'ada@example.test', display_name: 'Ada' };
 
 beforeAll(async () => {
   accessTokenVerifier.cacheJwks(signer.jwks as any);
   me = (await import('../../functions/auth/me')).handler as unknown as Handler;
   rename = (await import('../../functions/boards/rename')).handler as unknown as Handler;
 });
-beforeEach(() => ddb.reset());
+beforeEach(() => {
+  ddb.reset();
+  userId = randomUUID();
+  token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: userId }));
+  profile = { pk: `USER#${userId}`, sk: '#PROFILE', user_id: userId, email: 'ada@example.test', display_name: 'Ada' };
+});
 afterAll(() => ddb.restore());
 
 describe('when the counter store fails', () => {
@@ -141,6 +147,16 @@ describe('when the store answers', () => {
     const writes = ddb.calls().filter((call) => !(call.args[0] instanceof BatchGetCommand));
     expect(writes.map((call) => (call.args[0] as UpdateCommand).input).every(isCounter)).toBe(true);
     expect(writes).toHaveLength(1);
+  });
+
+  it('refuses the rest of a refused window without another write: the count cannot go down within it', async () => {
+    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'over', $metadata: {} }));
+    ddb.on(BatchGetCommand).resolves({ Responses: { [process.env.TABLE_NAME!]: [profile] } });
+    const first = await me(apiEvent(token, 'GET', '/auth/me'), context);
+    const second = await me(apiEvent(token, 'GET', '/auth/me'), context);
+    expect([first.statusCode, second.statusCode]).toEqual([429, 429]);
+    expect(second.headers?.ratelimit).toMatch(/^"user";r=0;t=\d+$/);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
   });
 
   it("sends the count beside the route's first read: both are in flight before either answers", async () => {
