@@ -214,6 +214,32 @@ describe('AsyncAPI document of the live board events', () => {
     expect([...new Set(types)].sort()).toEqual([...contractEventTypes, ...contractControlTypes].sort());
   });
 
+  it('every board event and watch.ack require seq (an integer, at least 1 on events); access.revoked has none', () => {
+    const ajv = new Ajv({ strict: false });
+    addFormats(ajv);
+    const byType = new Map(serverMessages().map((message) => [message.name(), message]));
+    const requiresSeq = (type: string, minimum: number) => {
+      const message = byType.get(type)!;
+      const validate = ajv.compile(payload(message));
+      const example = message.examples().all()[0]!.payload() as Record<string, unknown>;
+      const { seq: _seq, ...withoutSeq } = example;
+      return {
+        type,
+        example: validate(example),
+        without: validate(withoutSeq),
+        below: validate({ ...example, seq: minimum - 1 }),
+        fraction: validate({ ...example, seq: minimum + 0.5 }),
+      };
+    };
+    const boardEvents = contractEventTypes.filter((type) => type !== 'access.revoked');
+    expect(boardEvents.map((type) => requiresSeq(type, 1))).toEqual(
+      boardEvents.map((type) => ({ type, example: true, without: false, below: false, fraction: false })),
+    );
+    expect(requiresSeq('watch.ack', 0)).toEqual({ type: 'watch.ack', example: true, without: false, below: false, fraction: false });
+    const revoked = byType.get('access.revoked')!;
+    expect(undeclared(payload(revoked), { seq: 1 }, 'access.revoked')).toEqual(['access.revoked.seq']);
+  });
+
   it('the server receives exactly the contract client actions, each answered by a reply', () => {
     const actions = clientMessages().map((message) => pinned(payload(message), 'action'));
     expect(actions.flat().sort()).toEqual([...contractClientActions].sort());
