@@ -235,7 +235,13 @@ describe('AsyncAPI document of the live board events', () => {
     expect(boardEvents.map((type) => requiresSeq(type, 1))).toEqual(
       boardEvents.map((type) => ({ type, example: true, without: false, below: false, fraction: false })),
     );
-    expect(requiresSeq('watch.ack', 0)).toEqual({ type: 'watch.ack', example: true, without: false, below: false, fraction: false });
+    expect(requiresSeq('watch.ack', 0)).toEqual({
+      type: 'watch.ack',
+      example: true,
+      without: false,
+      below: false,
+      fraction: false,
+    });
     const revoked = byType.get('access.revoked')!;
     expect(undeclared(payload(revoked), { seq: 1 }, 'access.revoked')).toEqual(['access.revoked.seq']);
   });
