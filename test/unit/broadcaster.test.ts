@@ -13,11 +13,13 @@ import { documentClient } from '../../lib/data/db';
 import { keys } from '../../lib/data/table';
 
 /**
- * The broadcaster on stream records it must ignore, on failures DynamoDB Local cannot produce on
- * demand (a throttled read, a post that fails mid-board), and on states the real stack reaches
- * only by a race: a card still carrying a deleted label's id, a watch that outlived its membership
- * or its token, a removal and earlier changes in one batch. Its happy paths (every event kind with
- * its exact fields) run for real in test/integration/realtime.test.ts.
+ * The broadcaster on stream records it must ignore (everything but a log item's INSERT), on
+ * failures DynamoDB Local cannot produce on demand (a throttled read, a post that fails mid-board,
+ * and the redelivery after it), and on states the real stack reaches only by a race: a watch that
+ * outlived its membership or its token, a removal or a board's deletion with earlier changes in
+ * one batch. Its records are log items' INSERTs as lib/data/event-log.ts writes them (the shape of
+ * scripts/make-events.ts logItemBatch). Its happy paths (every event kind with its exact fields)
+ * run for real in test/integration/realtime.test.ts and test/integration/event-log.test.ts.
  */
 const ddb = mockClient(documentClient);
 const sockets = mockClient(ApiGatewayManagementApiClient);
@@ -48,24 +50,48 @@ function record(eventName: 'INSERT' | 'MODIFY' | 'REMOVE', image?: Record<string
   };
 }
 
-function card(boardId: string, overrides: Record<string, unknown> = {}) {
+/** An event exactly as a writer puts it into the board's log (lib/data/event-log.ts). */
+function boardEvent(boardId: string, seq: number, type: string, fields: Record<string, unknown> = {}, actor = randomUUID()) {
+  return { type, event_id: randomUUID(), board_id: boardId, actor_id: actor, occurred_at: at, seq, ...fields };
+}
+type LoggedEvent = ReturnType<typeof boardEvent>;
+
+/** The log item holding `event` (scripts/make-events.ts logItemBatch has the same shape). */
+function logItem(event: LoggedEvent) {
+  const keptUntil = Math.floor(Date.parse(at) / 1000) + 7 * 86_400;
+  return {
+    ...keys.logEntry(event.board_id, event.seq),
+    type: 'event',
+    board_id: event.board_id,
+    seq: event.seq,
+    kind: event.type,
+    event,
+    kept_until: keptUntil,
+    ttl: keptUntil,
+  };
+}
+
+/** The stream record of a log item's INSERT: the only record that carries an event. */
+const logged = (event: LoggedEvent) => record('INSERT', logItem(event));
+
+function card(overrides: Record<string, unknown> = {}) {
   const id = randomUUID();
   const columnId = randomUUID();
   return {
-    ...keys.card(boardId, id),
-    type: 'card',
     id,
-    board_id: boardId,
     column_id: columnId,
     title: 'A card',
     description: null,
     position: 2,
     created_at: at,
-    colpos: `${columnId}#c000000000000000`,
-    ev: { id: randomUUID(), kind: 'card.updated', actor: randomUUID(), at },
+    label_ids: [],
     ...overrides,
   };
 }
+
+/** A card.updated event of a new card, numbered `seq` on its board. */
+const cardUpdated = (boardId: string, seq: number, actor?: string) =>
+  boardEvent(boardId, seq, 'card.updated', { card: card() }, actor);
 
 function watch(boardId: string, userId: string, expiresAt = soon()) {
   const connectionId = `conn-${randomUUID()}`;
@@ -79,11 +105,12 @@ function watch(boardId: string, userId: string, expiresAt = soon()) {
   };
 }
 const member = (boardId: string, userId: string) => ({ ...keys.member(boardId, userId), user_id: userId, role: 'member' });
-const boardItem = (boardId: string, labels: Record<string, string> = {}) => ({
+const boardItem = (boardId: string, labels: Record<string, string> = {}, seq = 1) => ({
   ...keys.board(boardId),
   type: 'board',
   id: boardId,
   labels,
+  seq,
 });
 
 const invoke = (records: ReturnType<typeof record>[]) => handler({ Records: records } as never, {} as never);
@@ -94,15 +121,19 @@ const posted = () =>
   }));
 
 describe('records that are no change of their own', () => {
-  it('ignores removals, unstamped items, a stamp already seen and items outside a board: no read, no send', async () => {
+  it('ignores removals, modifications, items that are no log item and log-shaped items outside a board: no read, no send', async () => {
     const boardId = randomUUID();
-    const stale = card(boardId);
+    const event = cardUpdated(boardId, 1);
     const result = await invoke([
-      record('REMOVE', undefined, card(boardId)),
+      // A log item's TTL expiry (or the collector's deletion of a deleted board's log).
+      record('REMOVE', undefined, logItem(event)),
+      // A log item is written once; a MODIFY of one (none is made) must not send its event again.
+      record('MODIFY', logItem(event), logItem(event)),
       record('INSERT', { ...keys.connection('abc'), type: 'connection', user_id: randomUUID() }),
-      // The board's counter changed, its stamp (an earlier rename's) did not.
-      record('MODIFY', stale, stale),
-      record('INSERT', { pk: 'TICKET#x', sk: '#TICKET', ev: stale.ev }),
+      // The board item's counter moved with a change; that change's event is its log item's.
+      record('MODIFY', boardItem(boardId, {}, 2), boardItem(boardId, {}, 1)),
+      record('INSERT', { ...keys.card(boardId, event.card.id), type: 'card', ...event.card, board_id: boardId }),
+      record('INSERT', { ...logItem(event), pk: 'TICKET#x', sk: '#TICKET' }),
     ]);
     expect(result).toEqual({ batchItemFailures: [] });
     expect(ddb.calls()).toHaveLength(0);
@@ -111,24 +142,26 @@ describe('records that are no change of their own', () => {
 });
 
 describe('an event to the watchers of its board', () => {
-  it("shows a card's labels as the REST routes do: deleted ones left out, the rest in label order", async () => {
+  it('sends the event exactly as the log holds it (seq, event_id, a card with its labels as written): only the audience is read', async () => {
     const boardId = randomUUID();
     const userId = randomUUID();
-    const [zebra, apple, deleted] = [randomUUID(), randomUUID(), randomUUID()];
-    const labelled = card(boardId, { label_ids: new Set([zebra, deleted, apple]) });
-    const board = boardItem(boardId, { [zebra]: 'zebra', [apple]: 'Apple' });
-    ddb.on(QueryCommand).resolves({ Items: [board, member(boardId, userId), watch(boardId, userId)] });
-    await invoke([record('MODIFY', labelled)]);
-    expect(posted().map((p) => p.frame.card.label_ids)).toEqual([[apple, zebra]]);
+    const [apple, zebra] = [randomUUID(), randomUUID()];
+    const event = boardEvent(boardId, 7, 'card.updated', { card: card({ label_ids: [apple, zebra] }) });
+    // The board's labels have changed since the change was written: the event is what the change was.
+    ddb
+      .on(QueryCommand)
+      .resolves({ Items: [boardItem(boardId, { [zebra]: 'zebra' }, 9), member(boardId, userId), watch(boardId, userId)] });
+    await invoke([logged(event)]);
+    expect(posted().map((p) => p.frame)).toEqual([event]);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
   });
 
   it('sends nothing to a watcher who is no longer a member (their removal ends the watch); an expired one gets token.expired', async () => {
     const boardId = randomUUID();
-    const change = card(boardId);
     const formerMember = watch(boardId, randomUUID());
     const expired = watch(boardId, randomUUID(), Math.floor(Date.now() / 1000) - 5);
     ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId), member(boardId, expired.user_id), formerMember, expired] });
-    await invoke([record('MODIFY', change)]);
+    await invoke([logged(cardUpdated(boardId, 1))]);
     expect(posted()).toEqual([{ to: expired.connection_id, frame: { type: 'token.expired' } }]);
     expect(sockets.commandCalls(DeleteConnectionCommand).map((call) => call.args[0].input.ConnectionId)).toEqual([
       expired.connection_id,
@@ -147,50 +180,68 @@ describe('an event to the watchers of its board', () => {
     const vanished = watch(boardId, userId);
     ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId), member(boardId, userId), vanished] });
     sockets.on(PostToConnectionCommand).rejects(new GoneException({ message: 'gone', $metadata: {} }));
-    expect(await invoke([record('MODIFY', card(boardId))])).toEqual({ batchItemFailures: [] });
+    expect(await invoke([logged(cardUpdated(boardId, 1))])).toEqual({ batchItemFailures: [] });
     expect(ddb.commandCalls(DeleteCommand).map((call) => call.args[0].input.Key)).toEqual([
       keys.connection(vanished.connection_id),
     ]);
   });
+
+  it("sends a board's events in seq order, whatever the order of their records in the batch", async () => {
+    const boardId = randomUUID();
+    const userId = randomUUID();
+    ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId, {}, 3), member(boardId, userId), watch(boardId, userId)] });
+    const events = [1, 2, 3].map((seq) => cardUpdated(boardId, seq));
+    await invoke([logged(events[2]!), logged(events[0]!), logged(events[1]!)]);
+    expect(posted().map((p) => p.frame.seq)).toEqual([1, 2, 3]);
+  });
 });
 
 describe('a batch that removes a member or deletes the board', () => {
-  it('a member removed later in the batch hears what came before, then access.revoked with the removal itself', async () => {
+  it('a member removed later in the batch hears what came before, then access.revoked (no seq) with the removal itself', async () => {
     const boardId = randomUUID();
     const [owner, removed] = [randomUUID(), randomUUID()];
     const watcher = watch(boardId, removed);
     // Read after the batch was written: the removed member is no longer in the partition.
-    ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId), member(boardId, owner), watcher, watch(boardId, owner)] });
-    const before = card(boardId);
-    const removal = {
-      ...keys.boardEvent(boardId, randomUUID()),
-      type: 'event',
-      ev: { id: randomUUID(), kind: 'member.removed', actor: owner, at, data: { user_id: removed } },
-    };
-    const after = card(boardId);
-    await invoke([record('MODIFY', before), record('INSERT', removal), record('MODIFY', after)]);
+    ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId, {}, 3), member(boardId, owner), watcher, watch(boardId, owner)] });
+    const before = cardUpdated(boardId, 1);
+    const removal = boardEvent(boardId, 2, 'member.removed', { user_id: removed }, owner);
+    const after = cardUpdated(boardId, 3);
+    await invoke([logged(before), logged(removal), logged(after)]);
     const toRemoved = posted()
       .filter((p) => p.to === watcher.connection_id)
-      .map((p) => [p.frame.type, p.frame.event_id, p.frame.actor_id]);
+      .map((p) => p.frame);
     expect(toRemoved).toEqual([
-      ['card.updated', before.ev.id, before.ev.actor],
-      ['access.revoked', removal.ev.id, owner],
+      before,
+      {
+        type: 'access.revoked',
+        event_id: removal.event_id,
+        board_id: boardId,
+        actor_id: owner,
+        occurred_at: removal.occurred_at,
+      },
     ]);
   });
 
-  it('a board whose deletion has begun tells its watchers board.deleted only, without revoking anyone first', async () => {
+  it("a deleted board's watchers hear the batch's earlier changes, then board.deleted, without anyone revoked first", async () => {
     const boardId = randomUUID();
     const userId = randomUUID();
     const watcher = watch(boardId, userId);
     // The board item and the memberships are already gone when the batch is read.
     ddb.on(QueryCommand).resolves({ Items: [watcher] });
-    const deleted = {
-      ...keys.boardEvent(boardId, randomUUID()),
-      type: 'event',
-      ev: { id: randomUUID(), kind: 'board.deleted', actor: userId, at },
-    };
-    await invoke([record('MODIFY', card(boardId)), record('INSERT', deleted)]);
-    expect(posted().map((p) => [p.to, p.frame.type])).toEqual([[watcher.connection_id, 'board.deleted']]);
+    const edit = cardUpdated(boardId, 4);
+    const deleted = boardEvent(boardId, 5, 'board.deleted', {}, userId);
+    await invoke([logged(edit), logged(deleted)]);
+    expect(posted().map((p) => [p.to, p.frame])).toEqual([
+      [watcher.connection_id, edit],
+      [watcher.connection_id, deleted],
+    ]);
+    // board.deleted ends every watch of the board.
+    const droppedWatches = ddb
+      .commandCalls(TransactWriteCommand)
+      .flatMap((call) => call.args[0].input.TransactItems ?? [])
+      .map((item) => item.Delete?.Key?.sk)
+      .filter(Boolean);
+    expect(droppedWatches).toEqual([`#WATCH#${watcher.connection_id}`]);
   });
 });
 
@@ -205,7 +256,7 @@ describe('partial batch failure', () => {
     ddb
       .on(QueryCommand, { ExpressionAttributeValues: { ':pk': keys.boardPartition(healthy) } })
       .resolves({ Items: [boardItem(healthy), member(healthy, userId), watcher] });
-    const records = [record('MODIFY', card(healthy)), record('MODIFY', card(failing)), record('MODIFY', card(healthy))];
+    const records = [logged(cardUpdated(healthy, 1)), logged(cardUpdated(failing, 1)), logged(cardUpdated(healthy, 2))];
     const result = await invoke(records);
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb.SequenceNumber }] });
     expect(posted().map((p) => p.frame.board_id)).toEqual([healthy, healthy]);
@@ -219,7 +270,33 @@ describe('partial batch failure', () => {
       .on(PostToConnectionCommand)
       .resolvesOnce({})
       .rejects(Object.assign(new Error('limit'), { name: 'LimitExceededException' }));
-    const records = [record('MODIFY', card(boardId)), record('MODIFY', card(boardId)), record('MODIFY', card(boardId))];
+    const records = [1, 2, 3].map((seq) => logged(cardUpdated(boardId, seq)));
     expect(await invoke(records)).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb.SequenceNumber }] });
+  });
+
+  it('a redelivery from the reported record carries the same seq and event_id as the first delivery', async () => {
+    const boardId = randomUUID();
+    const userId = randomUUID();
+    ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId, {}, 3), member(boardId, userId), watch(boardId, userId)] });
+    sockets
+      .on(PostToConnectionCommand)
+      .resolvesOnce({})
+      .rejectsOnce(Object.assign(new Error('limit'), { name: 'LimitExceededException' }))
+      .resolves({});
+    const events = [1, 2, 3].map((seq) => cardUpdated(boardId, seq));
+    const records = events.map(logged);
+    const first = await invoke(records);
+    expect(first).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb.SequenceNumber }] });
+    // Lambda (or the local poller) runs the batch again from the reported record.
+    expect(await invoke(records.slice(1))).toEqual({ batchItemFailures: [] });
+    const frames = posted().map((p) => p.frame);
+    // Attempts: seq 1 sent, seq 2 failed; then seq 2 again and seq 3.
+    expect(frames.map((f) => [f.seq, f.event_id])).toEqual([
+      [1, events[0]!.event_id],
+      [2, events[1]!.event_id],
+      [2, events[1]!.event_id],
+      [3, events[2]!.event_id],
+    ]);
+    expect(frames[1]).toEqual(frames[2]);
   });
 });

@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  BatchGetCommand,
-  DynamoDBDocumentClient,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler as createBoard } from '../../functions/boards/create';
@@ -87,9 +81,9 @@ describe('storage failures become problem+json answers', () => {
         ],
       },
     });
-    ddb
-      .on(UpdateCommand)
-      .rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
+    // A rename is one transaction: the board item (its title and its seq), then the change's log
+    // item. A board deleted since the read fails the first's condition with no item to return.
+    ddb.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
     const reply = await renameBoard(event('PATCH', `/boards/${boardId}`, { title: 'new' }, { id: boardId }), context);
     expect(reply.statusCode).toBe(404);
   });

@@ -40,14 +40,22 @@ const scope = {
   relatedCards: new Map(),
 } as unknown as BoardScope;
 
-const cancelled = (first: { Code: string; Item?: object }, boardCheck = 'None') =>
+/**
+ * A move is one transaction (lib/data/event-log.ts commitChange): the card's update, the target
+ * column's check, the board item's update (its seq, and the condition that neither column has
+ * started its deletion) and the change's log item. A failed condition hands back the item as it
+ * now is (ReturnValuesOnConditionCheckFailure ALL_OLD): the card, and the board when its own
+ * condition failed.
+ */
+const cancelled = (first: { Code: string; Item?: object }, board: { Code: string; Item?: object } = { Code: 'None' }) =>
   new TransactionCanceledException({
     message: 'Transaction cancelled',
     $metadata: {},
     CancellationReasons: [
       { Code: first.Code, ...(first.Item ? { Item: marshall({ ...keys.card(boardId, asRead.id), ...first.Item }) } : {}) },
       { Code: 'None' },
-      { Code: boardCheck },
+      { Code: board.Code, ...(board.Item ? { Item: marshall({ ...keys.board(boardId), ...board.Item }) } : {}) },
+      { Code: 'None' },
     ],
   } as ConstructorParameters<typeof TransactionCanceledException>[0]);
 
@@ -96,7 +104,11 @@ describe('a move to the place the card already has, with a race', () => {
   const readThere = { ...scope, card: there } as BoardScope;
 
   it('its column being deleted meanwhile (the board check fails too): not found, no second write', async () => {
-    ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: there }, 'ConditionalCheckFailed'));
+    // The board as it now is: its seq unchanged, the card's column being deleted.
+    const deleting = { id: boardId, labels: {}, deleting_columns: new Set([target.id]) };
+    ddb
+      .on(TransactWriteCommand)
+      .rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: there }, { Code: 'ConditionalCheckFailed', Item: deleting }));
     await expect(moveCard(readThere, { target_column_id: target.id })).rejects.toBeInstanceOf(NotFound);
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
@@ -116,9 +128,9 @@ describe('a move to the place the card already has, with a race', () => {
     const answer = await moveCard(scope, { target_column_id: target.id });
     expect(answer).toMatchObject({ id: there.id, column_id: target.id, position: 1 });
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(2);
-    // The retry's board check watches the column the card is in now, not the one it was read in.
+    // The retry's board condition watches the column the card is in now, not the one it was read in.
     const boardCheck = (call: number) =>
-      ddb.commandCalls(TransactWriteCommand)[call]!.args[0].input.TransactItems![2]!.ConditionCheck!.ExpressionAttributeValues;
-    expect([boardCheck(0), boardCheck(1)]).toEqual([{ ':from': from }, { ':from': target.id }]);
+      ddb.commandCalls(TransactWriteCommand)[call]!.args[0].input.TransactItems![2]!.Update!.ExpressionAttributeValues![':from'];
+    expect([boardCheck(0), boardCheck(1)]).toEqual([from, target.id]);
   });
 });
