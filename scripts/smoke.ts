@@ -6,9 +6,10 @@ import { fetchFailure } from './fetch-failure';
  * `npm run smoke -- <ApiUrl> [--keep] [--timeout <seconds>]`: exercises a running task-board API
  * end to end, deployed (the stack's `ApiUrl` output) or local (`npm start`): health, two throwaway
  * users (registered, one logged in again), the member's address verified, a board, a column, two
- * cards, a move, the board tree, a member, a live-events ticket, then deletes the board, checks that
- * it is gone and deletes the throwaway users. Without a URL argument it uses TASK_BOARD_URL.
- * `--timeout` bounds each request (default 15 s).
+ * cards, a move, the board tree, a member, a live-events ticket, a socket opened with it that
+ * watches the board and sees the event of a card the script then creates, then deletes the board,
+ * checks that it is gone and deletes the throwaway users. Without a URL argument it uses
+ * TASK_BOARD_URL. `--timeout` bounds each request and each wait on the socket (default 15 s).
  *
  * Member-add finds only accounts whose address is verified (docs/accounts.md). Locally the script
  * verifies the member's address with the code from the local outbox (GET /local/outbox), as its
@@ -27,7 +28,8 @@ import { fetchFailure } from './fetch-failure';
  * board and the users, and prints one JSON line with the board id and both users' emails and
  * passwords, for a person to log in and look.
  *
- * Only the global fetch of Node.js: no dependencies, so it runs wherever the repository does.
+ * Only the global fetch and WebSocket of Node.js (22 and later; `ws`, a dev dependency, where
+ * Node has no WebSocket): it runs wherever the repository does.
  */
 
 const EXIT = { ok: 0, failed: 1, unreachable: 2, usage: 64 } as const;
@@ -51,6 +53,90 @@ class WrongAnswer extends Error {
 /** No HTTP answer at all. */
 class NoAnswer extends Error {}
 
+/** The socket did not open, closed, or did not bring the frame it should have in time. */
+class SocketProblem extends Error {
+  constructor(
+    readonly expected: string,
+    readonly got: string,
+  ) {
+    super(`expected ${expected}, got ${got}`);
+  }
+}
+
+/** A frame from the server, as JSON. */
+type Frame = Record<string, unknown> & { type?: unknown };
+
+/** The part of the WebSocket API (Node's global, or `ws`) the script uses. */
+interface Socket {
+  readyState: number;
+  send(data: string): void;
+  close(): void;
+  addEventListener(
+    type: 'open' | 'close' | 'error' | 'message',
+    listener: (event: { data?: unknown; code?: number }) => void,
+  ): void;
+}
+type SocketClass = new (url: string) => Socket;
+
+/**
+ * A socket that keeps every frame, so that one that comes before its wait is not missed: `next`
+ * resolves with the first frame (received or to come) that `test` accepts, and fails with what it
+ * saw on a close or after `timeoutMs`.
+ */
+async function openSocket(url: string, timeoutMs: number) {
+  const Impl: SocketClass =
+    (globalThis as { WebSocket?: SocketClass }).WebSocket ?? ((await import('ws')).default as unknown as SocketClass);
+  const socket = new Impl(url);
+  const frames: Frame[] = [];
+  let closed: string | undefined;
+  let wake = () => {};
+  socket.addEventListener('open', () => wake());
+  socket.addEventListener('message', (event) => {
+    try {
+      frames.push(JSON.parse(String(event.data)) as Frame);
+    } catch {
+      frames.push({ type: '<not JSON>', text: String(event.data) });
+    }
+    wake();
+  });
+  socket.addEventListener('close', (event) => {
+    closed = `the socket closed (code ${event.code ?? '?'})`;
+    wake();
+  });
+  socket.addEventListener('error', () => {
+    closed ??= 'a socket error (the handshake was refused, or nothing answered)';
+    wake();
+  });
+  const until = <T>(ready: () => T | undefined, expected: string): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        wake = () => {};
+        reject(new SocketProblem(expected, `nothing in ${timeoutMs / 1000} s; frames so far: ${JSON.stringify(frames)}`));
+      }, timeoutMs);
+      wake = () => {
+        const value = ready();
+        if (value !== undefined) {
+          clearTimeout(timer);
+          wake = () => {};
+          resolve(value);
+        } else if (closed) {
+          clearTimeout(timer);
+          wake = () => {};
+          reject(new SocketProblem(expected, `${closed}; frames so far: ${JSON.stringify(frames)}`));
+        }
+      };
+      wake();
+    });
+  await until(() => (socket.readyState === 1 ? true : undefined), 'the socket to open with the ticket');
+  return {
+    send: (message: unknown) => socket.send(JSON.stringify(message)),
+    next: (test: (frame: Frame) => boolean, expected: string) => until(() => frames.find(test), expected),
+    close: () => {
+      if (socket.readyState <= 1) socket.close();
+    },
+  };
+}
+
 type Step = {
   name: string;
   method: string;
@@ -60,12 +146,32 @@ type Step = {
 const usage =
   'usage: npm run smoke -- <ApiUrl> [--keep] [--timeout <seconds>]   (e.g. https://abc123.execute-api.eu-west-1.amazonaws.com)';
 
+const HELP = `${usage}
+
+Exercises a running task-board API end to end: health, two throwaway users, a board with a column
+and cards, a move, a member, a live-events ticket and a socket that watches the board and sees the
+event of a change, then deletes what it made. Without <ApiUrl>, TASK_BOARD_URL.
+
+  --keep               leave the board and the users, and print how to log in to look
+  --timeout <seconds>  bound of each request and of each wait on the socket (default 15)
+  -h, --help           this text
+
+Against a stage without the local outbox, TASK_BOARD_SMOKE_MEMBER_EMAIL and
+TASK_BOARD_SMOKE_MEMBER_PASSWORD name an operator's verified account, used as the member.
+Exit codes: 0 passed, 1 a wrong answer (the step named), 2 no answer, 64 a usage error.
+`;
+
 function parse(argv: string[]) {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { keep: { type: 'boolean', default: false }, timeout: { type: 'string', default: '15' } },
+    options: {
+      keep: { type: 'boolean', default: false },
+      timeout: { type: 'string', default: '15' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
+  if (values.help) return 'help' as const;
   const raw = positionals[0] ?? process.env.TASK_BOARD_URL;
   if (!raw || positionals.length > 1) throw new Error(usage);
   let url: URL;
@@ -96,13 +202,18 @@ function shown(text: string): string {
 const reason = (error: unknown) => fetchFailure(error).replace(/^no answer in time$/, 'no answer in time (--timeout)');
 
 async function runSmoke(argv: string[]): Promise<number> {
-  let options: ReturnType<typeof parse>;
+  let parsed: ReturnType<typeof parse>;
   try {
-    options = parse(argv);
+    parsed = parse(argv);
   } catch (error) {
     console.error(`smoke: ${(error as Error).message}`);
     return EXIT.usage;
   }
+  if (parsed === 'help') {
+    process.stdout.write(HELP);
+    return EXIT.ok;
+  }
+  const options = parsed;
   const { baseUrl, keep, timeoutMs } = options;
   const started = performance.now();
   const run = randomUUID();
@@ -112,7 +223,8 @@ async function runSmoke(argv: string[]): Promise<number> {
     ? { email: process.env.TASK_BOARD_SMOKE_MEMBER_EMAIL!, password: process.env.TASK_BOARD_SMOKE_MEMBER_PASSWORD!, token: '' }
     : { email: `smoke+${run}-member@example.com`, password: `smoke-${randomUUID()}`, token: '' };
   // An operator's member is logged in (one step) instead of registered and verified (three).
-  const plannedSteps = (keep ? 15 : 18) - (operatorMember ? 2 : 0);
+  const plannedSteps = (keep ? 17 : 20) - (operatorMember ? 2 : 0);
+  let socket: Awaited<ReturnType<typeof openSocket>> | undefined;
   let done = 0;
   let boardId: string | undefined;
   let usersDeleted = false;
@@ -292,6 +404,41 @@ async function runSmoke(argv: string[]): Promise<number> {
     );
     done++;
 
+    // The WebSocket API: the ticket opens a socket, which watches the board…
+    const address = `${field(ticket.body, 'url')}?ticket=${encodeURIComponent(field(ticket.body, 'ticket') as string)}`;
+    current = { name: 'open a socket and watch the board', method: 'WS', path: String(field(ticket.body, 'url')) };
+    socket = await openSocket(address, timeoutMs);
+    socket.send({ action: 'watch', board_id: boardId });
+    await socket
+      .next(
+        (frame) => frame.board_id === boardId && (frame.type === 'watch.ack' || frame.type === 'error'),
+        `{"type":"watch.ack","board_id":"${boardId}"}`,
+      )
+      .then((frame) => {
+        if (frame.type !== 'watch.ack')
+          throw new SocketProblem(`{"type":"watch.ack","board_id":"${boardId}"}`, JSON.stringify(frame));
+      });
+    done++;
+
+    // …and sees the event of a change made over REST.
+    const watched = await request(
+      { name: 'see the event of a change', method: 'POST', path: `/columns/${columnId}/cards` },
+      201,
+      {
+        token: owner.token,
+        body: { title: 'watched card', description: 'its card.created event must reach the socket' },
+      },
+    );
+    const watchedId = field(watched.body, 'id');
+    check(isText(watchedId), '201 Card with an id', watched);
+    current = { name: 'see the event of a change', method: 'WS', path: String(field(ticket.body, 'url')) };
+    await socket.next(
+      (frame) => frame.type === 'card.created' && frame.board_id === boardId && field(frame.card, 'id') === watchedId,
+      `{"type":"card.created","board_id":"${boardId}","card":{"id":"${watchedId}",…}}`,
+    );
+    socket.close();
+    done++;
+
     if (keep) return;
     await request({ name: 'delete the board', method: 'DELETE', path: `/boards/${boardId}` }, 204, { token: owner.token });
     const deleted = boardId;
@@ -337,6 +484,12 @@ async function runSmoke(argv: string[]): Promise<number> {
   try {
     await steps();
   } catch (error) {
+    socket?.close();
+    if (error instanceof SocketProblem) {
+      const failedAt = where();
+      console.error(`smoke: FAILED at ${failedAt} against ${baseUrl}: ${error.message} [clean-up: ${await cleanUp()}]`);
+      return EXIT.failed;
+    }
     if (error instanceof WrongAnswer) {
       const failedAt = where();
       console.error(

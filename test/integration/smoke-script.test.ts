@@ -43,7 +43,7 @@ describe('npm run smoke', () => {
     const url = baseUrl().replace(/[.]/g, '\\.');
     expect(run.stdout).toMatch(
       new RegExp(
-        `^smoke: 18 steps passed against ${url} in \\d+\\.\\d s; board deleted; ` +
+        `^smoke: 20 steps passed against ${url} in \\d+\\.\\d s; board deleted; ` +
           'users smoke\\+[0-9a-f-]{36}-\\{owner,member\\}@example\\.com deleted\\n$',
       ),
     );
@@ -57,7 +57,7 @@ describe('npm run smoke', () => {
     });
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
     expect(run.stdout).toMatch(
-      /^smoke: 16 steps passed against .* board deleted; user smoke\+[0-9a-f-]{36}-owner@example\.com deleted\n$/,
+      /^smoke: 18 steps passed against .* board deleted; user smoke\+[0-9a-f-]{36}-owner@example\.com deleted\n$/,
     );
     expect((await call('POST', '/auth/login', { body: { email: operator.email, password: operator.password } })).status).toBe(
       200,
@@ -79,7 +79,7 @@ describe('npm run smoke', () => {
     };
     expect(kept.api).toBe(baseUrl());
     expect(kept.owner.email).toMatch(/^smoke\+[0-9a-f-]{36}-owner@example\.com$/);
-    expect(lines[1]).toMatch(new RegExp(`^smoke: 15 steps passed against .* board ${kept.board_id} kept \\(--keep\\)`));
+    expect(lines[1]).toMatch(new RegExp(`^smoke: 17 steps passed against .* board ${kept.board_id} kept \\(--keep\\)`));
 
     // A person can log in with what it printed and find everything the run made.
     const login = await call('POST', '/auth/login', { body: kept.owner });
@@ -89,7 +89,11 @@ describe('npm run smoke', () => {
     expect(boards.body).toEqual([expect.objectContaining({ id: kept.board_id, title: expect.stringMatching(/^smoke /) })]);
     const tree = await call('GET', `/boards/${kept.board_id}`, { token });
     expect(tree.body.columns).toHaveLength(1);
-    expect(tree.body.columns[0].cards.map((card: { title: string }) => card.title)).toEqual(['second card', 'first card']);
+    expect(tree.body.columns[0].cards.map((card: { title: string }) => card.title)).toEqual([
+      'second card',
+      'first card',
+      'watched card',
+    ]);
     const members = await call('GET', `/boards/${kept.board_id}/members`, { token });
     expect(members.body.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([
       [kept.owner.email, 'owner'],
@@ -108,7 +112,7 @@ describe('npm run smoke', () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toBe('');
       expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
-      expect(run.stderr).toContain(`smoke: FAILED at step 2/18 "register the owner" (POST /auth/register) against ${api.url}`);
+      expect(run.stderr).toContain(`smoke: FAILED at step 2/20 "register the owner" (POST /auth/register) against ${api.url}`);
       expect(run.stderr).toContain(
         'expected 201, got HTTP 500: {"type":"about:blank","title":"Internal Server Error","status":500,"detail":"Something broke."}',
       );
@@ -127,7 +131,7 @@ describe('npm run smoke', () => {
     try {
       const run = await smoke(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain('step 1/18 "health" (GET /health)');
+      expect(run.stderr).toContain('step 1/20 "health" (GET /health)');
       expect(run.stderr).toContain('expected 200 {"status":"ok"}, got HTTP 200: <html>a proxy page</html>');
     } finally {
       await close(server);
@@ -143,9 +147,57 @@ describe('npm run smoke', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      new RegExp(`^smoke: UNREACHABLE: ${url.replace(/[.]/g, '\\.')} did not answer at step 1/18 "health"`),
+      new RegExp(`^smoke: UNREACHABLE: ${url.replace(/[.]/g, '\\.')} did not answer at step 1/20 "health"`),
     );
     expect(run.stderr).toContain('ECONNREFUSED');
+  });
+
+  it('fails with exit code 1 at the socket step when the ticket’s WebSocket address does not answer, and still deletes its board', async () => {
+    // The real API behind a proxy that changes one thing: the address tickets name, to a closed port.
+    const closedPort = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => done(port));
+      });
+    });
+    const deadSocket = `ws://127.0.0.1:${closedPort}/live`;
+    const proxy = createServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+      ) as Record<string, string>;
+      const answer = await fetch(`${baseUrl()}${request.url}`, {
+        method: request.method,
+        headers,
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
+      let text = await answer.text();
+      if (request.url === '/realtime/tickets' && answer.status === 201)
+        text = JSON.stringify({ ...JSON.parse(text), url: deadSocket });
+      response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(text);
+    });
+    await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const run = await smoke(url);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(
+        `smoke: FAILED at step 16/20 "open a socket and watch the board" (WS ${deadSocket}) against ${url}`,
+      );
+      expect(run.stderr).toContain('expected the socket to open with the ticket');
+      expect(run.stderr).toMatch(/\[clean-up: board [0-9a-f-]{36} deleted\]/);
+    } finally {
+      await close(proxy);
+    }
+  });
+
+  it('--help prints the usage and the options and exits 0', async () => {
+    const run = await runNode(['scripts/smoke.ts', '--help']);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^usage: npm run smoke -- <ApiUrl> \[--keep\] \[--timeout <seconds>\]/);
+    for (const option of ['--keep', '--timeout', '--help', 'TASK_BOARD_SMOKE_MEMBER_EMAIL']) expect(run.stdout).toContain(option);
   });
 
   it('exits with 64 and the usage without a URL', async () => {
