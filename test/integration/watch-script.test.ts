@@ -1,6 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort, stopChild } from '../../infra/local/processes';
-import { baseUrl, call, newBoard, newUser, type TestUser, unknownId } from '../support/api';
+import { keys } from '../../lib/data/table';
+import { addMember, baseUrl, call, newBoard, newColumn, newUser, type TestUser, unknownId } from '../support/api';
+import { localEnv, readPartition, useLocalTable } from '../support/local-table';
 import { REPO_ROOT, runNode } from '../support/run-node';
 
 /**
@@ -10,6 +13,7 @@ import { REPO_ROOT, runNode } from '../support/run-node';
  */
 
 const started: ChildProcessWithoutNullStreams[] = [];
+const table = useLocalTable();
 // Stopped by its own pid, whatever a test left running.
 afterEach(() => Promise.all(started.splice(0).map((child) => stopChild(child))));
 
@@ -49,6 +53,33 @@ function watch(user: TestUser, boardId: string) {
   return { child, lines, line, exited };
 }
 
+type Line = Record<string, unknown>;
+
+/**
+ * The script's socket, made to miss what happens next: its watch item is taken out of the table,
+ * so the broadcaster no longer sends it the board's events (as if they were lost on the way), while
+ * the script believes it still watches. `drop()` then closes the socket from the server's side
+ * (the connections API, as API Gateway's DeleteConnection does), and the script reconnects.
+ */
+async function deafen(boardId: string) {
+  const watches = (await readPartition(table.client, table.name, `BOARD#${boardId}`)).filter((item) =>
+    String(item.sk).startsWith('#WATCH#'),
+  );
+  expect(watches).toHaveLength(1);
+  const { pk, sk, connection_id: connectionId } = watches[0] as { pk: string; sk: string; connection_id: string };
+  await table.client.send(new DeleteCommand({ TableName: table.name, Key: { pk, sk } }));
+  return {
+    drop: async () => {
+      const url = `${localEnv().SOCKET_CALLBACK_URL}/@connections/${encodeURIComponent(connectionId)}`;
+      expect((await fetch(url, { method: 'DELETE' })).status).toBeLessThan(300);
+    },
+  };
+}
+
+/** The board events printed (every line with a seq but the acks), as [seq, type]. */
+const printedEvents = (lines: Line[]) =>
+  lines.filter((line) => typeof line.seq === 'number' && line.type !== 'watch.ack').map((line) => [line.seq, line.type]);
+
 describe('npm run watch', () => {
   it("prints the board's events as they arrive, one JSON line each, and stops with exit 0 on SIGINT", async () => {
     const user = await newUser();
@@ -62,6 +93,85 @@ describe('npm run watch', () => {
       actor_id: user.id,
       column: column.body,
     });
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+  });
+
+  it('after a reconnect prints what it missed (changes by two users), in order and once, then the live events', async () => {
+    const [owner, member] = await Promise.all([newUser(), newUser()]);
+    const board = await newBoard(owner, 'Caught up');
+    const run = watch(owner, board.id);
+    const firstAck = await run.line((line) => line.type === 'watch.ack');
+    expect(firstAck).toEqual({ type: 'watch.ack', board_id: board.id, seq: 0 });
+    const todo = await newColumn(owner, board.id, 'To do');
+    await run.line((line) => line.type === 'column.created');
+
+    const socket = await deafen(board.id);
+    // Missed: by the owner and by a member, while the script's socket hears nothing.
+    await addMember(owner, board.id, member);
+    const card = await call('POST', `/columns/${todo.id}/cards`, { token: member.token, body: { title: 'Missed' } });
+    expect(card.status).toBe(201);
+    const edited = await call('PATCH', `/cards/${card.body.id}`, { token: owner.token, body: { title: 'Missed, then edited' } });
+    expect(edited.status).toBe(200);
+    expect(printedEvents(run.lines)).toEqual([[1, 'column.created']]);
+
+    await socket.drop();
+    const secondAck = await run.line((line) => line.type === 'watch.ack' && line !== firstAck);
+    expect(secondAck).toEqual({ type: 'watch.ack', board_id: board.id, seq: 4 });
+    await run.line((line) => line.type === 'card.updated');
+    // Live again after the catch-up.
+    const done = await call('POST', `/boards/${board.id}/columns`, { token: member.token, body: { title: 'Done' } });
+    expect(done.status).toBe(201);
+    await run.line((line) => line.type === 'column.created' && (line.column as { id?: string }).id === done.body.id);
+
+    expect(printedEvents(run.lines)).toEqual([
+      [1, 'column.created'],
+      [2, 'member.added'],
+      [3, 'card.created'],
+      [4, 'card.updated'],
+      [5, 'column.created'],
+    ]);
+    // The missed ones came after the second watch.ack, each exactly as the log keeps it.
+    const missed = run.lines.slice(run.lines.indexOf(secondAck) + 1, -1);
+    expect(missed).toEqual([
+      expect.objectContaining({ type: 'member.added', seq: 2, actor_id: owner.id }),
+      expect.objectContaining({ type: 'card.created', seq: 3, actor_id: member.id, card: card.body }),
+      expect.objectContaining({ type: 'card.updated', seq: 4, actor_id: owner.id, card: edited.body }),
+    ]);
+    const log = await call('GET', `/boards/${board.id}/events?after=1&limit=3`, { token: owner.token });
+    expect(missed).toEqual(log.body.events);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+  });
+
+  it('when the missed events are no longer kept (410), says so, prints the board read again and goes on from its seq', async () => {
+    const user = await newUser();
+    const board = await newBoard(user, 'Forgotten');
+    const run = watch(user, board.id);
+    await run.line((line) => line.type === 'watch.ack');
+    const column = await newColumn(user, board.id, 'Kept');
+    await run.line((line) => line.type === 'column.created');
+
+    const socket = await deafen(board.id);
+    const card = await call('POST', `/columns/${column.id}/cards`, { token: user.token, body: { title: 'Missed' } });
+    expect(card.status).toBe(201);
+    await call('PATCH', `/cards/${card.body.id}`, { token: user.token, body: { title: 'Missed twice' } });
+    // Seq 2 is gone from the log, as TTL removes an event past its retention.
+    await table.client.send(new DeleteCommand({ TableName: table.name, Key: keys.logEntry(board.id, 2) }));
+    expect((await call('GET', `/boards/${board.id}/events?after=1`, { token: user.token })).status).toBe(410);
+
+    await socket.drop();
+    const resync = await run.line((line) => line.type === 'board.tree');
+    const tree = await call('GET', `/boards/${board.id}`, { token: user.token });
+    expect(resync).toEqual({ type: 'board.tree', board_id: board.id, seq: 3, board: tree.body });
+    const live = await call('PATCH', `/cards/${card.body.id}`, { token: user.token, body: { title: 'Heard' } });
+    await run.line((line) => line.type === 'card.updated');
+    expect(printedEvents(run.lines)).toEqual([
+      [1, 'column.created'],
+      [3, 'board.tree'],
+      [4, 'card.updated'],
+    ]);
+    expect(run.lines.at(-1)).toMatchObject({ card: live.body });
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
   });
