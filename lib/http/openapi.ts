@@ -1,6 +1,7 @@
 import { type ConversionConfig, type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { GenericSchema } from 'valibot';
+import { version } from '../../package.json';
 import { KINDS } from '../contract/error-kinds';
 import * as s from '../contract/schemas';
 import { documentedKeywordsOf, type Lazy } from '../contract/schemas';
@@ -308,6 +309,11 @@ const IDEMPOTENCY_ERRORS: Record<number, { code: keyof typeof KINDS; detail: str
 
 /** The examples of a route's own errors that add fields: the 422s of lib/http/oversize.ts. */
 const OWN_PROBLEM_EXAMPLES: Partial<Record<RouteId, Record<number, ProblemExample>>> = {
+  // The credential routes' 401s say what was refused (lib/auth/cognito.ts), not the access token's text.
+  'auth.login': { 401: { code: 'unauthorized', detail: 'The email or password is wrong.' } },
+  'auth.register': { 401: { code: 'unauthorized', detail: 'The email or password is wrong.' } },
+  'auth.refresh': { 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } },
+  'auth.logout': { 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } },
   'boards.list': {
     422: {
       code: 'response_too_large',
@@ -432,14 +438,38 @@ function successResponse(id: string, row: RouteRow): Json {
   if (id === 'openapi' || id === 'asyncapi') headers['Cache-Control'] = header('Cache-Control');
   const schema = row.success.schema
     ? responseSchema(s.responseSchemas[row.success.schema])
-    : {
-        type: 'object',
-        description:
-          id === 'openapi'
-            ? 'This OpenAPI 3.1 document (docs/openapi.json, with `servers` set to the origin it was requested from).'
-            : "The AsyncAPI 3 document of the live board events protocol (docs/asyncapi.yaml, as JSON), its server of this deployment's kind naming this deployment's socket address.",
-      };
+    : id === 'openapi'
+      ? describedDocument(
+          'This OpenAPI 3.1 document (docs/openapi.json, with `servers` set to the origin it was requested from).',
+          { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$', examples: ['3.1.0'] }, paths: { type: 'object' } },
+        )
+      : describedDocument(
+          "The AsyncAPI 3 document of the live board events protocol (docs/asyncapi.yaml, as JSON), its server of this deployment's kind naming this deployment's socket address.",
+          { asyncapi: { type: 'string', pattern: '^3\\.\\d+\\.\\d+$', examples: ['3.0.0'] }, channels: { type: 'object' } },
+        );
   return { description: 'Success', headers, content: { 'application/json': { schema } } };
+}
+
+/**
+ * A description document (this one, the AsyncAPI one) as a typed client sees it: its version
+ * field, `info` and its operations' map are declared, the rest is open.
+ */
+function describedDocument(description: string, fields: Record<string, Json>): Json {
+  const [versionField, operationsField] = Object.keys(fields) as [string, string];
+  return {
+    type: 'object',
+    description,
+    required: [versionField, 'info', operationsField],
+    properties: {
+      [versionField]: fields[versionField],
+      info: {
+        type: 'object',
+        required: ['title', 'version'],
+        properties: { title: { type: 'string' }, version: { type: 'string' }, description: { type: 'string' } },
+      },
+      [operationsField]: fields[operationsField],
+    },
+  };
 }
 
 /** Not JSON: the reference page (HTML) and its files (lib/http/docs.ts), each with its own media type. */
@@ -527,7 +557,11 @@ const HOST =
 export function serversFor(event: APIGatewayProxyEventV2) {
   const domain = event.requestContext?.domainName ?? '';
   const scheme = event.headers?.['x-forwarded-proto'] === 'http' ? 'http' : 'https';
-  const description = 'The origin this document was requested from.';
+  // Its environment, for OWASP API9's inventory: only the local stack serves plain http.
+  const description =
+    scheme === 'http'
+      ? 'The local stack (a local development environment) this document was requested from.'
+      : 'The deployed stage (production or a development stage on AWS) this document was requested from.';
   if (!HOST.test(domain)) return [{ url: '/', description, 'x-internal': false }];
   return [{ url: `${scheme}://${domain}`, description, 'x-internal': false }];
 }
@@ -586,7 +620,8 @@ export function buildOpenApiDocument() {
     openapi: '3.1.0',
     info: {
       title: 'task-board',
-      version: '1.0.0',
+      // The one version of the service: package.json's.
+      version,
       description:
         'Multi-user task-board (Kanban) REST service: boards hold ordered columns, columns hold ordered cards, and access is by board membership. ' +
         'Errors the service answers are RFC 9457 `application/problem+json`; API Gateway answers throttling (429) and bodies over 10 MB (413) itself, with `{"message": …}`. ' +
