@@ -5,13 +5,10 @@ import { parseArgs } from 'node:util';
 import { flattenTemplate, type TemplateJson } from '../infra/template-tree';
 
 /**
- * `npm run sam:env -- local|<stack-name> [options]`: writes the file that `sam local invoke` and
- * `sam local start-api` take with `--env-vars`, so that the synthesized template's functions talk
- * to a real table, user pool and socket endpoint instead of the unresolved `Ref`s SAM would give
- * them.
- *
- *   npm run sam:env -- local                  # the running local stack (npm start), from <DATA_DIR>/local-env.json
- *   npm run sam:env -- TaskBoard-dev          # a deployed stack, from its outputs (AWS CLI, or --outputs <file>)
+ * `npm run sam:env`: writes the file that `sam local invoke` and `sam local start-api` take with
+ * `--env-vars`, and the template they take with `-t`, so that the synthesized template's functions
+ * talk to a real table, user pool and socket endpoint instead of the unresolved `Ref`s SAM would
+ * give them. USAGE below is what `--help` prints; docs/sam.md has the steps in order.
  *
  * The file has SAM's two forms at once: `Parameters` (every function) and, when the synthesized
  * template is found, one entry per function logical ID with the variables that function declares
@@ -19,37 +16,76 @@ import { flattenTemplate, type TemplateJson } from '../infra/template-tree';
  *
  * SAM only overrides variables the template declares on a function: TABLE_NAME, USER_POOL_ID,
  * USER_POOL_CLIENT_ID, TOKEN_ISSUER (and SOCKET_URL, SOCKET_CALLBACK_URL where used) are declared,
- * but the SDK's endpoint variables and the dummy credentials the emulators need are not (a
- * deployed function must not have them). So for `local` the script also writes a copy of the
- * template beside it, `<stack>.sam-local.template.json`, that declares them (empty) on every
- * function; run SAM with that template. It lives in the same folder as the original so that the
- * functions' asset paths still resolve.
+ * but the SDK's endpoint variables, the dummy credentials the emulators need and the local pool's
+ * keys (TOKEN_JWKS: aws-jwt-verify fetches a JWKS over https only, the emulator serves http) are
+ * not (a deployed function must not have them). So for `local` the copy of the template written
+ * beside it, `<stack>.sam-local.template.json`, declares them (empty) on every function.
  *
  * The functions live in nested stacks (infra/layout.ts) while the routes stay in the root with
  * their API, and `sam local start-api` only mounts a route whose integration and function are in
  * the route's own template (aws-sam-cli#3306, #4555). So the copy, written for a deployed stack
  * too, is the whole tree flattened into one template (infra/template-tree.ts): every function,
- * integration and route in one place, each under the logical id it has in its own template. The
- * plain template still serves `sam local invoke`, which follows nested stacks by itself.
- *
- * Options:
- *   --out <file>         where to write the env-vars file (default cdk.out/sam-env.<local|stack>.json)
- *   --template <file>    the synthesized template (default cdk.out/TaskBoard-dev.template.json for
- *                        local, cdk.out/<stack-name>.template.json otherwise); without it only
- *                        the `Parameters` form is written
- * local only:
- *   --data-dir <dir>     the local stack's DATA_DIR (default $DATA_DIR or .data)
- *   --host <host>        how SAM's containers reach this machine (default host.docker.internal).
- *                        Docker Desktop maps that name to the host; on Linux either pass
- *                        `--add-host host.docker.internal:host-gateway` to sam and start the
- *                        local stack with HOST=0.0.0.0 (the emulators listen on 127.0.0.1 only),
- *                        or — simpler — use `--host 127.0.0.1` with `sam … --docker-network host`.
- * stack only:
- *   --outputs <file>     the stack's outputs as JSON instead of asking the AWS CLI: what
- *                        `aws cloudformation describe-stacks --stack-name X --query Stacks[0].Outputs`
- *                        prints, the whole describe-stacks answer, or `cdk deploy --outputs-file`'s
- *   --region <region>    passed to the AWS CLI (default: its own configuration)
+ * integration and route in one place, each under the logical id it has in its own template. Its
+ * functions run on this machine's architecture unless told otherwise (deployed: arm64, which an
+ * x86-64 host runs only through QEMU).
  */
+export const USAGE = `usage: npm run sam:env -- local|<stack-name> [options]
+
+Writes SAM's --env-vars file and a template for sam local (docs/sam.md has the steps in order).
+
+  npm run sam:env -- local           the running local stack (npm start), from <DATA_DIR>/local-env.json
+  npm run sam:env -- TaskBoard-dev   a deployed stack, from its outputs (AWS CLI, or --outputs <file>)
+
+Writes cdk.out/sam-env.<local|stack>.json and, beside the synthesized template,
+<stack>.sam-local.template.json: the nested stacks in one template (what sam local start-api
+needs), its functions declaring the variables the env file sets and built for --arch.
+
+Options:
+  --out <file>         the env-vars file (default cdk.out/sam-env.<local|stack-name>.json)
+  --template <file>    the synthesized template (default cdk.out/TaskBoard-dev.template.json for
+                       local, cdk.out/<stack-name>.template.json otherwise); without one only the
+                       Parameters form is written
+  --log-level <level>  LOG_LEVEL of the functions under SAM (default DEBUG: a refused token's
+                       reason is logged at DEBUG)
+  --arch <arch>        arm64 or x86_64: the architecture the copy's functions run on under SAM
+                       (default $SAM_ARCH, else this machine's: ${localArchitecture(process.arch)} here). Deployed
+                       functions are arm64 whatever this says; arm64 on an x86-64 host needs QEMU
+  -h, --help           this text
+local only:
+  --data-dir <dir>     the local stack's DATA_DIR (default $DATA_DIR or .data)
+  --host <host>        how SAM's containers reach this machine (default: ${defaultHost(process.platform)} here).
+                       Linux: 127.0.0.1, with --docker-network host on every sam local command.
+                       macOS and Windows (Docker Desktop): host.docker.internal.
+                       Or any address the containers reach, with HOST=0.0.0.0 npm start.
+stack only:
+  --outputs <file>     the stack's outputs as JSON instead of asking the AWS CLI: what
+                       aws cloudformation describe-stacks --stack-name X --query Stacks[0].Outputs
+                       prints, the whole describe-stacks answer, or cdk deploy --outputs-file's
+  --region <region>    passed to the AWS CLI (default: its own configuration)
+`;
+
+/**
+ * Where SAM's containers find this machine's 127.0.0.1. On Linux, Docker Engine has no
+ * host.docker.internal by default and the emulators listen on loopback only, so the functions run
+ * on the host's network (`--docker-network host`) and call 127.0.0.1; Docker Desktop (macOS,
+ * Windows) maps host.docker.internal to the host's loopback.
+ */
+export function defaultHost(platform: NodeJS.Platform): string {
+  return platform === 'linux' ? '127.0.0.1' : 'host.docker.internal';
+}
+
+export type Architecture = 'arm64' | 'x86_64';
+
+/** Lambda's name for a Node.js `process.arch` (anything else runs as arm64, as deployed). */
+export function localArchitecture(arch: string): Architecture {
+  return arch === 'x64' ? 'x86_64' : 'arm64';
+}
+
+function architectureOf(value: string | undefined, source: string): Architecture | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'arm64' || value === 'x86_64') return value;
+  throw new Error(`${source} must be arm64 or x86_64, not ${value}`);
+}
 
 export type Values = Record<string, string>;
 /** SAM's --env-vars file: `Parameters` for every function, and per-function entries by logical ID. */
@@ -75,7 +111,16 @@ export const LOCAL_ONLY_VARIABLES = [
   'AWS_REGION',
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',
+  // The emulator's signing keys, which the verifier takes for an http:// issuer only (lib/auth/verifier.ts).
+  'TOKEN_JWKS',
 ] as const;
+
+/**
+ * Set for SAM in either file and declared on every function of the copy: the log level (DEBUG
+ * unless --log-level says otherwise), so that a refused token's reason is in SAM's output.
+ */
+export const SAM_VARIABLES = ['LOG_LEVEL'] as const;
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'TRACE', 'FATAL'];
 
 /** Addresses the function itself calls, which from inside SAM's container are on the host. */
 const CALLED_BY_FUNCTIONS = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER', 'SOCKET_CALLBACK_URL'];
@@ -105,6 +150,8 @@ export function localValues(localEnv: Record<string, unknown>, host: string): Va
     .concat(['USER_POOL_CLIENT_ID', 'TOKEN_ISSUER'])
     .filter((name) => !values[name]);
   if (missing.length) throw new Error(`local-env.json has no ${missing.join(', ')}: is it the local stack's?`);
+  // Without the keys every token route answers 401 under SAM (the JWKS is http).
+  if (!values.TOKEN_JWKS) throw new Error('local-env.json has no TOKEN_JWKS: it is from an older local stack; restart npm start');
   return values;
 }
 
@@ -207,13 +254,17 @@ export function envVarsFile(
   return file;
 }
 
-/** A copy of the template whose service functions also declare `names` (empty), for SAM to fill in. */
-export function withDeclared(template: Template, names: readonly string[]): Template {
+/**
+ * A copy of the template whose service functions also declare `names` (empty), for SAM to fill
+ * in, and run on `architecture` when one is given.
+ */
+export function withDeclared(template: Template, names: readonly string[], architecture?: Architecture): Template {
   const copy = structuredClone(template);
   for (const { logicalId } of functionsOf(template)) {
     const properties = copy.Resources![logicalId]!.Properties!;
     const variables = properties.Environment!.Variables!;
     for (const name of names) variables[name] ??= '';
+    if (architecture) properties.Architectures = [architecture];
   }
   return copy;
 }
@@ -259,9 +310,13 @@ export interface Written {
   template?: string;
   samTemplate?: string;
   functions: number;
+  /** The host the functions call (local). */
+  host?: string;
+  /** What the copy's functions run on. */
+  architecture: Architecture;
 }
 
-export function main(argv: string[]): Written {
+export function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Written | 'help' {
   const { values: options, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -272,11 +327,17 @@ export function main(argv: string[]): Written {
       host: { type: 'string' },
       outputs: { type: 'string' },
       region: { type: 'string' },
+      arch: { type: 'string' },
+      'log-level': { type: 'string', default: 'DEBUG' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
+  if (options.help) return 'help';
   const target = positionals[0];
-  if (!target || positionals.length > 1) throw new Error('usage: npm run sam:env -- local|<stack-name> [--out <file>] [options]');
+  if (!target || positionals.length > 1) throw new Error(`one target, local or a stack name\n\n${USAGE}`);
   const local = target === 'local';
+  const architecture =
+    architectureOf(options.arch, '--arch') ?? architectureOf(env.SAM_ARCH, 'SAM_ARCH') ?? localArchitecture(process.arch);
   const templatePath = options.template ?? join('cdk.out', `${local ? 'TaskBoard-dev' : target}.template.json`);
   const template = existsSync(templatePath)
     ? flattenedTemplate(readJson(templatePath, 'the template') as Template, templatePath)
@@ -284,53 +345,80 @@ export function main(argv: string[]): Written {
   const functions = template ? functionsOf(template) : [];
 
   let values: Values;
+  const host = local ? (options.host ?? defaultHost(process.platform)) : undefined;
   if (local) {
-    const dataDir = options['data-dir'] ?? process.env.DATA_DIR ?? '.data';
+    const dataDir = options['data-dir'] ?? env.DATA_DIR ?? '.data';
     const file = join(dataDir, 'local-env.json');
     if (!existsSync(file)) throw new Error(`no ${file}: start the local stack first (npm start) with the same DATA_DIR`);
-    values = localValues(
-      readJson(file, 'the local stack environment') as Record<string, unknown>,
-      options.host ?? 'host.docker.internal',
-    );
+    values = localValues(readJson(file, 'the local stack environment') as Record<string, unknown>, host!);
   } else {
     const outputs = options.outputs ? readJson(options.outputs, 'the stack outputs') : describeStack(target, options.region);
     values = stackValues(outputsOf(outputs, target));
   }
 
+  const logLevel = options['log-level']!.toUpperCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not ${logLevel}`);
+  values.LOG_LEVEL = logLevel;
+  const extra = local ? [...LOCAL_ONLY_VARIABLES, ...SAM_VARIABLES] : [...SAM_VARIABLES];
+
   const envFile = options.out ?? join('cdk.out', `sam-env.${local ? 'local' : target}.json`);
   mkdirSync(dirname(envFile), { recursive: true });
-  writeFileSync(envFile, `${JSON.stringify(envVarsFile(values, functions, local ? [...LOCAL_ONLY_VARIABLES] : []), null, 2)}\n`);
-  const written: Written = { local, envFile, functions: functions.length, template: template ? templatePath : undefined };
+  writeFileSync(envFile, `${JSON.stringify(envVarsFile(values, functions, extra), null, 2)}\n`);
+  const written: Written = {
+    local,
+    envFile,
+    functions: functions.length,
+    architecture,
+    ...(host ? { host } : {}),
+    ...(template ? { template: templatePath } : {}),
+  };
   if (template) {
     written.samTemplate = samLocalTemplatePath(templatePath);
-    const copy = local ? withDeclared(template, LOCAL_ONLY_VARIABLES) : template;
+    const copy = withDeclared(template, extra, architecture);
     writeFileSync(written.samTemplate, `${JSON.stringify(copy, null, 1)}\n`);
   }
   return written;
 }
 
+/** What to run next, for the person at the terminal. */
+export function nextSteps(written: Written, platform: NodeJS.Platform = process.platform): string[] {
+  const lines = [
+    `sam:env: wrote ${written.envFile} (Parameters${written.functions ? ` and ${written.functions} functions by logical ID` : ''})`,
+  ];
+  if (written.samTemplate) {
+    lines.push(
+      `sam:env: wrote ${written.samTemplate} (the nested stacks in one template, functions on ${written.architecture}${written.local ? ', declaring the SDK endpoints, credentials and TOKEN_JWKS' : ''})`,
+    );
+  }
+  const template = written.samTemplate ?? written.template;
+  if (!template) {
+    lines.push(
+      `sam:env: no synthesized template was found, so only the Parameters form was written${written.local ? ', and SAM will ignore the endpoint variables a template copy would declare' : ''}: ` +
+        'run `npm run synth` (add `-- -c stage=prod` for a prod stack) or pass --template <file>, then run this again',
+    );
+    return lines;
+  }
+  const network = written.local && (written.host === '127.0.0.1' || written.host === 'localhost') ? ' --docker-network host' : '';
+  lines.push(`sam:env: sam local start-api -t ${template} --env-vars ${written.envFile}${network}`);
+  lines.push(
+    `sam:env: sam local invoke -t ${template} --env-vars ${written.envFile}${network} -e events/health.json <logical id>`,
+  );
+  if (written.architecture === 'arm64' && localArchitecture(process.arch) === 'x86_64') {
+    lines.push('sam:env: arm64 functions on this x86-64 host run through QEMU (binfmt); --arch x86_64 runs them natively');
+  }
+  if (network && platform !== 'linux') {
+    lines.push(
+      'sam:env: --docker-network host reaches 127.0.0.1 on Linux only; with Docker Desktop use --host host.docker.internal',
+    );
+  }
+  return lines;
+}
+
 if (process.argv[1]?.endsWith('sam-env.ts')) {
   try {
     const written = main(process.argv.slice(2));
-    console.log(
-      `sam:env: wrote ${written.envFile} (Parameters${written.functions ? ` and ${written.functions} functions by logical ID` : ''})`,
-    );
-    if (written.samTemplate) {
-      console.log(
-        `sam:env: wrote ${written.samTemplate} (the nested stacks in one template${written.local ? ', declaring the SDK endpoints and credentials' : ''})`,
-      );
-    }
-    const template = written.samTemplate ?? written.template;
-    if (template) {
-      console.log(
-        `sam:env: sam local start-api -t ${template} --env-vars ${written.envFile}${written.local ? '   (on Linux see --host)' : ''}`,
-      );
-    } else {
-      console.log(
-        `sam:env: no synthesized template was found, so only the Parameters form was written${written.local ? ', and SAM will ignore the endpoint variables a template copy would declare' : ''}: ` +
-          'run `npm run synth` (add `-- -c stage=prod` for a prod stack) or pass --template <file>, then run this again',
-      );
-    }
+    if (written === 'help') process.stdout.write(USAGE);
+    else for (const line of nextSteps(written)) console.log(line);
   } catch (error) {
     console.error(`sam:env: ${(error as Error).message}`);
     process.exitCode = 1;

@@ -1,122 +1,225 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newBoard, newUser } from '../support/api';
-import { runNode } from '../support/run-node';
+import { build } from 'esbuild';
+import { DEPLOYED_OPTIONS } from '../../bench/esbuild-options';
+import { functionIdOf } from '../../infra/api-function';
+import { type RouteId, type RouteRow, routes, socketRoutes } from '../../lib/routes';
+import { eventFileOf, PLACEHOLDER } from '../../scripts/make-events';
+import { call, newBoard, newCard, newColumn, newUser, uniqueEmail } from '../support/api';
+import { codeSentBy } from '../support/mail';
+import { REPO_ROOT, runCommand, runNode } from '../support/run-node';
+import { getTicket } from '../support/sockets';
 
 /**
- * `npm run sam:env -- local` against the real local stack of global setup, and a handler run with
- * exactly the variables the file gives its function, as `sam local invoke` would run it (SAM needs
- * Docker, which these machines lack; the handler runs in a plain child process instead). The host
- * is 127.0.0.1 here, as with `sam … --docker-network host`.
+ * What `sam local invoke -e events/<row>.json` runs, short of Docker (which these machines lack):
+ * the template synthesized as `cdk synth` makes it (in a child, without bundling), the env-vars
+ * file `npm run sam:env -- local` writes from it for the running local stack of global setup, and
+ * each function's bundle built with CDK's esbuild options (bench/esbuild-options.ts). Each bundle
+ * then runs in a fresh Node process, as in a fresh container, with exactly the environment SAM
+ * would give it: the template's literal variables, the file's entry for its logical id over them,
+ * and the function's name. Its sample event from events/ carries real ids and a real token from
+ * the local Cognito. The host is 127.0.0.1, as with `sam … --docker-network host` on Linux.
  *
- * What it shows: the public routes work as they are; a route that needs a token gets 401, because
- * aws-jwt-verify fetches the JWKS over https only and the emulator serves http. The local stack
- * gets round that by handing the verifier the emulator's keys (infra/local/stack.ts); done the
- * same way in the child, the token verifies and the handler reads the local table.
+ * Every HTTP route answers its success status, public and token routes alike: the verifier takes
+ * the emulator's keys from TOKEN_JWKS (aws-jwt-verify would not fetch its http JWKS, which made
+ * every token route 401 under SAM before).
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'task-board-sam-env-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const work = mkdtempSync(join(tmpdir(), 'task-board-sam-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const outdir = join(work, 'cdk.out');
+const bundles = join(work, 'bundles');
+const envFile = join(work, 'sam-env.local.json');
 
-/** A template shaped like the synthesized one, for the two functions the child runs. */
-const declared = (withTable: boolean) => ({
-  TOKEN_ISSUER: { 'Fn::GetAtt': ['Users0A0EEA89', 'ProviderURL'] },
-  USER_POOL_ID: { Ref: 'Users0A0EEA89' },
-  USER_POOL_CLIENT_ID: { Ref: 'UsersApiClientD8D32A2C' },
-  ...(withTable ? { TABLE_NAME: { Ref: 'TableCD117FA1' } } : {}),
-});
-const template = {
-  Resources: {
-    HealthFunction64F2C32C: { Type: 'AWS::Lambda::Function', Properties: { Environment: { Variables: declared(false) } } },
-    BoardsListFunctionA9D47887: { Type: 'AWS::Lambda::Function', Properties: { Environment: { Variables: declared(true) } } },
-  },
+type Resource = {
+  Type?: string;
+  Properties?: { Environment?: { Variables?: Record<string, unknown> }; Architectures?: string[] };
 };
+/** Every service function of the synthesized templates (root and nested), by logical id. */
+const functions = new Map<string, Resource>();
+let envVars: Record<string, Record<string, string>>;
+let samTemplate: { Resources: Record<string, Resource> };
 
-/**
- * The child: imports the health and boards.list handlers, invokes them with the sample events
- * (events/health.json, events/boards-list.json with the token filled in) and prints their answers.
- */
-const child = `
-(async () => {
-  const { readFileSync } = await import('node:fs');
-  const [token, mode] = process.argv.slice(1);
-  const context = { awsRequestId: 'sam-env-test' };
-  if (mode === 'hand-over-jwks') {
-    const { accessTokenVerifier } = await import('./lib/auth/verifier.ts');
-    const { AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognito, USER_POOL_ID: pool } = process.env;
-    accessTokenVerifier.cacheJwks(await (await fetch(cognito + '/' + pool + '/.well-known/jwks.json')).json());
-  }
-  const health = (await import('./functions/health.ts')).handler;
-  const list = (await import('./functions/boards/list.ts')).handler;
-  const healthReply = await health(JSON.parse(readFileSync('events/health.json', 'utf8')), context);
-  const event = JSON.parse(readFileSync('events/boards-list.json', 'utf8').replaceAll('ACCESS_TOKEN', token));
-  const listReply = await list(event, context);
-  console.log('RESULT ' + JSON.stringify({ health: healthReply.statusCode, list: listReply.statusCode, body: JSON.parse(listReply.body) }));
-})();
-`;
-
-async function invoke(env: Record<string, string>, token: string, mode: 'as-sam' | 'hand-over-jwks') {
-  const run = await runNode(['-e', child, token, mode], { env: { ...env }, timeoutMs: 90_000 });
-  const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-  if (run.code !== 0 || !line) throw new Error(`handler child failed (${run.code})\n${run.stdout}\n${run.stderr}`);
-  return JSON.parse(line.slice('RESULT '.length)) as { health: number; list: number; body: unknown };
+/** The logical id CDK gives a row's function: `BoardsList` + `Function` + an 8-digit hash. */
+function logicalIdOf(rowId: string): string {
+  const pattern = new RegExp(`^${functionIdOf(rowId)}Function[0-9A-F]{8}$`);
+  const found = [...functions.keys()].filter((id) => pattern.test(id));
+  if (found.length !== 1) throw new Error(`${rowId}: ${found.length} functions match ${pattern}`);
+  return found[0]!;
 }
 
-describe('npm run sam:env -- local, with the running local stack', () => {
-  const templatePath = join(dir, 'TaskBoard-dev.template.json');
-  const envFile = join(dir, 'env.local.json');
-  let file: Record<string, Record<string, string>>;
+/** The environment SAM gives a function: the template's literal values, then the file's entry over them. */
+function samEnvironmentOf(logicalId: string): Record<string, string> {
+  const declared = functions.get(logicalId)!.Properties!.Environment!.Variables!;
+  const literal = Object.fromEntries(
+    Object.entries(declared).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''),
+  );
+  return { ...literal, ...envVars[logicalId], AWS_LAMBDA_FUNCTION_NAME: logicalId };
+}
 
-  beforeAll(async () => {
-    writeFileSync(templatePath, JSON.stringify(template));
-    const run = await runNode([
-      'scripts/sam-env.ts',
-      'local',
-      '--data-dir',
-      process.env.TASK_BOARD_DATA_DIR!,
-      '--host',
-      '127.0.0.1',
-      '--template',
-      templatePath,
-      '--out',
-      envFile,
-    ]);
-    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(run.stdout).toContain(`sam:env: wrote ${envFile} (Parameters and 2 functions by logical ID)`);
-    expect(run.stdout).toContain(`sam:env: wrote ${join(dir, 'TaskBoard-dev.sam-local.template.json')}`);
-    file = JSON.parse(readFileSync(envFile, 'utf8'));
+beforeAll(async () => {
+  // The templates, as cdk synth writes them (with the asset metadata the CDK CLI asks for; bundling
+  // skipped: the bundles are built below).
+  const synth = await runNode(
+    [
+      '-e',
+      `import('./infra/build-app.ts').then(({ buildApp }) => buildApp({ outdir: process.argv[1], context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-asset-metadata': true } }).app.synth())`,
+      outdir,
+    ],
+    { timeoutMs: 240_000 },
+  );
+  if (synth.code !== 0) throw new Error(`synth failed\n${synth.stderr}`);
+  const written = await runNode([
+    'scripts/sam-env.ts',
+    'local',
+    '--data-dir',
+    process.env.TASK_BOARD_DATA_DIR!,
+    '--host',
+    '127.0.0.1',
+    '--template',
+    join(outdir, 'TaskBoard-dev.template.json'),
+    '--out',
+    envFile,
+  ]);
+  if (written.code !== 0) throw new Error(`sam:env failed\n${written.stderr}`);
+  envVars = JSON.parse(readFileSync(envFile, 'utf8'));
+  samTemplate = JSON.parse(readFileSync(join(outdir, 'TaskBoard-dev.sam-local.template.json'), 'utf8'));
+  for (const [id, resource] of Object.entries(samTemplate.Resources)) {
+    if (resource.Type === 'AWS::Lambda::Function' && resource.Properties?.Environment?.Variables?.TOKEN_ISSUER) {
+      functions.set(id, resource);
+    }
+  }
+
+  // One bundle per function, as CDK's NodejsFunction builds it; node_modules beside them, where
+  // CDK copies the files a function reads at run time (the docs page's).
+  mkdirSync(bundles, { recursive: true });
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(bundles, 'node_modules'));
+  const rows = [...Object.entries(routes), ['socket.connect', socketRoutes['socket.connect']] as const];
+  await build({
+    ...DEPLOYED_OPTIONS,
+    absWorkingDir: REPO_ROOT,
+    entryPoints: rows.map(([id, row]) => ({ in: row.entry, out: `${functionIdOf(id)}/index` })),
+    outdir: bundles,
+    outExtension: { '.js': '.mjs' },
   });
+}, 300_000);
 
-  it('names the local stack: its table, pool, client, issuer and the emulators it runs', () => {
+/** Runs a bundle in a fresh process with `env` only, on `event`; its answer. */
+async function invokeBundle(
+  rowId: string,
+  event: unknown,
+): Promise<{ statusCode?: number; headers?: Record<string, string>; body?: string }> {
+  const logicalId = logicalIdOf(rowId);
+  const eventPath = join(work, `${rowId}-${randomUUID()}.json`);
+  writeFileSync(eventPath, JSON.stringify(event));
+  const probe = `
+const { readFileSync } = await import('node:fs');
+const [bundle, eventPath] = process.argv.slice(1);
+const { handler } = await import(bundle);
+const deadline = Date.now() + 29_000;
+const context = { awsRequestId: 'sam-bundle', functionName: process.env.AWS_LAMBDA_FUNCTION_NAME, getRemainingTimeInMillis: () => deadline - Date.now() };
+const reply = await handler(JSON.parse(readFileSync(eventPath, 'utf8')), context);
+process.stdout.write('\\nRESULT ' + JSON.stringify(reply) + '\\n');
+`;
+  const bundle = join(bundles, functionIdOf(rowId), 'index.mjs');
+  const run = await runCommand(process.execPath, ['--input-type=module', '-e', probe, bundle, eventPath], {
+    env: samEnvironmentOf(logicalId),
+    timeoutMs: 90_000,
+  });
+  const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  if (run.code !== 0 || !line) throw new Error(`${rowId}'s bundle failed (${run.code})\n${run.stdout}\n${run.stderr}`);
+  return JSON.parse(line.slice('RESULT '.length));
+}
+
+describe('npm run sam:env -- local, with the running local stack and the synthesized template', () => {
+  it('gives every service function the local stack’s values, the emulator’s keys and this machine’s architecture', () => {
     const stack = JSON.parse(readFileSync(join(process.env.TASK_BOARD_DATA_DIR!, 'local-env.json'), 'utf8'));
-    expect(file.Parameters).toEqual(stack);
-    expect(file.BoardsListFunctionA9D47887).toEqual({
-      AWS_ENDPOINT_URL_DYNAMODB: stack.AWS_ENDPOINT_URL_DYNAMODB,
-      AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: stack.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER,
-      AWS_REGION: stack.AWS_REGION,
-      AWS_ACCESS_KEY_ID: stack.AWS_ACCESS_KEY_ID,
-      AWS_SECRET_ACCESS_KEY: stack.AWS_SECRET_ACCESS_KEY,
-      TABLE_NAME: stack.TABLE_NAME,
-      USER_POOL_ID: stack.USER_POOL_ID,
-      USER_POOL_CLIENT_ID: stack.USER_POOL_CLIENT_ID,
-      TOKEN_ISSUER: stack.TOKEN_ISSUER,
-    });
+    expect(functions.size).toBeGreaterThan(40);
+    expect(Object.keys(envVars).sort()).toEqual(['Parameters', ...functions.keys()].sort());
+    const here = process.arch === 'x64' ? 'x86_64' : 'arm64';
+    for (const [id, resource] of functions) {
+      expect(envVars[id]).toMatchObject({
+        TOKEN_ISSUER: stack.TOKEN_ISSUER,
+        TOKEN_JWKS: stack.TOKEN_JWKS,
+        USER_POOL_ID: stack.USER_POOL_ID,
+        AWS_ENDPOINT_URL_DYNAMODB: stack.AWS_ENDPOINT_URL_DYNAMODB,
+        AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: stack.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER,
+      });
+      expect(resource.Properties!.Architectures).toEqual([here]);
+    }
   });
 
-  it('runs a handler with exactly its function’s variables: public routes work, a token verifies only with the keys handed over', async () => {
+  it('--help prints the usage and exits 0', async () => {
+    const run = await runNode(['scripts/sam-env.ts', '--help']);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^usage: npm run sam:env -- local\|<stack-name> \[options\]/);
+  });
+});
+
+describe('each bundled HTTP function, with the environment sam:env wrote, on its sample event', () => {
+  const rows = Object.entries(routes) as [RouteId, RouteRow][];
+
+  it.each(rows)('events/%s: its success status', async (routeId, row) => {
     const user = await newUser();
-    const board = await newBoard(user, 'Seen through sam:env');
-    const env = file.BoardsListFunctionA9D47887!;
+    const board = await newBoard(user, `Seen through SAM's environment (${routeId})`);
+    const column = await newColumn(user, board.id);
+    const card = await newCard(user, column.id);
+    const teammate = await newUser();
+    if (routeId === 'members.update' || routeId === 'members.remove') {
+      await call('POST', `/boards/${board.id}/members`, { token: user.token, body: { email: teammate.email } });
+    }
+    const label =
+      routeId.startsWith('labels.') || routeId.startsWith('cards.labels.')
+        ? (
+            await call<{ id: string }>('POST', `/boards/${board.id}/labels`, {
+              token: user.token,
+              body: { name: `L-${randomUUID().slice(0, 8)}`, color: '#d73a4a' },
+            })
+          ).body
+        : undefined;
+    if (routeId === 'cards.labels.detach') await call('PUT', `/cards/${card.id}/labels/${label!.id}`, { token: user.token });
+    const ownAccount = ['auth.login', 'auth.password.reset', 'auth.password.change', 'auth.account.delete'].includes(routeId);
+    const code =
+      routeId === 'auth.verify-email'
+        ? await codeSentBy(user.email, () => call('POST', '/auth/verify-email/request', { token: user.token }))
+        : routeId === 'auth.password.reset'
+          ? await codeSentBy(user.email, () => call('POST', '/auth/password/forgot', { body: { email: user.email } }))
+          : '123456';
+    const text = readFileSync(join(REPO_ROOT, 'events', eventFileOf(routeId)), 'utf8')
+      .replaceAll(PLACEHOLDER.token, user.token)
+      .replaceAll(PLACEHOLDER.refreshToken, user.refreshToken!)
+      .replaceAll(PLACEHOLDER.board, board.id)
+      .replaceAll(PLACEHOLDER.column, column.id)
+      .replaceAll(PLACEHOLDER.card, card.id)
+      .replaceAll(PLACEHOLDER.user, teammate.id)
+      .replaceAll(PLACEHOLDER.teammateEmail, teammate.email)
+      .replaceAll(PLACEHOLDER.label, label?.id ?? PLACEHOLDER.label)
+      .replaceAll('new-user@example.com', ownAccount ? user.email : uniqueEmail())
+      .replaceAll('correct horse battery', ownAccount ? user.password : 'correct horse battery')
+      .replaceAll('123456', code);
 
-    // As SAM would run it: the token cannot be verified (no https JWKS), the public route works.
-    const asSam = await invoke(env, user.token, 'as-sam');
-    expect({ health: asSam.health, list: asSam.list }).toEqual({ health: 200, list: 401 });
-    expect(asSam.body).toMatchObject({ status: 401, code: 'unauthorized' });
+    const reply = await invokeBundle(routeId, JSON.parse(text));
+    const json = /json/.test(String(reply.headers?.['content-type']));
+    const body = reply.body && json ? JSON.parse(reply.body) : undefined;
+    expect({ route: routeId, status: reply.statusCode, ...(reply.statusCode === row.success.status ? {} : { body }) }).toEqual({
+      route: routeId,
+      status: row.success.status,
+    });
+    // A token route read the local table as the token's user.
+    if (routeId === 'boards.list') expect(body).toEqual([board]);
+  });
+});
 
-    // As the local stack runs it (the emulator's keys handed to the verifier): 200, from the same table.
-    const handedOver = await invoke(env, user.token, 'hand-over-jwks');
-    expect({ health: handedOver.health, list: handedOver.list }).toEqual({ health: 200, list: 200 });
-    expect(handedOver.body).toEqual([board]);
+describe('the bundled $connect function, with the environment sam:env wrote', () => {
+  it('opens a connection with a real ticket (its token verified with the handed-over keys)', async () => {
+    const user = await newUser();
+    const { ticket } = await getTicket(user);
+    const connection = `sam-${randomUUID()}`;
+    const text = readFileSync(join(REPO_ROOT, 'events', eventFileOf('socket.connect')), 'utf8')
+      .replaceAll(PLACEHOLDER.ticket, ticket)
+      .replaceAll(PLACEHOLDER.connection, connection);
+    expect(await invokeBundle('socket.connect', JSON.parse(text))).toEqual({ statusCode: 200 });
   });
 });

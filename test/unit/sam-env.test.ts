@@ -3,16 +3,22 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   APP_VARIABLES,
+  defaultHost,
   envVarsFile,
   functionsOf,
   LOCAL_ONLY_VARIABLES,
+  localArchitecture,
   localValues,
   main,
+  nextSteps,
   onHost,
   outputsOf,
+  SAM_VARIABLES,
   type SamEnvFile,
   samLocalTemplatePath,
   stackValues,
+  USAGE,
+  type Written,
 } from '../../scripts/sam-env';
 
 /**
@@ -37,7 +43,12 @@ const localEnv = {
   TOKEN_ISSUER: 'http://cognito-local.localhost/local_abc123',
   SOCKET_URL: 'ws://127.0.0.1:3001/live',
   SOCKET_CALLBACK_URL: 'http://127.0.0.1:3001/live',
+  TOKEN_JWKS: '{"keys":[{"kty":"RSA","kid":"CognitoLocal","alg":"RS256","use":"sig","n":"n","e":"AQAB"}]}',
 };
+/** This machine's architecture, as Lambda names it: what the copy's functions run on unless told. */
+const here = localArchitecture(process.arch);
+/** main's answer when it wrote files. */
+const run = (argv: string[], env: NodeJS.ProcessEnv = {}) => main(argv, env) as Written;
 
 /** The parts of a synthesized template that matter: functions with their declared variables. */
 const issuer = { 'Fn::GetAtt': ['Users0A0EEA89', 'ProviderURL'] };
@@ -121,6 +132,71 @@ describe('sam:env local', () => {
     expect(onHost('https://dynamodb.us-east-1.amazonaws.com', 'h')).toBe('https://dynamodb.us-east-1.amazonaws.com');
   });
 
+  it('asks for a restart when local-env.json is from a stack that did not hand the keys over (TOKEN_JWKS)', () => {
+    const { TOKEN_JWKS: _keys, ...older } = localEnv;
+    expect(() => localValues(older, 'h')).toThrow(
+      'local-env.json has no TOKEN_JWKS: it is from an older local stack; restart npm start',
+    );
+  });
+
+  it('runs the copy’s functions on --arch, else $SAM_ARCH, else this machine’s; the deployed template keeps arm64', () => {
+    const out = join(dir, 'out', 'env.arch.json');
+    const copyOf = (written: Written) => readJson(written.samTemplate!);
+    const architectures = (written: Written) =>
+      serviceFunctions.map((id) => copyOf(written).Resources[id].Properties.Architectures[0] as string);
+    const base = ['local', '--data-dir', dataDir, '--template', templatePath, '--out', out, '--host', '127.0.0.1'];
+    expect(architectures(run([...base, '--arch', 'x86_64']))).toEqual(['x86_64', 'x86_64', 'x86_64']);
+    expect(architectures(run(base, { SAM_ARCH: 'arm64' }))).toEqual(['arm64', 'arm64', 'arm64']);
+    expect(architectures(run([...base, '--arch', 'arm64'], { SAM_ARCH: 'x86_64' }))).toEqual(['arm64', 'arm64', 'arm64']);
+    expect(() => run([...base, '--arch', 'amd64'])).toThrow('--arch must be arm64 or x86_64, not amd64');
+    expect(() => run(base, { SAM_ARCH: 'x64' })).toThrow('SAM_ARCH must be arm64 or x86_64, not x64');
+    expect(localArchitecture('x64')).toBe('x86_64');
+    expect(localArchitecture('arm64')).toBe('arm64');
+    expect(readJson(templatePath)).toEqual(template);
+  });
+
+  it('defaults the host to what works on each platform, and says which sam options go with it', () => {
+    expect(defaultHost('linux')).toBe('127.0.0.1');
+    expect(defaultHost('darwin')).toBe('host.docker.internal');
+    expect(defaultHost('win32')).toBe('host.docker.internal');
+    const written: Written = {
+      local: true,
+      envFile: 'cdk.out/sam-env.local.json',
+      template: 'cdk.out/TaskBoard-dev.template.json',
+      samTemplate: 'cdk.out/TaskBoard-dev.sam-local.template.json',
+      functions: 43,
+      host: '127.0.0.1',
+      architecture: 'x86_64',
+    };
+    expect(nextSteps(written, 'linux')).toContain(
+      'sam:env: sam local start-api -t cdk.out/TaskBoard-dev.sam-local.template.json --env-vars cdk.out/sam-env.local.json --docker-network host',
+    );
+    expect(nextSteps({ ...written, host: 'host.docker.internal' }, 'darwin')).toContain(
+      'sam:env: sam local start-api -t cdk.out/TaskBoard-dev.sam-local.template.json --env-vars cdk.out/sam-env.local.json',
+    );
+    expect(nextSteps(written, 'darwin').join('\n')).toContain('with Docker Desktop use --host host.docker.internal');
+  });
+
+  it('answers --help with the usage, and a missing target with the usage as the error', () => {
+    expect(main(['--help'])).toBe('help');
+    expect(main(['-h'])).toBe('help');
+    expect(USAGE).toMatch(/^usage: npm run sam:env -- local\|<stack-name> \[options\]/);
+    for (const option of ['--out', '--template', '--arch', '--data-dir', '--host', '--outputs', '--region', '--help']) {
+      expect(USAGE).toContain(option);
+    }
+    expect(() => main([])).toThrow(/one target, local or a stack name\n\nusage:/);
+    expect(USAGE).toContain('--log-level');
+  });
+
+  it('sets the functions’ LOG_LEVEL under SAM: DEBUG unless --log-level says otherwise', () => {
+    const out = join(dir, 'out', 'env.level.json');
+    run(['local', '--data-dir', dataDir, '--template', join(dir, 'nowhere.json'), '--out', out, '--log-level', 'warn']);
+    expect(readJson(out).Parameters.LOG_LEVEL).toBe('WARN');
+    expect(() => run(['local', '--data-dir', dataDir, '--out', out, '--log-level', 'loud'])).toThrow(
+      '--log-level must be one of DEBUG, INFO, WARN, ERROR, SILENT, TRACE, FATAL, not LOUD',
+    );
+  });
+
   it('supplies a region and dummy credentials when the file has none, and refuses a file that is not the local stack’s', () => {
     const { AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, ...rest } = localEnv;
     expect(localValues(rest, 'h')).toMatchObject({
@@ -133,20 +209,32 @@ describe('sam:env local', () => {
 
   it('writes Parameters and one entry per service function, and a template copy that declares the local-only variables', () => {
     const out = join(dir, 'out', 'env.local.json');
-    const written = main(['local', '--data-dir', dataDir, '--template', templatePath, '--out', out]);
+    const written = run([
+      'local',
+      '--data-dir',
+      dataDir,
+      '--template',
+      templatePath,
+      '--out',
+      out,
+      '--host',
+      'host.docker.internal',
+    ]);
     expect(written).toEqual({
       local: true,
       envFile: out,
       template: templatePath,
       samTemplate: join(dir, 'cdk.out', 'TaskBoard-dev.sam-local.template.json'),
       functions: 3,
+      host: 'host.docker.internal',
+      architecture: here,
     });
     const file = readJson(out) as SamEnvFile;
     expect(Object.keys(file).sort()).toEqual(['Parameters', ...serviceFunctions].sort());
-    expect(file.Parameters).toEqual(localValues(localEnv, 'host.docker.internal'));
-    // Each function gets what it declares plus the local-only variables, nothing else.
+    expect(file.Parameters).toEqual({ ...localValues(localEnv, 'host.docker.internal'), LOG_LEVEL: 'DEBUG' });
+    // Each function gets what it declares plus the local-only variables and the log level, nothing else.
     expect(Object.keys(file.HealthFunction64F2C32C!).sort()).toEqual(
-      [...LOCAL_ONLY_VARIABLES, 'TOKEN_ISSUER', 'USER_POOL_ID', 'USER_POOL_CLIENT_ID'].sort(),
+      [...LOCAL_ONLY_VARIABLES, ...SAM_VARIABLES, 'TOKEN_ISSUER', 'USER_POOL_ID', 'USER_POOL_CLIENT_ID'].sort(),
     );
     expect(file.BoardsListFunctionA9D47887).toMatchObject({
       TABLE_NAME: 'task-board-local',
@@ -159,20 +247,24 @@ describe('sam:env local', () => {
     }
 
     // The copy: the same template, its service functions declaring the local-only variables
-    // empty (so that SAM lets the env-vars file set them), beside the original (asset paths).
+    // empty (so that SAM lets the env-vars file set them) and running on this machine's
+    // architecture, beside the original (asset paths).
     const copy = readJson(written.samTemplate!);
     for (const id of serviceFunctions) {
       const variables = copy.Resources[id].Properties.Environment.Variables;
-      for (const name of LOCAL_ONLY_VARIABLES) expect(variables[name]).toBe('');
-      for (const name of LOCAL_ONLY_VARIABLES) delete variables[name];
+      for (const name of [...LOCAL_ONLY_VARIABLES, ...SAM_VARIABLES]) expect(variables[name]).toBe('');
+      for (const name of [...LOCAL_ONLY_VARIABLES, ...SAM_VARIABLES]) delete variables[name];
+      expect(copy.Resources[id].Properties.Architectures).toEqual([here]);
+      delete copy.Resources[id].Properties.Architectures;
     }
+    expect(copy.Resources.LogRetentionHelper.Properties.Architectures).toBeUndefined();
     expect(copy).toEqual(template);
     expect(readJson(templatePath)).toEqual(template);
   });
 
   it('writes only the Parameters form without a template', () => {
     const out = join(dir, 'out', 'env.no-template.json');
-    const written = main([
+    const written = run([
       'local',
       '--data-dir',
       dataDir,
@@ -183,14 +275,14 @@ describe('sam:env local', () => {
       '--host',
       '10.0.2.2',
     ]);
-    expect(written).toEqual({ local: true, envFile: out, functions: 0 });
+    expect(written).toEqual({ local: true, envFile: out, functions: 0, host: '10.0.2.2', architecture: here });
     const file = readJson(out);
     expect(Object.keys(file)).toEqual(['Parameters']);
     expect(file.Parameters.AWS_ENDPOINT_URL_DYNAMODB).toBe('http://10.0.2.2:41001');
   });
 
   it('says to start the local stack when its data directory has no local-env.json', () => {
-    expect(() => main(['local', '--data-dir', join(dir, 'empty')])).toThrow(/local-env\.json: start the local stack first/);
+    expect(() => run(['local', '--data-dir', join(dir, 'empty')])).toThrow(/local-env\.json: start the local stack first/);
   });
 });
 
@@ -210,7 +302,7 @@ describe('sam:env <stack-name>', () => {
 
   it('writes the deployed values per declared variable, with no endpoints or credentials (SAM passes your own)', () => {
     const out = join(dir, 'out', 'env.prod.json');
-    const written = main([
+    const written = run([
       'TaskBoard-prod',
       '--outputs',
       write('outputs.json', outputsList),
@@ -220,13 +312,21 @@ describe('sam:env <stack-name>', () => {
       out,
     ]);
     const copyPath = join(dir, 'cdk.out', 'TaskBoard-prod.sam-local.template.json');
-    expect(written).toEqual({ local: false, envFile: out, template: templatePath, samTemplate: copyPath, functions: 3 });
+    expect(written).toEqual({
+      local: false,
+      envFile: out,
+      template: templatePath,
+      samTemplate: copyPath,
+      functions: 3,
+      architecture: here,
+    });
     const file = readJson(out) as SamEnvFile;
-    expect(file.Parameters).toEqual(deployedValues);
+    expect(file.Parameters).toEqual({ ...deployedValues, LOG_LEVEL: 'DEBUG' });
     expect(file.HealthFunction64F2C32C).toEqual({
       TOKEN_ISSUER: deployedValues.TOKEN_ISSUER,
       USER_POOL_ID: deployedValues.USER_POOL_ID,
       USER_POOL_CLIENT_ID: deployedValues.USER_POOL_CLIENT_ID,
+      LOG_LEVEL: 'DEBUG',
     });
     expect(file.RealtimeTicketsFunctionD867FF84).toEqual({
       TOKEN_ISSUER: deployedValues.TOKEN_ISSUER,
@@ -234,12 +334,22 @@ describe('sam:env <stack-name>', () => {
       USER_POOL_CLIENT_ID: deployedValues.USER_POOL_CLIENT_ID,
       TABLE_NAME: deployedValues.TABLE_NAME,
       SOCKET_URL: deployedValues.SOCKET_URL,
+      LOG_LEVEL: 'DEBUG',
     });
-    expect(JSON.stringify(file)).not.toMatch(/AWS_|127\.0\.0\.1|host\.docker/);
-    expect(Object.keys(file.Parameters!).every((name) => (APP_VARIABLES as readonly string[]).includes(name))).toBe(true);
+    expect(JSON.stringify(file)).not.toMatch(/AWS_|TOKEN_JWKS|127\.0\.0\.1|host\.docker/);
+    expect(Object.keys(file.Parameters!).every((name) => [...APP_VARIABLES, ...SAM_VARIABLES].includes(name as never))).toBe(
+      true,
+    );
     // The copy for `sam local start-api`: the template as it is (it has no nested stacks), no
-    // local-only variables declared.
-    expect(readJson(copyPath)).toEqual(template);
+    // local-only variables declared (the log level only), the functions on this machine's architecture.
+    const copy = readJson(copyPath);
+    for (const id of serviceFunctions) {
+      expect(copy.Resources[id].Properties.Architectures).toEqual([here]);
+      delete copy.Resources[id].Properties.Architectures;
+      expect(copy.Resources[id].Properties.Environment.Variables.LOG_LEVEL).toBe('');
+      delete copy.Resources[id].Properties.Environment.Variables.LOG_LEVEL;
+    }
+    expect(copy).toEqual(template);
   });
 
   it('without --outputs asks the AWS CLI: aws cloudformation describe-stacks', () => {
@@ -255,8 +365,8 @@ describe('sam:env <stack-name>', () => {
     process.env.PATH = `${bin}:${path}`;
     try {
       const out = join(dir, 'out', 'env.cli.json');
-      main(['TaskBoard-prod', '--region', 'eu-west-1', '--template', join(dir, 'nowhere.json'), '--out', out]);
-      expect(readJson(out)).toEqual({ Parameters: deployedValues });
+      run(['TaskBoard-prod', '--region', 'eu-west-1', '--template', join(dir, 'nowhere.json'), '--out', out]);
+      expect(readJson(out)).toEqual({ Parameters: { ...deployedValues, LOG_LEVEL: 'DEBUG' } });
     } finally {
       process.env.PATH = path;
     }
@@ -353,13 +463,13 @@ describe('nested stacks (the functions in their groups, the routes in the root: 
 
   it('writes the env-vars entry of a function of a nested stack under its logical id, as SAM looks it up', () => {
     const out = join(dir, 'nested', 'env.json');
-    const written = main(['local', '--data-dir', dataDir, '--template', rootPath, '--out', out]);
+    const written = run(['local', '--data-dir', dataDir, '--template', rootPath, '--out', out]);
     expect(written.functions).toBe(1);
     expect(readJson(out).BoardsListFunctionA9D47887).toMatchObject({ TABLE_NAME: 'task-board-local' });
   });
 
   it('writes one template for sam local start-api: route, integration and function together, wired as deployed', () => {
-    main(['local', '--data-dir', dataDir, '--template', rootPath, '--out', join(dir, 'nested', 'env.json')]);
+    run(['local', '--data-dir', dataDir, '--template', rootPath, '--out', join(dir, 'nested', 'env.json')]);
     const copy = readJson(join(dir, 'nested', 'cdk.out', 'TaskBoard-dev.sam-local.template.json'));
     expect(Object.keys(copy.Resources).sort()).toEqual(
       [
@@ -388,7 +498,7 @@ describe('nested stacks (the functions in their groups, the routes in the root: 
     const broken = structuredClone(root);
     broken.Resources.BoardsFunctionsNestedStack.Metadata = {} as never;
     const path = write('nested/cdk.out/broken.template.json', broken);
-    expect(() => main(['local', '--data-dir', dataDir, '--template', path])).toThrow(
+    expect(() => run(['local', '--data-dir', dataDir, '--template', path])).toThrow(
       /nested stack BoardsFunctionsNestedStack has no aws:asset:path/,
     );
   });
