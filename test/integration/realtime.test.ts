@@ -15,6 +15,7 @@ import {
   UUID,
   unknownId,
 } from '../support/api';
+import { boardSeq } from '../support/event-log';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import {
   closeAllSockets,
@@ -58,13 +59,18 @@ afterAll(async () => {
 
 // --- helpers -------------------------------------------------------------------------------------
 
-/** The exact event a watcher expects: the envelope plus the kind's own fields, nothing else. */
+/**
+ * The exact event a watcher expects: the envelope plus the kind's own fields, nothing else. Every
+ * board event carries `seq` (the test passes the exact one in `fields` where it knows it, from the
+ * tree read before the change); `access.revoked` carries none.
+ */
 const event = (type: string, boardId: string, actor: TestUser, fields: Record<string, unknown> = {}) => ({
   type,
   event_id: expect.stringMatching(UUID),
   board_id: boardId,
   actor_id: actor.id,
   occurred_at: expect.stringMatching(ISO_MS_UTC),
+  ...(type === 'access.revoked' ? {} : { seq: expect.any(Number) }),
   ...fields,
 });
 
@@ -208,8 +214,9 @@ describe('watch, unwatch and ping', () => {
     const user = await newUser();
     const board = await newBoard(user);
     const socket = await connect(user);
-    expect(await socket.watchReply(board.id)).toEqual({ type: 'watch.ack', board_id: board.id });
-    expect(await socket.watchReply(board.id)).toEqual({ type: 'watch.ack', board_id: board.id });
+    // A board with no change yet: seq 0.
+    expect(await socket.watchReply(board.id)).toEqual({ type: 'watch.ack', board_id: board.id, seq: 0 });
+    expect(await socket.watchReply(board.id)).toEqual({ type: 'watch.ack', board_id: board.id, seq: 0 });
     const pong = await socket.request({ action: 'ping' }, () => true, 'pong');
     expect(pong).toEqual({ type: 'pong' });
     expect(await socket.request({ action: 'unwatch', board_id: board.id }, () => true, 'unwatch.ack')).toEqual({
@@ -336,7 +343,7 @@ describe('watch, unwatch and ping', () => {
     const socket = await connect(user);
     for (const board of boards.slice(0, 20)) await socket.watch(board.id);
     // Watching one of the 20 again is acked and takes no slot.
-    expect(await socket.watchReply(boards[5]!.id)).toEqual({ type: 'watch.ack', board_id: boards[5]!.id });
+    expect(await socket.watchReply(boards[5]!.id)).toEqual({ type: 'watch.ack', board_id: boards[5]!.id, seq: 0 });
     const extra = boards[20]!;
     expect(await socket.watchReply(extra.id)).toEqual({
       type: 'error',
@@ -352,7 +359,8 @@ describe('watch, unwatch and ping', () => {
     expect(heard.board_id).toBe(boards[0]!.id);
     // An unwatch frees a slot.
     await socket.unwatch(boards[3]!.id);
-    expect(await socket.watchReply(extra.id)).toEqual({ type: 'watch.ack', board_id: extra.id });
+    // Its one change so far (the rename no one heard) is seq 1.
+    expect(await socket.watchReply(extra.id)).toEqual({ type: 'watch.ack', board_id: extra.id, seq: 1 });
     expect(await socket.watchReply(boards[3]!.id)).toMatchObject({ type: 'error', code: 'limit', board_id: boards[3]!.id });
     expect(socket.received.filter((f) => f.type === 'board.updated' && f.board_id === extra.id)).toEqual([]);
   });
@@ -367,6 +375,7 @@ describe('card events', () => {
     const done = await newColumn(owner, board.id, 'Done');
     const other = await newCard(owner, done.id, { title: 'Already done' });
     const socket = await watching(owner, board.id, 'owner');
+    const seq = await boardSeq(owner, board.id);
 
     const created = await timed(() =>
       ok<CardView>(
@@ -382,14 +391,15 @@ describe('card events', () => {
 
     const frames = [await socket.next(), await socket.next(), await socket.next(), await socket.next()];
     expect(frames).toEqual([
-      event('card.created', board.id, member, { card: created.result }),
-      event('card.updated', board.id, member, { card: updated.result }),
+      event('card.created', board.id, member, { card: created.result, seq: seq + 1 }),
+      event('card.updated', board.id, member, { card: updated.result, seq: seq + 2 }),
       event('card.moved', board.id, member, {
         card: moved.result,
         from_column_id: todo.id,
         from_position: created.result.position,
+        seq: seq + 3,
       }),
-      event('card.deleted', board.id, member, { card_id: created.result.id, column_id: done.id }),
+      event('card.deleted', board.id, member, { card_id: created.result.id, column_id: done.id, seq: seq + 4 }),
     ]);
     expect(moved.result).toMatchObject({ column_id: done.id, title: 'Write more', description: 'tests' });
     expectOccurredWithin(frames[0]!, created);
@@ -407,11 +417,17 @@ describe('card events', () => {
     const first = await newCard(user, column.id, { title: 'First' });
     const second = await newCard(user, column.id, { title: 'Second' });
     const socket = await watching(user, board.id, 'owner');
+    const seq = await boardSeq(user, board.id);
     const described = await ok<CardView>(200, patchCard(user, first.id, { description: 'Now described' }));
     const moved = await ok<CardView>(200, moveCard(user, second.id, { target_column_id: column.id, after_id: first.id }));
-    expect(await socket.next()).toEqual(event('card.updated', board.id, user, { card: described }));
+    expect(await socket.next()).toEqual(event('card.updated', board.id, user, { card: described, seq: seq + 1 }));
     expect(await socket.next()).toEqual(
-      event('card.moved', board.id, user, { card: moved, from_column_id: column.id, from_position: second.position }),
+      event('card.moved', board.id, user, {
+        card: moved,
+        from_column_id: column.id,
+        from_position: second.position,
+        seq: seq + 2,
+      }),
     );
     expect(moved.position).toBeLessThan(first.position);
   });
@@ -496,6 +512,7 @@ describe('column events', () => {
     const { owner, member, board } = await sharedBoard();
     const first = await newColumn(owner, board.id, 'First');
     const socket = await watching(owner, board.id, 'owner');
+    const seq = await boardSeq(owner, board.id);
     const created = await ok<ColumnView>(
       201,
       call('POST', `/boards/${board.id}/columns`, { token: member.token, body: { title: 'Second' } }),
@@ -509,9 +526,9 @@ describe('column events', () => {
       call('PATCH', `/columns/${created.id}/move`, { token: member.token, body: { after_id: first.id } }),
     );
     expect(Object.keys(created).sort()).toEqual(['board_id', 'id', 'position', 'title']);
-    expect(await socket.next()).toEqual(event('column.created', board.id, member, { column: created }));
-    expect(await socket.next()).toEqual(event('column.updated', board.id, member, { column: renamed }));
-    expect(await socket.next()).toEqual(event('column.moved', board.id, member, { column: moved }));
+    expect(await socket.next()).toEqual(event('column.created', board.id, member, { column: created, seq: seq + 1 }));
+    expect(await socket.next()).toEqual(event('column.updated', board.id, member, { column: renamed, seq: seq + 2 }));
+    expect(await socket.next()).toEqual(event('column.moved', board.id, member, { column: moved, seq: seq + 3 }));
     expect(moved.position).toBeLessThan(first.position);
   });
 
@@ -522,10 +539,12 @@ describe('column events', () => {
     await newCard(user, column.id, { title: 'one' });
     await newCard(user, column.id, { title: 'two' });
     const socket = await watching(user, board.id, 'owner');
+    const seq = await boardSeq(user, board.id);
     await ok(204, call('DELETE', `/columns/${column.id}`, { token: user.token }));
     await ok(200, renameBoard(user, board.id, 'After the column'));
-    expect(await socket.next()).toEqual(event('column.deleted', board.id, user, { column_id: column.id }));
-    expect(await socket.next()).toMatchObject({ type: 'board.updated', board_id: board.id });
+    expect(await socket.next()).toEqual(event('column.deleted', board.id, user, { column_id: column.id, seq: seq + 1 }));
+    // The deletion of its cards takes no seq of its own.
+    expect(await socket.next()).toMatchObject({ type: 'board.updated', board_id: board.id, seq: seq + 2 });
   });
 });
 
@@ -533,9 +552,10 @@ describe('board events', () => {
   it('sends board.updated with the board as PATCH answered it', async () => {
     const { owner, member, board } = await sharedBoard();
     const socket = await watching(owner, board.id, 'owner');
+    const seq = await boardSeq(owner, board.id);
     const renamed = await ok(200, renameBoard(member, board.id, 'Renamed by a member'));
     expect(renamed).toEqual({ ...board, title: 'Renamed by a member' });
-    expect(await socket.next()).toEqual(event('board.updated', board.id, member, { board: renamed }));
+    expect(await socket.next()).toEqual(event('board.updated', board.id, member, { board: renamed, seq: seq + 1 }));
   });
 
   it('sends board.deleted (the envelope only) to every watcher, then drops the watches', async () => {
@@ -544,8 +564,9 @@ describe('board events', () => {
     await newCard(owner, column.id);
     const ownerSocket = await watching(owner, board.id, 'owner');
     const memberSocket = await watching(member, board.id, 'member');
+    const seq = await boardSeq(owner, board.id);
     const deleted = await timed(() => ok(204, call('DELETE', `/boards/${board.id}`, { token: owner.token })));
-    const expected = event('board.deleted', board.id, owner);
+    const expected = event('board.deleted', board.id, owner, { seq: seq + 1 });
     const [toOwner, toMember] = [await ownerSocket.next(), await memberSocket.next()];
     expect(toOwner).toEqual(expected);
     expect(toMember).toEqual(expected);
@@ -571,23 +592,24 @@ describe('label events', () => {
     const column = await newColumn(owner, board.id);
     const card = await newCard(owner, column.id);
     const socket = await watching(owner, board.id, 'owner');
+    const seq = await boardSeq(owner, board.id);
     const label = await ok(
       201,
       call('POST', `/boards/${board.id}/labels`, { token: member.token, body: { name: 'Bug', color: '#D73A4A' } }),
     );
-    expect(await socket.next()).toEqual(event('label.created', board.id, member, { label }));
+    expect(await socket.next()).toEqual(event('label.created', board.id, member, { label, seq: seq + 1 }));
     const attached = await ok(200, call('PUT', `/cards/${card.id}/labels/${label.id}`, { token: member.token }));
     expect(attached.label_ids).toEqual([label.id]);
-    expect(await socket.next()).toEqual(event('card.updated', board.id, member, { card: attached }));
-    // Attaching it again changes nothing, so it emits nothing: the next frame is the rename.
+    expect(await socket.next()).toEqual(event('card.updated', board.id, member, { card: attached, seq: seq + 2 }));
+    // Attaching it again changes nothing, so it emits nothing and takes no seq: the next frame is the rename.
     await ok(200, call('PUT', `/cards/${card.id}/labels/${label.id}`, { token: member.token }));
     const renamed = await ok(200, call('PATCH', `/labels/${label.id}`, { token: owner.token, body: { name: 'Defect' } }));
-    expect(await socket.next()).toEqual(event('label.updated', board.id, owner, { label: renamed }));
+    expect(await socket.next()).toEqual(event('label.updated', board.id, owner, { label: renamed, seq: seq + 3 }));
     await ok(204, call('DELETE', `/labels/${label.id}`, { token: owner.token }));
     // The cards that carried it need no card.updated: clients drop the label on label.deleted.
-    expect(await socket.next()).toEqual(event('label.deleted', board.id, owner, { label_id: label.id }));
+    expect(await socket.next()).toEqual(event('label.deleted', board.id, owner, { label_id: label.id, seq: seq + 4 }));
     await ok(200, renameBoard(owner, board.id, 'After the label'));
-    expect(await socket.next()).toMatchObject({ type: 'board.updated' });
+    expect(await socket.next()).toMatchObject({ type: 'board.updated', seq: seq + 5 });
     expect(socket.unread()).toEqual([]);
   });
 });
@@ -598,6 +620,7 @@ describe('member events', () => {
     const newcomer = await newUser();
     const ownerSocket = await watching(owner, board.id, 'owner');
     const memberSocket = await watching(member, board.id, 'member');
+    const seq = await boardSeq(owner, board.id);
 
     const added = await ok(
       201,
@@ -612,9 +635,9 @@ describe('member events', () => {
     expect(promoted).toMatchObject({ user_id: newcomer.id, role: 'owner' });
 
     for (const socket of [ownerSocket, memberSocket]) {
-      expect(await socket.next()).toEqual(event('member.added', board.id, owner, { member: added }));
-      expect(await socket.next()).toEqual(event('member.updated', board.id, owner, { member: promoted }));
-      expect(await socket.next()).toEqual(event('member.removed', board.id, owner, { user_id: newcomer.id }));
+      expect(await socket.next()).toEqual(event('member.added', board.id, owner, { member: added, seq: seq + 1 }));
+      expect(await socket.next()).toEqual(event('member.updated', board.id, owner, { member: promoted, seq: seq + 2 }));
+      expect(await socket.next()).toEqual(event('member.removed', board.id, owner, { user_id: newcomer.id, seq: seq + 3 }));
     }
   });
 
@@ -625,12 +648,14 @@ describe('member events', () => {
     const ownerSocket = await watching(owner, board.id, 'owner');
     const removedSocket = await watching(member, board.id, 'removed member');
     const thirdSocket = await watching(third, board.id, 'third');
+    const seq = await boardSeq(owner, board.id);
 
     await ok(204, call('DELETE', `/boards/${board.id}/members/${member.id}`, { token: owner.token }));
     const revoked = await removedSocket.next();
+    // The envelope of the removal, without its seq: access.revoked is addressed to one recipient.
     expect(revoked).toEqual(event('access.revoked', board.id, owner));
     for (const socket of [ownerSocket, thirdSocket]) {
-      expect(await socket.next()).toEqual(event('member.removed', board.id, owner, { user_id: member.id }));
+      expect(await socket.next()).toEqual(event('member.removed', board.id, owner, { user_id: member.id, seq: seq + 1 }));
     }
 
     // Later changes reach the others but not the removed member.
@@ -641,7 +666,7 @@ describe('member events', () => {
     expect(await thirdSocket.next()).toMatchObject({ type: 'column.created', column: { id: column.id } });
     expect(await thirdSocket.next()).toMatchObject({ type: 'board.updated' });
     await removedSocket.expectNoFrame(500);
-    expect(removedSocket.received).toEqual([{ type: 'watch.ack', board_id: board.id }, revoked]);
+    expect(removedSocket.received).toEqual([{ type: 'watch.ack', board_id: board.id, seq }, revoked]);
     // The watch ended: the socket is still open, and may not watch the board again.
     expect(await removedSocket.watchReply(board.id)).toMatchObject({ type: 'error', code: 'forbidden' });
     await eventually(async () =>
@@ -688,9 +713,10 @@ describe('member events', () => {
     const { owner, member, board } = await sharedBoard();
     const ownerSocket = await watching(owner, board.id, 'owner');
     const leaverSocket = await watching(member, board.id, 'leaver');
+    const seq = await boardSeq(owner, board.id);
     await ok(204, call('DELETE', `/boards/${board.id}/members/${member.id}`, { token: member.token }));
     expect(await leaverSocket.next()).toEqual(event('access.revoked', board.id, member));
-    expect(await ownerSocket.next()).toEqual(event('member.removed', board.id, member, { user_id: member.id }));
+    expect(await ownerSocket.next()).toEqual(event('member.removed', board.id, member, { user_id: member.id, seq: seq + 1 }));
     await ok(200, renameBoard(owner, board.id, 'After they left'));
     expect(await ownerSocket.next()).toMatchObject({ type: 'board.updated' });
     await leaverSocket.expectNoFrame(500);
@@ -704,9 +730,10 @@ describe('who hears a change', () => {
     const actorA = await watching(member, board.id, 'actor socket A');
     const actorB = await watching(member, board.id, 'actor socket B');
     const other = await watching(owner, board.id, 'owner socket');
+    const seq = await boardSeq(owner, board.id);
     const card = await newCard(member, column.id, { title: 'Mine' });
     const frames = [await actorA.next(), await actorB.next(), await other.next()];
-    for (const frame of frames) expect(frame).toEqual(event('card.created', board.id, member, { card }));
+    for (const frame of frames) expect(frame).toEqual(event('card.created', board.id, member, { card, seq: seq + 1 }));
     expect(new Set(frames.map((f) => f.event_id)).size).toBe(1);
     await ok(200, renameBoard(owner, board.id, 'Sentinel'));
     for (const socket of [actorA, actorB, other]) {
@@ -737,6 +764,7 @@ describe('who hears a change', () => {
     const column = await newColumn(owner, board.id);
     const card = await newCard(owner, column.id, { title: 'Stays' });
     const socket = await watching(owner, board.id, 'owner');
+    const seq = await boardSeq(owner, board.id);
 
     // One after another: concurrent writes to one board could meet contention (503) instead.
     const failures: [string, () => Promise<{ status: number }>, number][] = [
@@ -769,7 +797,8 @@ describe('who hears a change', () => {
     ).toBe(200);
 
     const sentinel = await ok(200, renameBoard(owner, board.id, 'The only change'));
-    expect(await socket.next()).toEqual(event('board.updated', board.id, owner, { board: sentinel }));
+    // None of them took a seq: the sentinel's is the next one after the tree's.
+    expect(await socket.next()).toEqual(event('board.updated', board.id, owner, { board: sentinel, seq: seq + 1 }));
     await socket.expectNoFrame(300);
   });
 
@@ -816,6 +845,7 @@ describe('sockets that are gone', () => {
     const user = await newUser();
     const board = await newBoard(user);
     const real = await watching(user, board.id, 'real');
+    const seq = await boardSeq(user, board.id);
     // A socket that vanished without $disconnect: its items are still in the table, but the
     // emulator (like API Gateway) answers 410 for its id. API Gateway ids have '+' and '/'.
     const connectionId = `+/${randomBytes(10).toString('base64').slice(0, 13)}=`;
@@ -857,7 +887,7 @@ describe('sockets that are gone', () => {
     expect(await watchItemsOf(board.id)).toHaveLength(2);
 
     const renamed = await ok(200, renameBoard(user, board.id, 'After a vanished client'));
-    expect(await real.next()).toEqual(event('board.updated', board.id, user, { board: renamed }));
+    expect(await real.next()).toEqual(event('board.updated', board.id, user, { board: renamed, seq: seq + 1 }));
     const left = async () =>
       (
         await Promise.all(
