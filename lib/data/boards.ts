@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { NotFound } from '../domain/errors';
 import { byLabelName, byNewestFirst, byPosition } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
-import { deleteItems, getItems, type Item, LostRace, queryAll, queryPages, retryLostRaces, transactWrite } from './db';
+import { deleteItems, getItems, type Item, queryAll, queryPages, retryLostRaces, transactWrite } from './db';
 import { commitChange, seqOf } from './event-log';
 import {
   type Board,

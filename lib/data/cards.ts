@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, type BoardScope, relatedOnBoard } from './access';
-import { getItems, type Item, itemAtCancellation, LostRace, queryPages, retryLostRaces } from './db';
+import { type Item, itemAtCancellation, LostRace, queryPages, retryLostRaces } from './db';
 import { type BoardItemChange, commitChange } from './event-log';
-import { type BoardRecord, type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
+import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
@@ -51,7 +51,9 @@ export async function highestCardPosition(boardId: string, columnId: string): Pr
  * state. (The board's `seq`, read in the second round trip, may be newer than that query.) Moves
  * do not touch it (the spec lets a move write nothing but the card), and moves may produce equal
  * positions by the spec's own arithmetic anyway; creates alone are guaranteed distinct positions.
- * A lost race re-reads the version and the board in one round trip, then the highest position.
+ * A lost race reads nothing it can learn from the failed conditions: the column's version and the
+ * board's `seq` come back with them; only a create that lost to another create in the column
+ * queries the highest position again.
  */
 export async function createCard(
   scope: BoardScope,
@@ -61,17 +63,14 @@ export async function createCard(
   const column = scope.column!;
   const { boardId } = scope;
   const state = { board: scope.board };
-  return retryLostRaces(async (attempt) => {
-    let version = scope.columnCardVersion ?? 0;
-    let highest = highestAtFirstRead;
-    if (attempt > 0) {
-      const found = await getItems([keys.columnLookup(column.id), keys.board(boardId)]);
-      const lookup = found.get<ColumnLookup>(keys.columnLookup(column.id));
-      const board = found.get<BoardRecord>(keys.board(boardId));
-      if (!lookup || !board || board.deleting_columns?.has(column.id)) throw new NotFound('Column');
-      version = lookup.card_version;
-      state.board = board;
+  let version = scope.columnCardVersion ?? 0;
+  let highest = highestAtFirstRead;
+  let stale = false;
+  return retryLostRaces(async () => {
+    // Another create in the column committed meanwhile: its card may now be the highest.
+    if (stale) {
       highest = await highestCardPosition(boardId, column.id);
+      stale = false;
     }
     const card: CardRecord = {
       id: randomUUID(),
@@ -93,7 +92,12 @@ export async function createCard(
         writes: [
           {
             Put: {
-              Item: { ...keys.card(boardId, card.id), type: 'card', ...card, colpos: columnPositionKey(column.id, card.position) },
+              Item: {
+                ...keys.card(boardId, card.id),
+                type: 'card',
+                ...card,
+                colpos: columnPositionKey(column.id, card.position),
+              },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -104,6 +108,7 @@ export async function createCard(
               UpdateExpression: 'SET card_version = :next',
               ConditionExpression: 'card_version = :seen',
               ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
           { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
@@ -116,7 +121,15 @@ export async function createCard(
     } catch (error) {
       const codes = cancellationCodes(error);
       if (codes?.[3] === 'ConditionalCheckFailed') throw new NotFound('Column');
-      if (codes?.[2] === 'ConditionalCheckFailed') throw new LostRace();
+      if (codes?.[2] === 'ConditionalCheckFailed') {
+        const lookup = itemAtCancellation<ColumnLookup>(error, 2);
+        if (!lookup) throw new NotFound('Column');
+        version = lookup.card_version;
+        stale = true;
+        throw new LostRace();
+      }
+      // Only the board's seq moved on (a change elsewhere on the board): the same card, position
+      // and version go again with the seq the failed condition returned, with no read.
       throw error;
     }
   });
@@ -130,6 +143,41 @@ const notDeletingColumn = (columnId: string): BoardItemChange => ({
   condition: 'NOT contains(deleting_columns, :column)',
   values: { ':column': columnId },
 });
+
+/**
+ * The condition that a card is exactly as read, for the writes whose event carries the whole card:
+ * when only the board's `seq` moved on meanwhile (another card, a column...), the attempt goes again
+ * on the card as read, with the `seq` the failed condition returned, and reads nothing; when the
+ * card itself changed, its failed condition returns it as it now is (ReturnValuesOnConditionCheckFailure).
+ */
+export function cardAsRead(card: CardRecord): {
+  condition: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
+  const labels = card.label_ids && card.label_ids.size > 0 ? card.label_ids : undefined;
+  return {
+    condition: [
+      'attribute_exists(pk)',
+      'title = :readTitle',
+      // A card stored without the attribute has no description, like one stored as null.
+      card.description == null
+        ? '(attribute_not_exists(description) OR description = :readDescription)'
+        : 'description = :readDescription',
+      'column_id = :readColumn',
+      '#position = :readPosition',
+      labels ? 'label_ids = :readLabels' : 'attribute_not_exists(label_ids)',
+    ].join(' AND '),
+    names: { '#position': 'position' },
+    values: {
+      ':readTitle': card.title,
+      ':readDescription': card.description ?? null,
+      ':readColumn': card.column_id,
+      ':readPosition': card.position,
+      ...(labels ? { ':readLabels': labels } : {}),
+    },
+  };
+}
 
 /**
  * Sets only the fields given with a non-null value; nothing given, or nothing different from the
@@ -152,6 +200,7 @@ export async function updateCard(
     }
     const names = Object.keys(fields);
     const shown = toCard(updated, state.board.labels);
+    const asRead = cardAsRead(card);
     try {
       await commitChange({
         boardId: scope.boardId,
@@ -164,9 +213,13 @@ export async function updateCard(
             Update: {
               Key: keys.card(scope.boardId, card.id),
               UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-              ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+              ConditionExpression: asRead.condition,
+              ExpressionAttributeNames: { ...asRead.names, ...Object.fromEntries(names.map((name) => [`#${name}`, name])) },
+              ExpressionAttributeValues: {
+                ...asRead.values,
+                ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+              },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
         ],
@@ -176,16 +229,30 @@ export async function updateCard(
       });
       return shown;
     } catch (error) {
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Card');
-      if (error instanceof LostRace) card = await currentCard(scope.boardId, card.id);
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
+        card = cardAtCancellation(error);
+        throw new LostRace();
+      }
       throw error;
     }
   });
 }
 
-/** A card as it is now (after a lost race): one strongly consistent read; gone is 404. */
-async function currentCard(boardId: string, cardId: string): Promise<CardRecord> {
-  const current = (await getItems([keys.card(boardId, cardId)])).get<CardRecord>(keys.card(boardId, cardId));
+/** Whether two reads of a card show the same card (what its events carry). */
+function sameCard(a: CardRecord, b: CardRecord): boolean {
+  const labels = (card: CardRecord) => [...(card.label_ids ?? [])].sort().join();
+  return (
+    a.title === b.title &&
+    (a.description ?? null) === (b.description ?? null) &&
+    a.column_id === b.column_id &&
+    a.position === b.position &&
+    labels(a) === labels(b)
+  );
+}
+
+/** The card as it now is, from its write's failed condition (ALL_OLD) in a cancelled transaction; gone is 404. */
+export function cardAtCancellation(error: unknown): CardRecord {
+  const current = itemAtCancellation<CardRecord>(error, 0);
   if (!current) throw new NotFound('Card');
   return current;
 }
@@ -274,6 +341,7 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
   return retryLostRaces(async () => {
     const moved: CardRecord = { ...card, column_id: targetColumn.id, position };
     const shown = toCard(moved, state.board.labels);
+    const asRead = cardAsRead(card);
     try {
       await commitChange({
         boardId: scope.boardId,
@@ -286,24 +354,16 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
             Update: {
               Key: keys.card(scope.boardId, card.id),
               UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
-              ConditionExpression: `attribute_exists(pk) AND title = :title AND ${
-                // A card stored without the attribute has no description, like one stored as null.
-                card.description == null
-                  ? '(attribute_not_exists(description) OR description = :description)'
-                  : 'description = :description'
-              } AND column_id = :fromColumn AND #position = :fromPosition AND (column_id <> :column OR #position <> :position)`,
+              // The card as read (the event's from_* must be where this write found it, and its
+              // card the card as written), and somewhere else than it is.
+              ConditionExpression: `${asRead.condition} AND (column_id <> :column OR #position <> :position)`,
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              ExpressionAttributeNames: { '#position': 'position' },
+              ExpressionAttributeNames: asRead.names,
               ExpressionAttributeValues: {
+                ...asRead.values,
                 ':column': moved.column_id,
                 ':position': moved.position,
                 ':colpos': columnPositionKey(moved.column_id, moved.position),
-                ':title': card.title,
-                ':description': card.description ?? null,
-                // The event's from_* must be where this write found the card: a concurrent move in
-                // between makes this one go again from where that one left it.
-                ':fromColumn': card.column_id,
-                ':fromPosition': card.position,
               },
             },
           },
@@ -327,20 +387,20 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
       if (codes?.[0] === 'ConditionalCheckFailed') {
         const current = itemAtCancellation<CardRecord>(error, 0);
         if (!current) throw new NotFound('Card');
-        // Edited, or moved since it was read: written again on the card as it now is.
-        const edited = current.title !== card.title || (current.description ?? null) !== (card.description ?? null);
-        if (edited || current.column_id !== card.column_id || current.position !== card.position) {
-          card = current;
-          throw new LostRace();
-        }
-        // Title, description and place as read, so only the target can have failed: already there.
-        if (current.column_id === moved.column_id && current.position === moved.position) {
+        // Its column's deletion began meanwhile (the board's condition failed too, and returned
+        // the board as it now is): the card is about to go.
+        if (state.board.deleting_columns?.has(current.column_id)) throw new NotFound('Card');
+        // Already where it is asked to go, and as read otherwise: nothing to write.
+        if (current.column_id === moved.column_id && current.position === moved.position && sameCard(current, card)) {
           return toCard(current, state.board.labels);
         }
-        // Unreachable while the condition reads as above; a 500 if it ever changes.
-        throw error;
+        // As read, yet its condition failed: unreachable while the condition reads as above (a 500
+        // if it ever changes, rather than a loop of retries).
+        if (sameCard(current, card)) throw error;
+        // Edited, moved or relabelled since it was read: written again on the card as it now is.
+        card = current;
+        throw new LostRace();
       }
-      if (error instanceof LostRace) card = await currentCard(scope.boardId, card.id);
       throw error;
     }
   });

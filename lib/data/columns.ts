@@ -5,17 +5,18 @@ import { byPosition } from '../domain/ordering';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, type BoardScope, relatedOnBoard } from './access';
 import { queryColumnCards } from './cards';
-import { deleteItems, documentClient, getItems, isConditionFailure, LostRace, queryAll, retryLostRaces, tableName } from './db';
-import { commitChange } from './event-log';
 import {
-  type CardRecord,
-  type Column,
-  type ColumnRecord,
-  type ColumnWithCards,
-  now,
-  toCard,
-  toColumn,
-} from './records';
+  deleteItems,
+  documentClient,
+  isConditionFailure,
+  itemAtCancellation,
+  LostRace,
+  queryAll,
+  retryLostRaces,
+  tableName,
+} from './db';
+import { commitChange } from './event-log';
+import { type CardRecord, type Column, type ColumnRecord, type ColumnWithCards, now, toCard, toColumn } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys } from './table';
 
@@ -54,7 +55,10 @@ export async function createColumn(scope: BoardScope, title: string): Promise<Co
       fields: { column: toColumn(column) },
       writes: [
         {
-          Put: { Item: { ...keys.column(boardId, column.id), type: 'column', ...column }, ConditionExpression: 'attribute_not_exists(pk)' },
+          Put: {
+            Item: { ...keys.column(boardId, column.id), type: 'column', ...column },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
         },
         { Put: { Item: { ...keys.columnLookup(column.id), type: 'column_lookup', board_id: boardId, card_version: 0 } } },
       ],
@@ -102,9 +106,12 @@ async function changeColumn(
             Update: {
               Key: keys.column(scope.boardId, column.id),
               UpdateExpression: 'SET #field = :value',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeNames: { '#field': name },
-              ExpressionAttributeValues: { ':value': value },
+              // The column as read: when only the board's seq moved on, the attempt goes again
+              // on it with no read; when the column itself changed, its condition returns it.
+              ConditionExpression: 'attribute_exists(pk) AND title = :readTitle AND #position = :readPosition',
+              ExpressionAttributeNames: { '#field': name, '#position': 'position' },
+              ExpressionAttributeValues: { ':value': value, ':readTitle': column.title, ':readPosition': column.position },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
         ],
@@ -112,17 +119,15 @@ async function changeColumn(
       });
       return changed;
     } catch (error) {
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Column');
-      if (error instanceof LostRace) column = await currentColumn(scope.boardId, column.id);
+      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
+        const current = itemAtCancellation<ColumnRecord>(error, 0);
+        if (!current) throw new NotFound('Column');
+        column = current;
+        throw new LostRace();
+      }
       throw error;
     }
   });
-}
-
-async function currentColumn(boardId: string, columnId: string): Promise<ColumnRecord> {
-  const current = (await getItems([keys.column(boardId, columnId)])).get<ColumnRecord>(keys.column(boardId, columnId));
-  if (!current) throw new NotFound('Column');
-  return current;
 }
 
 /**

@@ -181,7 +181,6 @@ function updateExpression(own: BoardItemChange): string {
   return clauses.join(' ');
 }
 
-
 /** The highest sort key a log item can have: the upper bound of a range read of the log. */
 const LOG_END = `${keys.logPrefix}\uffff`;
 

@@ -4,19 +4,19 @@ import { Conflict, Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { byLabelName } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
-import { documentClient, getItems, isConditionFailure, itemAtCancellation, LostRace, queryAll, queryPages, retryLostRaces, tableName } from './db';
-import { commitChange } from './event-log';
+import { cardAsRead, cardAtCancellation } from './cards';
 import {
-  type Card,
-  type CardRecord,
-  isLiveLabel,
-  type Label,
-  type LabelRecord,
-  liveLabelIds,
-  now,
-  toCard,
-  toLabel,
-} from './records';
+  documentClient,
+  isConditionFailure,
+  itemAtCancellation,
+  LostRace,
+  queryAll,
+  queryPages,
+  retryLostRaces,
+  tableName,
+} from './db';
+import { commitChange } from './event-log';
+import { type Card, isLiveLabel, type Label, type LabelRecord, liveLabelIds, now, toCard, toLabel } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, labelNameKey } from './table';
 
@@ -67,7 +67,10 @@ export async function createLabel(scope: BoardScope, input: { name: string; colo
         fields: { label: toLabel(label) },
         writes: [
           {
-            Put: { Item: { ...keys.label(boardId, label.id), type: 'label', ...label }, ConditionExpression: 'attribute_not_exists(pk)' },
+            Put: {
+              Item: { ...keys.label(boardId, label.id), type: 'label', ...label },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
           },
           { Put: { Item: { ...keys.labelLookup(label.id), type: 'label_lookup', board_id: boardId } } },
           {
@@ -132,7 +135,12 @@ export async function updateLabel(scope: BoardScope, changes: { name?: string | 
               UpdateExpression: 'SET #name = :name, color = :color',
               ConditionExpression: 'attribute_exists(pk) AND #name = :was AND color = :wasColor',
               ExpressionAttributeNames: { '#name': 'name' },
-              ExpressionAttributeValues: { ':name': next.name, ':color': next.color, ':was': label.name, ':wasColor': label.color },
+              ExpressionAttributeValues: {
+                ':name': next.name,
+                ':color': next.color,
+                ':was': label.name,
+                ':wasColor': label.color,
+              },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
@@ -171,17 +179,11 @@ export async function updateLabel(scope: BoardScope, changes: { name?: string | 
         throw new LostRace();
       }
       if (codes?.[2] === 'ConditionalCheckFailed') throw nameTaken();
-      if (error instanceof LostRace) label = await currentLabel(boardId, label.id);
+      // Only the board's seq moved on: the label is as read (its condition held), so the attempt
+      // goes again with the seq the failed condition returned.
       throw error;
     }
   });
-}
-
-/** The label as it is now, after a lost race: one strongly consistent read; gone is 404. */
-async function currentLabel(boardId: string, labelId: string): Promise<LabelRecord> {
-  const current = (await getItems([keys.label(boardId, labelId)])).get<LabelRecord>(keys.label(boardId, labelId));
-  if (!current) throw new NotFound('Label');
-  return current;
 }
 
 /**
@@ -322,8 +324,8 @@ function changeCardLabels(scope: BoardScope, change: (live: string[]) => string[
     const labels = state.board.labels;
     const next = change(liveLabelIds(card.label_ids, labels));
     if (!next) return toCard(card, labels);
-    const seen = card.label_ids && card.label_ids.size > 0 ? card.label_ids : undefined;
     const shown = toCard({ ...card, label_ids: new Set(next) }, labels);
+    const asRead = cardAsRead(card);
     try {
       await commitChange({
         boardId: scope.boardId,
@@ -335,12 +337,10 @@ function changeCardLabels(scope: BoardScope, change: (live: string[]) => string[
           {
             Update: {
               Key: keys.card(scope.boardId, card.id),
-              ...(next.length > 0
-                ? { UpdateExpression: 'SET label_ids = :next', ExpressionAttributeValues: { ':next': new Set(next), ...(seen ? { ':seen': seen } : {}) } }
-                : { UpdateExpression: 'REMOVE label_ids', ...(seen ? { ExpressionAttributeValues: { ':seen': seen } } : {}) }),
-              ConditionExpression: seen
-                ? 'attribute_exists(pk) AND label_ids = :seen'
-                : 'attribute_exists(pk) AND attribute_not_exists(label_ids)',
+              UpdateExpression: next.length > 0 ? 'SET label_ids = :next' : 'REMOVE label_ids',
+              ConditionExpression: asRead.condition,
+              ExpressionAttributeNames: asRead.names,
+              ExpressionAttributeValues: { ...asRead.values, ...(next.length > 0 ? { ':next': new Set(next) } : {}) },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
@@ -351,16 +351,10 @@ function changeCardLabels(scope: BoardScope, change: (live: string[]) => string[
       });
       return shown;
     } catch (error) {
+      // The card changed since it was read: the attempt goes again on the card as it now is.
       if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-        const current = itemAtCancellation<CardRecord>(error, 0);
-        if (!current) throw new NotFound('Card');
-        card = current;
+        card = cardAtCancellation(error);
         throw new LostRace();
-      }
-      if (error instanceof LostRace) {
-        const current = (await getItems([keys.card(scope.boardId, card.id)])).get<CardRecord>(keys.card(scope.boardId, card.id));
-        if (!current) throw new NotFound('Card');
-        card = current;
       }
       throw error;
     }

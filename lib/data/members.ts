@@ -207,7 +207,9 @@ function ownerCountChange(delta: number): BoardItemChange | undefined {
   if (delta === 0) return undefined;
   return {
     add: ['owner_count :delta'],
-    ...(delta < 0 ? { condition: 'owner_count > :one', values: { ':delta': delta, ':one': 1 } } : { values: { ':delta': delta } }),
+    ...(delta < 0
+      ? { condition: 'owner_count > :one', values: { ':delta': delta, ':one': 1 } }
+      : { values: { ':delta': delta } }),
   };
 }
 

@@ -1,0 +1,127 @@
+import { pathToFileURL } from 'node:url';
+import type { Answer, Client } from './client';
+import { log, max, median, percentile, pool, round } from './util';
+
+/**
+ * Writers racing on one board (issue 27): every write of a board is serialised by something —
+ * creates into one column by the column's card-create version, and, since the event log, every
+ * write of the board by its `seq` — and a write that loses a race runs again. This phase measures
+ * what that costs a write: N concurrent writers, each doing K writes one after another,
+ * - hot column: every writer appends cards to the same column (POST /columns/{id}/cards);
+ * - hot board: every writer edits its own card of one board (PATCH /cards/{id}), so that nothing
+ *   but the board itself is shared.
+ * Per write: the wall time the client saw, and the DynamoDB calls the trace headers count (a lost
+ * race costs more calls). Runs standalone too (`node --import tsx bench/contention.ts`), with its own
+ * local stack, so that the same file can be run against an older commit for a before/after.
+ */
+
+export interface ContentionCase {
+  writers: number;
+  writesPerWriter: number;
+  statuses: Record<string, number>;
+  wallMs: { p50: number; p99: number; max: number };
+  calls: { p50: number; p99: number; max: number; mean: number };
+  writesPerSecond: number;
+}
+
+export interface ContentionReport {
+  hotColumn: ContentionCase;
+  hotBoard: ContentionCase;
+}
+
+async function race(
+  writers: number,
+  writesPerWriter: number,
+  write: (writer: number, k: number) => Promise<Answer>,
+): Promise<ContentionCase> {
+  const answers: Answer[] = [];
+  const started = performance.now();
+  await pool(
+    Array.from({ length: writers }, (_, i) => i),
+    writers,
+    async (writer) => {
+      for (let k = 0; k < writesPerWriter; k++) answers.push(await write(writer, k));
+    },
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const statuses: Record<string, number> = {};
+  for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+  const walls = answers.map((a) => a.wallMs);
+  const calls = answers.map((a) => a.trace?.calls ?? Number.NaN).filter(Number.isFinite);
+  return {
+    writers,
+    writesPerWriter,
+    statuses,
+    wallMs: { p50: round(median(walls), 1), p99: round(percentile(walls, 99), 1), max: round(max(walls), 1) },
+    calls: {
+      p50: median(calls),
+      p99: percentile(calls, 99),
+      max: max(calls),
+      mean: round(calls.reduce((sum, n) => sum + n, 0) / Math.max(1, calls.length), 2),
+    },
+    writesPerSecond: round(answers.length / seconds, 1),
+  };
+}
+
+export async function benchContention(client: Client, writers: number, writesPerWriter: number): Promise<ContentionReport> {
+  const { token } = await client.register('contention');
+  const board = (await client.expect(201, 'POST', '/boards', { token, body: { title: 'Contention' } })).body.id as string;
+  const column = (await client.expect(201, 'POST', `/boards/${board}/columns`, { token, body: { title: 'Hot' } })).body
+    .id as string;
+
+  log(`contention: ${writers} writers x ${writesPerWriter} creates into one column`);
+  const hotColumn = await race(writers, writesPerWriter, (writer, k) =>
+    client.send('POST', `/columns/${column}/cards`, { token, body: { title: `W${writer} #${k}` } }),
+  );
+
+  const editBoard = (await client.expect(201, 'POST', '/boards', { token, body: { title: 'Contention edits' } })).body
+    .id as string;
+  const editColumn = (await client.expect(201, 'POST', `/boards/${editBoard}/columns`, { token, body: { title: 'Edits' } })).body
+    .id as string;
+  const cards: string[] = [];
+  for (let i = 0; i < writers; i++) {
+    cards.push(
+      (await client.expect(201, 'POST', `/columns/${editColumn}/cards`, { token, body: { title: `Card ${i}` } })).body.id,
+    );
+  }
+  log(`contention: ${writers} writers x ${writesPerWriter} edits of their own card of one board`);
+  const hotBoard = await race(writers, writesPerWriter, (writer, k) =>
+    client.send('PATCH', `/cards/${cards[writer]}`, { token, body: { title: `Edit ${k}` } }),
+  );
+  return { hotColumn, hotBoard };
+}
+
+export function renderContention(r: ContentionReport): string[] {
+  const row = (name: string, c: ContentionCase) =>
+    `| ${name} | ${c.writers} × ${c.writesPerWriter} | ${Object.entries(c.statuses)
+      .map(([status, n]) => `${n}× ${status}`)
+      .join(
+        ', ',
+      )} | ${c.wallMs.p50} | ${c.wallMs.p99} | ${c.wallMs.max} | ${c.calls.p50} / ${c.calls.p99} / ${c.calls.max} (mean ${c.calls.mean}) | ${c.writesPerSecond} |`;
+  return [
+    '## Writers racing on one board (DynamoDB Local)',
+    '| case | writers × writes | answers | p50 ms | p99 ms | max ms | DynamoDB calls per write p50 / p99 / max | writes/s |',
+    '|---|---|---|---|---|---|---|---|',
+    row('hot column (creates)', r.hotColumn),
+    row('hot board (edits of own cards)', r.hotBoard),
+  ];
+}
+
+// Standalone: its own stack, the result as JSON on stdout (BENCH_WRITERS, BENCH_WRITES).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { startStackProcess, stopStackProcess } = await import('../test/support/local-process');
+  const { Client } = await import('./client');
+  const { envNumber } = await import('./util');
+  const dataDir = mkdtempSync(join('/dev/shm', 'task-board-contention-'));
+  const stack = await startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', LOG_LEVEL: 'WARN' });
+  try {
+    const report = await benchContention(new Client(stack.url), envNumber('BENCH_WRITERS', 16), envNumber('BENCH_WRITES', 10));
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n${renderContention(report).join('\n')}\n`);
+  } finally {
+    await stopStackProcess(stack.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
