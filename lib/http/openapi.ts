@@ -431,6 +431,8 @@ function withRateLimitFields(response: Json): void {
 function successResponse(id: string, row: RouteRow): Json {
   const headers: Json = { 'Access-Control-Allow-Origin': header('Access-Control-Allow-Origin') };
   if (row.success.status === 204) return { description: 'Success, no content', headers };
+  // A 202 without a schema (a code mailed) has no body either: not one of the two documents.
+  if (!row.success.schema && id !== 'openapi' && id !== 'asyncapi') return { description: 'Accepted, no content', headers };
   headers.Vary = header('Vary');
   headers['Content-Encoding'] = header('Content-Encoding');
   if (id === 'docs' || id === 'docs.file') return docsResponse(id, headers);
@@ -441,11 +443,11 @@ function successResponse(id: string, row: RouteRow): Json {
     : id === 'openapi'
       ? describedDocument(
           'This OpenAPI 3.1 document (docs/openapi.json, with `servers` set to the origin it was requested from).',
-          { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$', examples: ['3.1.0'] }, paths: { type: 'object' } },
+          { openapi: { type: 'string', enum: ['3.1.0'] }, paths: { type: 'object' } },
         )
       : describedDocument(
           "The AsyncAPI 3 document of the live board events protocol (docs/asyncapi.yaml, as JSON), its server of this deployment's kind naming this deployment's socket address.",
-          { asyncapi: { type: 'string', pattern: '^3\\.\\d+\\.\\d+$', examples: ['3.0.0'] }, channels: { type: 'object' } },
+          { asyncapi: { type: 'string', enum: ['3.0.0'] }, channels: { type: 'object' } },
         );
   return { description: 'Success', headers, content: { 'application/json': { schema } } };
 }
@@ -465,7 +467,10 @@ function describedDocument(description: string, fields: Record<string, Json>): J
       info: {
         type: 'object',
         required: ['title', 'version'],
-        properties: { title: { type: 'string' }, version: { type: 'string' }, description: { type: 'string' } },
+        properties: {
+          title: { type: 'string', maxLength: 100, pattern: '^\\S' },
+          version: { type: 'string', maxLength: 32, pattern: '^\\d+\\.\\d+\\.\\d+' },
+        },
       },
       [operationsField]: fields[operationsField],
     },
@@ -673,8 +678,13 @@ export function buildOpenApiDocument() {
               description: 'Always `about:blank`: `code` and `status` say what happened.',
             },
             title: { type: 'string', enum: ['Too Many Requests'] },
-            status: { type: 'integer', enum: [429] },
-            detail: { type: 'string', maxLength: 500, description: 'The quota, its window and when to retry, in words.' },
+            status: { type: 'integer', format: 'int32', minimum: 429, maximum: 429, enum: [429] },
+            detail: {
+              type: 'string',
+              maxLength: 500,
+              pattern: '\\S',
+              description: 'The quota, its window and when to retry, in words.',
+            },
             code: { type: 'string', enum: ['rate_limited'] },
             instance: {
               type: 'string',
