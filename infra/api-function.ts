@@ -25,7 +25,7 @@ import {
 } from '../lib/routes';
 import { rateLimitOf, tableActionsOf } from '../lib/rows/row';
 import { ENV, type EnvName } from '../lib/runtime/config';
-import { readRateLimits } from './config';
+import type { RateLimits } from './config';
 
 /** Any row of lib/routes.ts: HTTP route, WebSocket route, stream consumer or schedule. */
 export type AnyRow = RouteRow | SocketRouteRow | StreamConsumerRow | ScheduleRow;
@@ -49,8 +49,11 @@ export const functionIdOf = (rowId: string) =>
     .map((part) => part[0]!.toUpperCase() + part.slice(1))
     .join('');
 
-/** Configuration a row may name in `env` and leave unset: the code has a default (lib/runtime/config.ts). */
-const OPTIONAL_ENV: EnvName[] = [ENV.ticketSeconds];
+/**
+ * Configuration a row may name in `env` and leave unset: the code has a default (lib/runtime/config.ts):
+ * a socket ticket's 60 s, the event log's 7 days.
+ */
+const OPTIONAL_ENV: EnvName[] = [ENV.ticketSeconds, ENV.eventRetentionSeconds];
 
 /**
  * Files a function reads at run time, by its entry: copied after bundling from the repository's
@@ -216,14 +219,13 @@ export class ApiFunction extends Construct {
    * TABLE_NAME. A rate-limited route (lib/rows/row.ts `rateLimitOf`) also gets the limiter's
    * UpdateItem (`tableActionsOf`) and its quotas (RATE_LIMIT_*, from the stage's `rateLimits`).
    */
-  grantTable(table: ITable): void {
+  grantTable(table: ITable, rateLimits: RateLimits): void {
     const { index = [] } = this.props.row;
     const actions = tableActionsOf(this.props.row);
     if ('method' in this.props.row && rateLimitOf(this.props.row as RouteRow)) {
-      const limits = readRateLimits(this.node);
-      this.fn.addEnvironment(ENV.rateLimitRequests, String(limits.requests));
-      this.fn.addEnvironment(ENV.authRateLimitRequests, String(limits.authRequests));
-      this.fn.addEnvironment(ENV.rateLimitWindowSeconds, String(limits.windowSeconds));
+      this.fn.addEnvironment(ENV.rateLimitRequests, String(rateLimits.requests));
+      this.fn.addEnvironment(ENV.authRateLimitRequests, String(rateLimits.authRequests));
+      this.fn.addEnvironment(ENV.rateLimitWindowSeconds, String(rateLimits.windowSeconds));
     }
     if (actions.length === 0 && index.length === 0) return;
     if (actions.length > 0) {

@@ -54,9 +54,16 @@ export interface DashboardProps {
   accessLogs: ILogGroup;
   /** Every alarm of the stack: their states head the dashboard. */
   alarms: IAlarm[];
-  /** Where the runbook is (docs/runbook.md or its URL), linked from the dashboard's header. */
+  /** The runbook's https URL (the stage's `runbookUrl`), linked from the dashboard's header. */
   runbookUrl: string;
 }
+
+/**
+ * The runbook section the dashboard's header links to: its heading "How to use this runbook",
+ * which explains the alarms' evaluation and this dashboard (test/infra/operations.test.ts checks
+ * that docs/runbook.md has it).
+ */
+export const DASHBOARD_RUNBOOK_ANCHOR = 'how-to-use-this-runbook';
 
 const period = Duration.minutes(1);
 
@@ -86,7 +93,7 @@ export class Dashboard extends Construct {
       new TextWidget({
         markdown: [
           `# ${props.dashboardName}`,
-          `Alarms, the HTTP API per route, functions, DynamoDB, Cognito and live events. What each alarm means and what to check first: [runbook](${props.runbookUrl}).`,
+          `Alarms, the HTTP API per route, functions, DynamoDB, Cognito and live events. What each alarm means and what to check first: [runbook](${props.runbookUrl}#${DASHBOARD_RUNBOOK_ANCHOR}).`,
         ].join('\n\n'),
         width: 24,
         height: 2,

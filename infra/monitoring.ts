@@ -33,7 +33,7 @@ export interface MonitoringProps {
   userPool: UserPool;
   appClient: UserPoolClient;
   alarmEmail?: string;
-  /** The runbook (docs/runbook.md, or its URL): each alarm's description links to its section. */
+  /** The runbook's absolute https URL (the stage's `runbookUrl`): each alarm's description links to its section. */
   runbookUrl: string;
 }
 

@@ -3,7 +3,7 @@ import { CfnRoute, type CfnStage, CorsHttpMethod, DomainName, HttpApi } from 'aw
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { AccountRecovery, UserPool } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { appClient as appClientDefinition, passwordPolicy, tokenValidity } from '../lib/auth/pool';
 import { tableDefinition } from '../lib/data/table';
@@ -59,8 +59,6 @@ function functionDlqReason(row: FunctionRow): string {
     return 'Invoked by a schedule whose events carry nothing but the time: a failed run is redone by the next one, which looks back ten minutes, so a dead-lettered event would hold nothing to replay.';
   return 'Invoked synchronously by API Gateway only (HTTP or WebSocket route): a failure is answered to the client, and Lambda never retries or dead-letters synchronous invocations.';
 }
-
-const RETENTION: Record<number, RetentionDays> = { 30: RetentionDays.ONE_MONTH, 365: RetentionDays.ONE_YEAR };
 
 /**
  * The service: one DynamoDB table keyed by board, a Cognito user pool, an HTTP API with one
@@ -129,7 +127,8 @@ export class TaskBoardStack extends Stack {
     };
 
     const tables = props.tables ?? { routes, socketRoutes, streamConsumers, schedules };
-    const retention = RETENTION[config.logRetentionDays]!;
+    // One of CloudWatch Logs' periods: the stage file's schema admits only those (infra/settings.ts).
+    const retention = config.logRetentionDays as RetentionDays;
 
     // One function per row of every table, each with exactly its row's table and pool grants, in
     // its group's nested stack (infra/layout.ts) but for the stream consumers, which stay here:
@@ -157,7 +156,7 @@ export class TaskBoardStack extends Stack {
         logRetention: retention,
         logRemovalPolicy: dataRemoval,
       });
-      fn.grantTable(table);
+      fn.grantTable(table, config.rateLimits);
       fn.grantUserPool(userPool);
       this.functions.set(rowId, fn);
       return fn;
@@ -223,7 +222,7 @@ export class TaskBoardStack extends Stack {
 
     // Structured access logs: one JSON line per request, with the id problem+json bodies carry.
     const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: RETENTION[config.logRetentionDays]!,
+      retention,
       removalPolicy: dataRemoval,
     });
     const stage = api.defaultStage!.node.defaultChild as CfnStage;

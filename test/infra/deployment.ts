@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppProps } from 'aws-cdk-lib';
-import { buildApp } from '../../infra/build-app';
+import { type BuildOptions, buildApp } from '../../infra/build-app';
 import type { RowTables } from '../../infra/task-board-stack';
 import { flattenTemplate, type TemplateJson } from '../../infra/template-tree';
 
@@ -17,12 +17,16 @@ export interface SynthesizedTemplate {
 /**
  * The app synthesized (cdk-nag included: synth throws on a finding), with its root template, its
  * nested stacks' templates by logical id, and all of them flattened into one (infra/template-tree.ts)
- * for the checks that look at the whole deployment, wherever each resource lives.
+ * for the checks that look at the whole deployment, wherever each resource lives. `context` is
+ * what `-c` gives (the stage, CDK's own keys); `settings` replace the stage file's (infra/stages/).
  */
-export function synthDeployment(context: Record<string, unknown> = {}, options: { tables?: RowTables; props?: AppProps } = {}) {
+export function synthDeployment(
+  context: Record<string, unknown> = {},
+  options: { tables?: RowTables; props?: AppProps; settings?: BuildOptions['settings'] } = {},
+) {
   const built = buildApp(
     { ...options.props, context: { 'aws:cdk:bundling-stacks': [], ...context } },
-    { tables: options.tables },
+    { tables: options.tables, settings: options.settings },
   );
   const assembly = built.app.synth();
   const read = (name: string, file: string): SynthesizedTemplate => {

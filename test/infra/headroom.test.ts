@@ -54,12 +54,15 @@ const layouts = [
   ['dev', synthDeployment({ stage: 'dev' })],
   [
     'prod, custom domain and alarm email',
-    synthDeployment({
-      stage: 'prod',
-      domainName: 'api.example.com',
-      certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
-      alarmEmail: 'ops@example.com',
-    }),
+    synthDeployment(
+      { stage: 'prod' },
+      {
+        settings: {
+          domain: { name: 'api.example.com', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123' },
+          alarmEmail: 'ops@example.com',
+        },
+      },
+    ),
   ],
   [
     `prod with the table at ${ROWS_BEFORE + ROWS_TO_COME} HTTP routes`,

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnyRow } from '../../infra/api-function';
 import { functionIdOf } from '../../infra/api-function';
-import { buildApp } from '../../infra/build-app';
-import { DEFAULT_RUNBOOK } from '../../infra/config';
-import { DASHBOARD_LIMITS } from '../../infra/dashboard';
+import { type BuildOptions, buildApp } from '../../infra/build-app';
+import { DASHBOARD_LIMITS, DASHBOARD_RUNBOOK_ANCHOR } from '../../infra/dashboard';
 import { RUNBOOK_ANCHORS } from '../../infra/monitoring';
+import { defaultRunbookUrl } from '../../infra/settings';
 import { type RouteRow, routeKeyOf, routes, SOCKET_STAGE, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 import { METRICS_NAMESPACE } from '../../lib/runtime/metrics';
 import { synthDeployment } from './deployment';
@@ -19,8 +19,8 @@ import { synthDeployment } from './deployment';
 type Resource = { Type: string; Properties: any };
 
 // The whole deployment as one template (root and nested stacks: test/infra/deployment.ts).
-const synth = (context: Record<string, unknown> = {}) => {
-  const built = synthDeployment(context);
+const synth = (context: Record<string, unknown> = {}, settings: BuildOptions['settings'] = {}) => {
+  const built = synthDeployment(context, { settings });
   const template = built.flat as any;
   return { ...built, template, resources: template.Resources as Record<string, Resource> };
 };
@@ -312,12 +312,29 @@ describe('runbook', () => {
     }
   });
 
-  it.each(alarms)('%s: its description ends with a Runbook link to a heading of docs/runbook.md', (_id, description) => {
-    const link = description.match(/ Runbook: (\S+)#([\w-]+)$/);
-    expect(link).not.toBeNull();
-    expect(link![1]).toBe(DEFAULT_RUNBOOK);
-    expect(anchors).toContain(link![2]);
-    expect(description.length).toBeLessThanOrEqual(1024);
+  // Absolute, so that it is a link in an alarm email and in the console: docs/runbook.md on the
+  // main branch of package.json's repository, unless the stage file sets runbookUrl.
+  const runbookUrl = defaultRunbookUrl();
+  it("links docs/runbook.md by an absolute https address, by default on the main branch of package.json's repository", () => {
+    expect(runbookUrl).toMatch(/^https:\/\/[^/\s]+\/[^\s#?]+\/blob\/main\/docs\/runbook\.md$/);
+  });
+
+  it.each(alarms)(
+    '%s: its description ends with an absolute Runbook link to a heading of docs/runbook.md',
+    (_id, description) => {
+      const link = description.match(/ Runbook: (\S+)#([\w-]+)$/);
+      expect(link).not.toBeNull();
+      expect(link![1]).toBe(runbookUrl);
+      expect(new URL(link![1]!).protocol).toBe('https:');
+      expect(anchors).toContain(link![2]);
+      expect(description.length).toBeLessThanOrEqual(1024);
+    },
+  );
+
+  it("the dashboard's header links the runbook's section on alarms and the dashboard, absolutely", () => {
+    const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!);
+    expect(links).toEqual([`${runbookUrl}#${DASHBOARD_RUNBOOK_ANCHOR}`]);
+    expect(anchors).toContain(DASHBOARD_RUNBOOK_ANCHOR);
   });
 
   it('links within itself only to headings it has', () => {
@@ -326,18 +343,27 @@ describe('runbook', () => {
     for (const link of links) expect(anchors).toContain(link);
   });
 
-  it('takes the runbook address from the runbookUrl option (prod: TaskBoard-prod)', () => {
-    const url = 'https://github.com/example/task-board/blob/main/docs/runbook.md';
-    const prod = synth({ stage: 'prod', runbookUrl: url });
-    expect(dashboardOf(prod.resources).name).toBe('TaskBoard-prod');
+  it("takes the runbook address from the stage file's runbookUrl where it sets one (prod: TaskBoard-prod)", () => {
+    const url = 'https://wiki.example.com/ops/task-board/runbook';
+    const prod = synth({ stage: 'prod' }, { runbookUrl: url });
+    const dashboard = dashboardOf(prod.resources);
+    expect(dashboard.name).toBe('TaskBoard-prod');
+    expect(JSON.stringify(dashboard.body)).toContain(`](${url}#${DASHBOARD_RUNBOOK_ANCHOR})`);
     const descriptions = ofType('AWS::CloudWatch::Alarm', prod.resources).map(([, a]) => a.Properties.AlarmDescription);
     expect(descriptions.length).toBe(alarms.length);
     for (const description of descriptions) expect(description).toMatch(new RegExp(` Runbook: ${url}#[\\w-]+$`));
   });
 
-  it('rejects a runbookUrl that is not an https URL or a relative path of a .md file', () => {
-    for (const runbookUrl of ['http://example.com/runbook.md', 'docs/runbook.md#top', 'https://example.com/runbook', 'a b.md']) {
-      expect(() => buildApp({ context: { 'aws:cdk:bundling-stacks': [], runbookUrl } })).toThrow(/runbookUrl/);
+  it('rejects a runbookUrl that is not an absolute https URL without query or anchor', () => {
+    for (const runbookUrl of [
+      'docs/runbook.md',
+      'http://example.com/runbook.md',
+      'https://example.com/runbook.md#top',
+      'https://example.com/a b.md',
+    ]) {
+      expect(() => buildApp({ context: { 'aws:cdk:bundling-stacks': [] } }, { settings: { runbookUrl } })).toThrow(
+        /"runbookUrl" must be/,
+      );
     }
   });
 });

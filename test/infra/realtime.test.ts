@@ -1,6 +1,6 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { functionIdOf } from '../../infra/api-function';
-import { buildApp } from '../../infra/build-app';
+import { type BuildOptions, buildApp } from '../../infra/build-app';
 import { answersClient } from '../../infra/realtime';
 import { tableDefinition } from '../../lib/data/table';
 import {
@@ -23,8 +23,8 @@ import { synthDeployment } from './deployment';
 type Resource = { Type: string; Properties: any; DependsOn?: string[]; DeletionPolicy?: string };
 
 // The whole deployment as one template (root and nested stacks: test/infra/deployment.ts).
-const synth = (context: Record<string, unknown> = {}) => {
-  const built = synthDeployment(context);
+const synth = (context: Record<string, unknown> = {}, settings: BuildOptions['settings'] = {}) => {
+  const built = synthDeployment(context, { settings });
   const template = Template.fromJSON(built.flat);
   return { ...built, template, resources: template.toJSON().Resources as Record<string, Resource> };
 };
@@ -134,7 +134,7 @@ describe('WebSocket stage', () => {
       ThrottlingRateLimit: config.socketThrottle.rateLimit,
       ThrottlingBurstLimit: config.socketThrottle.burstLimit,
     });
-    const custom = synth({ socketThrottleRate: '7', socketThrottleBurst: '9' });
+    const custom = synth({}, { socketThrottle: { rateLimit: 7, burstLimit: 9 } });
     expect(socketStage(custom.resources)[1].Properties.DefaultRouteSettings).toEqual({
       ThrottlingRateLimit: 7,
       ThrottlingBurstLimit: 9,
@@ -174,10 +174,10 @@ describe('WebSocket stage', () => {
     expect([account.DeletionPolicy, role.DeletionPolicy]).toEqual(['Retain', 'Retain']);
     expect(socketStage()[1].DependsOn).toContain(accountId);
 
-    const without = synth({ accountLogRole: 'false' });
+    const without = synth({}, { accountLogRole: false });
     expect(ofType('AWS::ApiGateway::Account', without.resources)).toEqual([]);
     expect(socketStage(without.resources)[1].DependsOn ?? []).toEqual([]);
-    expect(() => buildApp({ context: { accountLogRole: 'maybe' } })).toThrow(/accountLogRole/);
+    expect(() => buildApp({}, { settings: { accountLogRole: 'maybe' as never } })).toThrow(/"accountLogRole" must be/);
   });
 
   it('is the WebSocketUrl output (wss://), and the address the ticket route hands out', () => {
@@ -197,11 +197,15 @@ describe('WebSocket stage', () => {
   });
 
   it('rejects malformed socket throttling', () => {
-    expect(() => buildApp({ context: { socketThrottleRate: 'fast' } })).toThrow(/socketThrottleRate/);
-    expect(() => buildApp({ context: { socketThrottleBurst: '-1' } })).toThrow(/socketThrottleBurst/);
+    expect(() => buildApp({}, { settings: { socketThrottle: { rateLimit: 'fast' as never, burstLimit: 40 } } })).toThrow(
+      /"socketThrottle\.rateLimit" must be/,
+    );
+    expect(() => buildApp({}, { settings: { socketThrottle: { rateLimit: 20, burstLimit: -1 } } })).toThrow(
+      /"socketThrottle\.burstLimit" must be/,
+    );
   });
 
-  it('throttles harder in dev than in prod by default', () => {
+  it('throttles harder in dev than in prod', () => {
     const prodConfig = buildApp({ context: { stage: 'prod', 'aws:cdk:bundling-stacks': [] } }).config;
     expect(config.socketThrottle.rateLimit).toBeLessThan(prodConfig.socketThrottle.rateLimit);
     expect(config.socketThrottle.burstLimit).toBeLessThan(prodConfig.socketThrottle.burstLimit);
@@ -410,13 +414,14 @@ describe('cdk-nag', () => {
 
   it('passes in prod with every option set', () => {
     expect(() =>
-      synth({
-        stage: 'prod',
-        alarmEmail: 'ops@example.com',
-        domainName: 'api.example.com',
-        certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
-      }),
+      synth(
+        { stage: 'prod' },
+        {
+          alarmEmail: 'ops@example.com',
+          domain: { name: 'api.example.com', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123' },
+        },
+      ),
     ).not.toThrow();
-    expect(() => synth({ accountLogRole: 'false' })).not.toThrow();
+    expect(() => synth({}, { accountLogRole: false })).not.toThrow();
   });
 });

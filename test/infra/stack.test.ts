@@ -7,7 +7,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { AnyRow } from '../../infra/api-function';
 import { functionIdOf } from '../../infra/api-function';
-import { buildApp } from '../../infra/build-app';
+import { type BuildOptions, buildApp } from '../../infra/build-app';
 import { COLUMN_POSITION_INDEX, tableDefinition } from '../../lib/data/table';
 import {
   type FunctionRow,
@@ -237,8 +237,8 @@ describe('data', () => {
 });
 
 describe('stages', () => {
-  const tableOf = (context: Record<string, string>) => {
-    const built = buildApp({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const tableOf = (context: Record<string, string>, settings: BuildOptions['settings'] = {}) => {
+    const built = buildApp({ context: { ...context, 'aws:cdk:bundling-stacks': [] } }, { settings });
     return Object.values(Template.fromStack(built.stack).toJSON().Resources as Record<string, any>).find(
       (r) => r.Type === 'AWS::DynamoDB::Table',
     );
@@ -255,14 +255,14 @@ describe('stages', () => {
     });
   });
 
-  it('context overrides a stage default', () => {
-    expect(tableOf({ stage: 'prod', retainData: 'false' })).toMatchObject({ DeletionPolicy: 'Delete' });
+  it("takes the stage file's settings (here replaced as a test can, and the command line cannot)", () => {
+    expect(tableOf({ stage: 'prod' }, { retainData: false })).toMatchObject({ DeletionPolicy: 'Delete' });
   });
 
-  it('rejects an unknown stage and malformed flags', () => {
+  it('rejects an unknown stage and malformed settings', () => {
     expect(() => buildApp({ context: { stage: 'qa' } })).toThrow(/stage/);
-    expect(() => buildApp({ context: { deletionProtection: 'yes' } })).toThrow(/deletionProtection/);
-    expect(() => buildApp({ context: { corsOrigins: 'not a url' } })).toThrow(/corsOrigins/);
+    expect(() => buildApp({}, { settings: { deletionProtection: 'yes' as never } })).toThrow(/"deletionProtection" must be/);
+    expect(() => buildApp({}, { settings: { corsOrigins: ['not a url'] } })).toThrow(/"corsOrigins\.0" must be/);
   });
 });
 
@@ -300,12 +300,15 @@ describe('cdk-nag', () => {
 });
 
 describe('production hardening', () => {
-  const prod = synthDeployment({
-    stage: 'prod',
-    domainName: 'api.example.com',
-    certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123',
-    alarmEmail: 'ops@example.com',
-  });
+  const prod = synthDeployment(
+    { stage: 'prod' },
+    {
+      settings: {
+        domain: { name: 'api.example.com', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc-123' },
+        alarmEmail: 'ops@example.com',
+      },
+    },
+  );
   const prodTemplate = Template.fromJSON(prod.flat);
   const prodResources = prodTemplate.toJSON().Resources as Record<string, any>;
 
@@ -412,7 +415,9 @@ describe('production hardening', () => {
   });
 
   it('rejects a domain without a certificate', () => {
-    expect(() => buildApp({ context: { domainName: 'api.example.com' } })).toThrow(/certificateArn/);
+    expect(() => buildApp({}, { settings: { domain: { name: 'api.example.com' } as never } })).toThrow(
+      /"domain\.certificateArn" is missing/,
+    );
   });
 });
 

@@ -11,8 +11,26 @@ import { STATEFUL_TYPES, statefulResourcesOf } from './stateful';
 const contextOf = (flags: string) =>
   Object.fromEntries([...flags.matchAll(/-c (\S+?)=(\S+)/g)].map(([, key, value]) => [key!, value!]));
 
+/**
+ * The snapshot's deploy commands, as the stage's settings say them now (infra/stages/): `-c` names
+ * the stage only; the custom domain and the alarm email of `prod-domain` are stage settings.
+ */
+const deploymentOf = (flags: string) => {
+  const { stage, domainName, certificateArn, alarmEmail, ...rest } = contextOf(flags);
+  expect(rest).toEqual({});
+  return synthDeployment(
+    { stage },
+    {
+      settings: {
+        ...(domainName && certificateArn ? { domain: { name: domainName, certificateArn } } : {}),
+        ...(alarmEmail ? { alarmEmail } : {}),
+      },
+    },
+  );
+};
+
 const variants = Object.entries(snapshot.variants).map(([name, variant]) => {
-  const built = synthDeployment(contextOf(variant.context));
+  const built = deploymentOf(variant.context);
   return [name, variant, built] as const;
 });
 
