@@ -3,7 +3,8 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort, stopChild } from '../../infra/local/processes';
 import { keys } from '../../lib/data/table';
 import { addMember, baseUrl, call, newBoard, newColumn, newUser, type TestUser, unknownId } from '../support/api';
-import { localEnv, readPartition, useLocalTable } from '../support/local-table';
+import { deafen } from '../support/deaf-socket';
+import { useLocalTable } from '../support/local-table';
 import { REPO_ROOT, runNode } from '../support/run-node';
 
 /**
@@ -55,27 +56,6 @@ function watch(user: TestUser, boardId: string) {
 
 type Line = Record<string, unknown>;
 
-/**
- * The script's socket, made to miss what happens next: its watch item is taken out of the table,
- * so the broadcaster no longer sends it the board's events (as if they were lost on the way), while
- * the script believes it still watches. `drop()` then closes the socket from the server's side
- * (the connections API, as API Gateway's DeleteConnection does), and the script reconnects.
- */
-async function deafen(boardId: string) {
-  const watches = (await readPartition(table.client, table.name, `BOARD#${boardId}`)).filter((item) =>
-    String(item.sk).startsWith('#WATCH#'),
-  );
-  expect(watches).toHaveLength(1);
-  const { pk, sk, connection_id: connectionId } = watches[0] as { pk: string; sk: string; connection_id: string };
-  await table.client.send(new DeleteCommand({ TableName: table.name, Key: { pk, sk } }));
-  return {
-    drop: async () => {
-      const url = `${localEnv().SOCKET_CALLBACK_URL}/@connections/${encodeURIComponent(connectionId)}`;
-      expect((await fetch(url, { method: 'DELETE' })).status).toBeLessThan(300);
-    },
-  };
-}
-
 /** The board events printed (every line with a seq but the acks), as [seq, type]. */
 const printedEvents = (lines: Line[]) =>
   lines.filter((line) => typeof line.seq === 'number' && line.type !== 'watch.ack').map((line) => [line.seq, line.type]);
@@ -106,7 +86,7 @@ describe('npm run watch', () => {
     const todo = await newColumn(owner, board.id, 'To do');
     await run.line((line) => line.type === 'column.created');
 
-    const socket = await deafen(board.id);
+    const socket = await deafen(table, board.id);
     // Missed: by the owner and by a member, while the script's socket hears nothing.
     await addMember(owner, board.id, member);
     const card = await call('POST', `/columns/${todo.id}/cards`, { token: member.token, body: { title: 'Missed' } });
@@ -152,7 +132,7 @@ describe('npm run watch', () => {
     const column = await newColumn(user, board.id, 'Kept');
     await run.line((line) => line.type === 'column.created');
 
-    const socket = await deafen(board.id);
+    const socket = await deafen(table, board.id);
     const card = await call('POST', `/columns/${column.id}/cards`, { token: user.token, body: { title: 'Missed' } });
     expect(card.status).toBe(201);
     await call('PATCH', `/cards/${card.body.id}`, { token: user.token, body: { title: 'Missed twice' } });
