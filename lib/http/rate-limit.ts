@@ -64,6 +64,10 @@ export class RateLimited extends Error {
 
 const secondsUntil = (at: number) => Math.max(1, Math.ceil((at - Date.now()) / 1000));
 
+/** The outcome with `t` fixed once for the answer: its RateLimit field and its Retry-After say the same. */
+const atAnswer = (outcome: RateLimitOutcome | undefined): RateLimitOutcome | undefined =>
+  outcome && { ...outcome, resetSeconds: outcome.resetSeconds };
+
 /** The 429 problem: `code` rate_limited, Retry-After the seconds until the window resets (the field's `t`). */
 export function rateLimitedResponse(outcome: RateLimitOutcome, requestId?: string): APIGatewayProxyStructuredResultV2 {
   const who = outcome.policy === 'user' ? 'your account' : 'your address';
@@ -153,7 +157,7 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
   return {
     answers: {
       after: async ({ context, response }) => {
-        const outcome = await context.route.rateLimit;
+        const outcome = atAnswer(await context.route.rateLimit);
         if (outcome && response) response.headers = { ...response.headers, ...rateLimitFields(outcome) };
       },
       onError: async (request) => {
@@ -161,7 +165,7 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
         const state = context.route;
         // A token route refused at authentication: the request counts against its address.
         if (state && !state.rateLimit && policy === 'user' && error instanceof Unauthorized) byAddress(state, event);
-        const outcome = await state?.rateLimit;
+        const outcome = atAnswer(await state?.rateLimit);
         if (!outcome) return;
         // Over the quota, the 429 is the answer whatever else failed (the request did nothing).
         if (!outcome.allowed) request.response = rateLimitedResponse(outcome, requestIdOf(event));
