@@ -34,10 +34,8 @@ type AnyHandler = (event: unknown, context: Context) => Promise<unknown>;
 
 beforeAll(async () => {
   const env = JSON.parse(readFileSync(join(process.env.TASK_BOARD_DATA_DIR!, 'local-env.json'), 'utf8'));
+  // The emulator's keys come with the rest, in TOKEN_JWKS, as they reach SAM's containers.
   Object.assign(process.env, env, { LOG_LEVEL: 'SILENT', METRICS_DISABLED: 'true' });
-  const { accessTokenVerifier } = await import('../../lib/auth/verifier');
-  const jwks = await fetch(`${env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER}/${env.USER_POOL_ID}/.well-known/jwks.json`);
-  accessTokenVerifier.cacheJwks((await jwks.json()) as Parameters<typeof accessTokenVerifier.cacheJwks>[0]);
 });
 
 afterEach(closeAllSockets);
@@ -146,7 +144,8 @@ describe('live events sample events (events/socket-*, events-broadcast, sockets-
   const expected: Record<SocketRouteId, (boardId: string) => unknown> = {
     'socket.connect': () => ({ status: 200, frame: undefined }),
     'socket.disconnect': () => ({ status: 200, frame: undefined }),
-    'socket.watch': (boardId) => ({ status: 200, frame: { type: 'watch.ack', board_id: boardId } }),
+    // A new board has no change yet: its latest seq is 0.
+    'socket.watch': (boardId) => ({ status: 200, frame: { type: 'watch.ack', board_id: boardId, seq: 0 } }),
     'socket.unwatch': (boardId) => ({ status: 200, frame: { type: 'unwatch.ack', board_id: boardId } }),
     'socket.ping': () => ({ status: 200, frame: { type: 'pong' } }),
     'socket.default': () => ({ status: 200, frame: { type: 'error', code: 'bad_request', detail: expect.any(String) } }),
