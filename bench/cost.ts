@@ -1,5 +1,5 @@
 import type { RouteSummary } from './client';
-import type { BroadcastCase, DeliveryReport, StampSample } from './delivery';
+import type { BroadcastCase, DeliveryReport, ItemSizes, LogSample } from './delivery';
 import { round } from './util';
 
 /**
@@ -17,6 +17,8 @@ export const PRICES = {
   httpApiPerMillionRequests: 1.0, // first 300 million a month; each 512 KB of a request or response is one request
   dynamoOnDemandPerMillionReadUnits: 0.125,
   dynamoOnDemandPerMillionWriteUnits: 0.625,
+  /** Standard table class; each item is billed 100 bytes more than its data (indexing overhead). */
+  dynamoStoragePerGbMonth: 0.25,
   cloudWatchLogsPerGbIngested: 0.5,
   xrayPerMillionTracesRecorded: 5.0,
   /** WebSocket API: messages sent and received, each 32 KB of a message counted as one (first billion a month). */
@@ -60,7 +62,9 @@ export const MIX: Record<string, number> = {
  * requests, but a TransactWriteItems of several items is reported as if it held one (measured: 3
  * small Puts report 2 units; DynamoDB bills 2 per item, condition checks included, so 6). Routes
  * with a transaction use the item counts of lib/data (all items < 1 KB at 200-byte descriptions),
- * plus the LSI entry written or removed (assumed billed at the transactional rate).
+ * plus the LSI entry written or removed (assumed billed at the transactional rate). Since the event
+ * log (issue 27) every change of a board is such a transaction: its own writes, the board item's
+ * Update (seq) and the log item's Put; what that adds is itemised by eventCostModel below.
  */
 export const UNIT_MODEL: Record<string, (measured: number) => { rru: number; wru: number; source: string }> = {
   health: () => ({ rru: 0, wru: 0, source: 'no table access' }),
@@ -69,30 +73,44 @@ export const UNIT_MODEL: Record<string, (measured: number) => { rru: number; wru
   'boards.list': (m) => ({ rru: m, wru: 0, source: 'measured' }),
   'boards.get': (m) => ({ rru: m, wru: 0, source: 'measured' }),
   'cards.get': (m) => ({ rru: m, wru: 0, source: 'measured' }),
-  'boards.rename': (m) => ({ rru: 2, wru: m - 2, source: 'measured (BatchGetItem of 2 = 2 RRU)' }),
-  'cards.update': (m) => ({ rru: 4, wru: m - 4, source: 'measured (2 BatchGetItem = 4 RRU)' }),
-  // The board item goes in a transaction with its event item: billed 2 × 2 WRU, reported as 2.
+  'boards.rename': () => ({
+    rru: 2,
+    wru: 4,
+    source: 'model: BatchGetItem of 2 (2 RRU); transaction of the board Update and the log Put',
+  }),
+  'cards.update': () => ({
+    rru: 4,
+    wru: 6,
+    source: 'model: 2 BatchGetItem (4 RRU); transaction of the card Update, the board Update and the log Put',
+  }),
+  // The board item goes in a transaction with its log item: billed 2 × 2 WRU, reported as 2.
   'boards.delete': (m) => ({
     rru: 3,
     wru: m - 3 - 2 + 4,
-    source: 'measured (BatchGetItem 2 + Query 1 RRU), the transaction of board Delete + event item Put as billed (4, reported 2)',
+    source: 'measured (BatchGetItem 2 + Query 1 RRU), the transaction of board Delete + log Put as billed (4, reported 2)',
   }),
   'boards.create': () => ({ rru: 0, wru: 6, source: 'model: transaction of 3 Puts' }),
-  'columns.create': () => ({ rru: 3, wru: 6, source: 'model: 2 reads + Query; transaction of 2 Puts + 1 Update' }),
+  'columns.create': () => ({
+    rru: 3,
+    wru: 8,
+    source: 'model: 2 reads + Query; transaction of 2 Puts, the board Update and the log Put',
+  }),
   'cards.create': () => ({
     rru: 5,
-    wru: 12,
-    source: 'model: 4 reads + LSI Query; transaction of 2 Puts, 1 Update, 2 ConditionChecks + LSI entry',
+    wru: 14,
+    source:
+      'model: 4 reads + LSI Query; transaction of 2 Puts, the column lookup Update, 1 ConditionCheck, the board Update, the log Put + LSI entry',
   }),
   'cards.delete': () => ({
     rru: 4,
-    wru: 8,
-    source: 'model: 4 reads; transaction of 2 Deletes, the event item Put + LSI entry',
+    wru: 10,
+    source: 'model: 4 reads; transaction of 2 Deletes, the board Update, the log Put + LSI entry',
   }),
   'cards.move': () => ({
     rru: 8,
-    wru: 10,
-    source: 'model: 6-10 reads (half with neighbours); transaction of 1 Update, 2 ConditionChecks + 2 LSI entries',
+    wru: 12,
+    source:
+      'model: 6-10 reads (half with neighbours); transaction of 1 Update, 1 ConditionCheck, the board Update, the log Put + 2 LSI entries',
   }),
 };
 
@@ -195,23 +213,44 @@ export const EVENT_ASSUMPTIONS = {
   pingsPerHour: 6,
 };
 
-/** Which stamp each event-making route of MIX writes, and whether inside a transaction (2 WRU per KB). */
-const STAMPED_WRITES: Record<string, { kind: string; transactional: boolean }> = {
-  'cards.create': { kind: 'card.created', transactional: true },
-  'cards.update': { kind: 'card.updated', transactional: false },
-  'cards.move': { kind: 'card.moved', transactional: true },
-  'columns.create': { kind: 'column.created', transactional: true },
-  'boards.rename': { kind: 'board.updated', transactional: false },
+/**
+ * What each event-making route of MIX writes for the event log, against the same change written
+ * with no event at all: the log item's Put (2 WRU per started KB, in the change's transaction),
+ * and the board item's part: `added` where the change did not write the board item before (its
+ * Update is 2 WRU per started KB of the board item, label map included), `plain` where it was a
+ * plain write that is now transactional (1 more per KB), `transactional` where the transaction
+ * already held it (a ConditionCheck, billed like a write, or an Update). `card`: the change's own
+ * card write was a plain UpdateItem before and is now in the transaction (1 more per KB).
+ */
+const LOGGED_WRITES: Record<string, { kind: string; board: 'added' | 'plain' | 'transactional'; card?: true }> = {
+  'cards.create': { kind: 'card.created', board: 'transactional' },
+  'cards.update': { kind: 'card.updated', board: 'added', card: true },
+  'cards.move': { kind: 'card.moved', board: 'transactional' },
+  'cards.delete': { kind: 'card.deleted', board: 'added' },
+  'columns.create': { kind: 'column.created', board: 'transactional' },
+  'boards.rename': { kind: 'board.updated', board: 'plain' },
+  'boards.delete': { kind: 'board.deleted', board: 'plain' },
 };
 
-export interface StampCost {
+/** Storage of the log: 7 days kept, TTL's deletes up to 2 days late (AWS: "typically within 48 hours"). */
+export const LOG_STORAGE = {
+  retentionDays: 7,
+  ttlLagDaysMax: 2,
+  daysPerMonth: 30,
+  overheadBytesPerItem: 100,
+  bytesPerGb: 2 ** 30,
+};
+
+export interface LoggedWriteCost {
   route: string;
   share: number;
-  stampBytes: number;
-  /** Extra write units per request at the item sizes measured here (whole KB crossed or not). */
+  kind: string;
+  logItemBytes: number;
+  logWru: number;
+  boardWru: number;
+  cardWru: number;
+  /** Extra write units per request at the sizes measured here. */
   extraWru: number;
-  /** Extra write units for items of any size, spread evenly within their last KB: stamp bytes / 1 KB. */
-  expectedExtraWru: number;
   source: string;
 }
 
@@ -221,63 +260,82 @@ export interface EventCostRow {
   billedMsPerInvocation: number;
   messagesPerEvent: number;
   queryRru: number;
-  per1000: { lambda: number; dynamodbReads: number; dynamodbStampWrites: number; webSocket: number; logs: number; total: number };
+  per1000: {
+    lambda: number;
+    dynamodbReads: number;
+    dynamodbLogWrites: number;
+    logStorage: number;
+    webSocket: number;
+    logs: number;
+    total: number;
+  };
 }
 
 export interface EventCostReport {
-  assumptions: typeof EVENT_ASSUMPTIONS & { memoryMb: number };
-  stamps: StampCost[];
-  /** Per event, averaged over MIX's event-making routes. */
-  extraWruPerEvent: { measured: number; expected: number };
-  /** What the stamps add to MIX's dollars per million requests (writes only; reads see larger items too). */
-  mixExtraPerMillion: { measured: number; expected: number };
+  assumptions: typeof EVENT_ASSUMPTIONS & { memoryMb: number; storage: typeof LOG_STORAGE };
+  /** The sizes measured (bench/delivery.ts). */
+  items: ItemSizes;
+  log: LoggedWriteCost[];
+  /** MIX's event-making routes whose event kind the run did not log (left out of the averages). */
+  notMeasured: string[];
+  /** Per event, averaged over MIX's event-making routes by their share. */
+  extraWruPerEvent: number;
+  logItemBytesPerEvent: number;
+  /** Dollars: the log's writes and its 7 days of storage, per 1,000 and per 1,000,000 events. */
+  perThousandEvents: { writes: number; storage: number; total: number };
+  perMillionEvents: { writes: number; storage: number; storageWithTtlLag: number; total: number };
+  /** Storage of one event for 7 days, in dollars, and its billed bytes (item + 100). */
+  storagePerEvent: { billedBytes: number; dollars: number };
+  /** What the log adds to MIX's dollars per million requests (its writes and storage). */
+  mixExtraPerMillion: { writes: number; storage: number; total: number };
   rows: EventCostRow[];
   /** One socket: ticket, $connect, one watch (message and ack), $disconnect; then per hour connected. */
   perThousandSessions: number;
   perThousandSocketHours: number;
 }
 
-const byKind = (stamps: StampSample[], kind: string) => stamps.find((s) => s.kind === kind);
+const writeUnits = (bytes: number, transactional: boolean) => (transactional ? 2 : 1) * Math.max(1, Math.ceil(bytes / 1024));
 
-function stampCosts(stamps: StampSample[]): StampCost[] {
-  const costs: StampCost[] = [];
-  const eventItem = (kind: string) =>
-    byKind(stamps, `event item (${kind})`) ?? stamps.find((s) => s.kind.startsWith('event item'));
+function loggedWriteCosts(log: LogSample[], items: ItemSizes): { costs: LoggedWriteCost[]; notMeasured: string[] } {
+  const costs: LoggedWriteCost[] = [];
+  const notMeasured: string[] = [];
   for (const [route, share] of Object.entries(MIX)) {
-    const stamped = STAMPED_WRITES[route];
-    if (stamped) {
-      const s = byKind(stamps, stamped.kind);
-      if (!s) continue;
-      const factor = stamped.transactional ? 2 : 1;
-      costs.push({
-        route,
-        share,
-        stampBytes: s.stampBytes,
-        extraWru: (s.wcu - s.wcuWithoutStamp) * factor,
-        expectedExtraWru: round((s.stampBytes / 1024) * factor, 3),
-        source: `${stamped.kind} stamp on the item (${s.itemBytes} B with it, ${s.itemBytesWithoutStamp} B without)${stamped.transactional ? ', in a transaction' : ''}`,
-      });
-    } else if (route === 'cards.delete' || route === 'boards.delete') {
-      const kind = route === 'cards.delete' ? 'card.deleted' : 'board.deleted';
-      const e = eventItem(kind);
-      if (!e) continue;
-      // An event item is a Put in the deleting transaction (2 WRU per KB). A board's delete was a
-      // DeleteItem (1 WRU) and is now a transaction (2), and its bulk delete removes the event item again.
-      const extra = 2 * e.wcu + (route === 'boards.delete' ? 1 + 1 : 0);
-      costs.push({
-        route,
-        share,
-        stampBytes: e.itemBytes,
-        extraWru: extra,
-        expectedExtraWru: extra,
-        source:
-          route === 'cards.delete'
-            ? `event item Put (${e.itemBytes} B) in the deleting transaction`
-            : `event item Put (${e.itemBytes} B); board DeleteItem → transaction (+1); the event item deleted again with the board (+1)`,
-      });
+    const logged = LOGGED_WRITES[route];
+    if (!logged) continue;
+    const sample = log.find((s) => s.kind === logged.kind);
+    if (!sample) {
+      notMeasured.push(`${route} (${logged.kind})`);
+      continue;
     }
+    const boardWru =
+      logged.board === 'added'
+        ? writeUnits(items.board.bytes, true)
+        : logged.board === 'plain'
+          ? writeUnits(items.board.bytes, true) - writeUnits(items.board.bytes, false)
+          : 0;
+    const cardWru = logged.card ? items.card.transactionalWru - items.card.plainWru : 0;
+    const what = [
+      `log Put (${sample.itemBytes} B): ${sample.wru}`,
+      logged.board === 'added'
+        ? `board Update added (${items.board.bytes} B): ${boardWru}`
+        : logged.board === 'plain'
+          ? `board write now transactional: +${boardWru}`
+          : 'board item already in the transaction: +0',
+      ...(logged.card ? [`card Update now transactional (${items.card.bytes} B): +${cardWru}`] : []),
+    ];
+    costs.push({
+      route,
+      share,
+      kind: logged.kind,
+      logItemBytes: sample.itemBytes,
+      logWru: sample.wru,
+      boardWru,
+      cardWru,
+      extraWru: sample.wru + boardWru + cardWru,
+      source: what.join('; '),
+    });
   }
-  return costs;
+  return { costs, notMeasured };
 }
 
 /** The measured broadcaster case closest to (watchers, events): same watchers, nearest batch size. */
@@ -289,22 +347,23 @@ function nearestCase(cases: BroadcastCase[], watchers: number, events: number): 
 
 export function eventCostModel(delivery: DeliveryReport, routes: RouteSummary[], memoryMb: number): EventCostReport {
   const gbSecond = (ms: number, mb = memoryMb) => (mb / 1024) * (ms / 1000) * PRICES.lambdaArm64PerGbSecond;
-  const stamps = stampCosts(delivery.stamps);
-  const share = stamps.reduce((sum, s) => sum + s.share, 0);
-  const perEvent = (f: (s: StampCost) => number) => (share > 0 ? stamps.reduce((sum, s) => sum + s.share * f(s), 0) / share : 0);
-  const extraWruPerEvent = {
-    measured: round(
-      perEvent((s) => s.extraWru),
-      3,
-    ),
-    expected: round(
-      perEvent((s) => s.expectedExtraWru),
-      3,
-    ),
-  };
+  const { costs: log, notMeasured } = loggedWriteCosts(delivery.log, delivery.items);
+  const share = log.reduce((sum, s) => sum + s.share, 0);
+  const perEvent = (f: (s: LoggedWriteCost) => number) =>
+    share > 0 ? log.reduce((sum, s) => sum + s.share * f(s), 0) / share : 0;
+  const extraWruPerEvent = round(
+    perEvent((s) => s.extraWru),
+    3,
+  );
+  const logItemBytesPerEvent = Math.round(perEvent((s) => s.logItemBytes));
+  const billedBytes = logItemBytesPerEvent + LOG_STORAGE.overheadBytesPerItem;
+  const storageFor = (days: number) =>
+    (billedBytes / LOG_STORAGE.bytesPerGb) * PRICES.dynamoStoragePerGbMonth * (days / LOG_STORAGE.daysPerMonth);
+  const storagePerEvent = storageFor(LOG_STORAGE.retentionDays);
+  const writesPerEvent = extraWruPerEvent * (PRICES.dynamoOnDemandPerMillionWriteUnits / 1e6);
   const mixShare = Object.values(MIX).reduce((sum, v) => sum + v, 0);
-  const mixExtra = (f: (s: StampCost) => number) =>
-    round((stamps.reduce((sum, s) => sum + s.share * f(s), 0) / mixShare) * PRICES.dynamoOnDemandPerMillionWriteUnits, 3);
+  // Events per request of the mix: the share of its requests that make one.
+  const eventsPerRequest = share / mixShare;
 
   const frameBytes = Math.max(delivery.single.frameBytes.max, delivery.fanout?.frameBytes.max ?? 0);
   const messagesPerFrame = Math.max(1, Math.ceil(frameBytes / EVENT_ASSUMPTIONS.webSocketMeteringBytes));
@@ -321,11 +380,12 @@ export function eventCostModel(delivery: DeliveryReport, routes: RouteSummary[],
       const invocations = 1000 / eventsPerBatch;
       const lambda = invocations * (PRICES.lambdaPerMillionRequests / 1e6 + gbSecond(billedMs));
       const dynamodbReads = invocations * measured.queryCapacity * (PRICES.dynamoOnDemandPerMillionReadUnits / 1e6);
-      const dynamodbStampWrites = 1000 * extraWruPerEvent.measured * (PRICES.dynamoOnDemandPerMillionWriteUnits / 1e6);
+      const dynamodbLogWrites = 1000 * writesPerEvent;
+      const logStorage = 1000 * storagePerEvent;
       const messagesPerEvent = watchers * messagesPerFrame;
       const webSocket = 1000 * messagesPerEvent * (PRICES.webSocketPerMillionMessages / 1e6);
       const logs = invocations * ((EVENT_ASSUMPTIONS.logBytesPerInvocation / 1e9) * PRICES.cloudWatchLogsPerGbIngested);
-      const total = lambda + dynamodbReads + dynamodbStampWrites + webSocket + logs;
+      const total = lambda + dynamodbReads + dynamodbLogWrites + logStorage + webSocket + logs;
       const digits = 6;
       rows.push({
         watchers,
@@ -336,7 +396,8 @@ export function eventCostModel(delivery: DeliveryReport, routes: RouteSummary[],
         per1000: {
           lambda: round(lambda, digits),
           dynamodbReads: round(dynamodbReads, digits),
-          dynamodbStampWrites: round(dynamodbStampWrites, digits),
+          dynamodbLogWrites: round(dynamodbLogWrites, digits),
+          logStorage: round(logStorage, digits),
           webSocket: round(webSocket, digits),
           logs: round(logs, digits),
           total: round(total, digits),
@@ -372,11 +433,28 @@ export function eventCostModel(delivery: DeliveryReport, routes: RouteSummary[],
     EVENT_ASSUMPTIONS.pingsPerHour *
       (2 * (PRICES.webSocketPerMillionMessages / 1e6) + invocation(EVENT_ASSUMPTIONS.socketOwnMs, 0));
 
+  const mixWrites = 1e6 * eventsPerRequest * writesPerEvent;
+  const mixStorage = 1e6 * eventsPerRequest * storagePerEvent;
   return {
-    assumptions: { ...EVENT_ASSUMPTIONS, memoryMb },
-    stamps,
+    assumptions: { ...EVENT_ASSUMPTIONS, memoryMb, storage: LOG_STORAGE },
+    items: delivery.items,
+    log,
+    notMeasured,
     extraWruPerEvent,
-    mixExtraPerMillion: { measured: mixExtra((s) => s.extraWru), expected: mixExtra((s) => s.expectedExtraWru) },
+    logItemBytesPerEvent,
+    perThousandEvents: {
+      writes: round(1000 * writesPerEvent, 6),
+      storage: round(1000 * storagePerEvent, 8),
+      total: round(1000 * (writesPerEvent + storagePerEvent), 6),
+    },
+    perMillionEvents: {
+      writes: round(1e6 * writesPerEvent, 4),
+      storage: round(1e6 * storagePerEvent, 5),
+      storageWithTtlLag: round(1e6 * storageFor(LOG_STORAGE.retentionDays + LOG_STORAGE.ttlLagDaysMax), 5),
+      total: round(1e6 * (writesPerEvent + storagePerEvent), 4),
+    },
+    storagePerEvent: { billedBytes, dollars: storagePerEvent },
+    mixExtraPerMillion: { writes: round(mixWrites, 3), storage: round(mixStorage, 4), total: round(mixWrites + mixStorage, 3) },
     rows,
     perThousandSessions: round(1000 * session, 5),
     perThousandSocketHours: round(1000 * socketHour, 5),

@@ -21,8 +21,10 @@ import { log, median, percentile, range, round } from './util';
  * a timeout) before the next, so that no event queues behind another.
  *
  * Then the broadcaster itself, for the cost model: its handler is imported into this process
- * (with the stack's local-env.json) and invoked with batches built from real items, timing its
- * DynamoDB and PostToConnection calls apart from its own work.
+ * (with the stack's local-env.json) and invoked with batches of real log items' INSERT records,
+ * timing its DynamoDB and PostToConnection calls apart from its own work. Last, the sizes the
+ * event log's cost comes from: the boards' log items per kind, the board item (with a label map:
+ * six labels, two on every other card) and the median card item.
  */
 
 export interface DeliveryRun {
@@ -46,17 +48,23 @@ export interface DeliveryRun {
   seconds: number;
 }
 
-export interface StampSample {
-  /** The change's kind, or `event item` for a deletion's event item. */
+/** A board's log items of one kind (BOARD#<id> / ~LOG#<seq>), as stored. */
+export interface LogSample {
   kind: string;
   items: number;
-  /** Median bytes of the stamp attribute (`ev`: name and value, DynamoDB's size rules). */
-  stampBytes: number;
+  /** Median and largest bytes of the log item (names and values, DynamoDB's size rules). */
   itemBytes: number;
-  itemBytesWithoutStamp: number;
-  /** Write units of one write of the median item, with and without its stamp (1 per KB). */
-  wcu: number;
-  wcuWithoutStamp: number;
+  maxBytes: number;
+  /** Write units of its Put in the change's transaction: 2 per started KB of the median item. */
+  wru: number;
+}
+
+/** The items a logged change writes besides its log item, as they end the delivery run. */
+export interface ItemSizes {
+  /** The board item (title, owner count, label map, seq): every change now updates it in its transaction. */
+  board: { bytes: number; labels: number; wru: number };
+  /** The median card item: written as a plain UpdateItem before the log by edits and label attaches. */
+  card: { bytes: number; plainWru: number; transactionalWru: number };
 }
 
 export interface BroadcastCase {
@@ -85,7 +93,9 @@ export interface DeliveryReport {
   fanout?: DeliveryRun;
   /** REST routes of the changes: round trips, capacity and own time, from the trace headers. */
   routes: RouteSummary[];
-  stamps: StampSample[];
+  /** Log items of the delivery boards per kind (both boards' `~LOG#` ranges). */
+  log: LogSample[];
+  items: ItemSizes;
   broadcaster: BroadcastCase[];
   sockets: { opened: number; closedCleanly: number; watchesLeft: number };
 }
@@ -459,6 +469,42 @@ async function boardWithMembers(
   return board;
 }
 
+/** Labels a board as a team would: the board item then holds a label map, some cards carry labels. */
+const LABELS: [string, string][] = [
+  ['bug', '#d73a4a'],
+  ['feature', '#a2eeef'],
+  ['urgent', '#b60205'],
+  ['blocked', '#000000'],
+  ['design', '#5319e7'],
+  ['later', '#c5def5'],
+];
+
+async function labelBoard(
+  client: Client,
+  token: string,
+  board: BoardFixture,
+  samples: (r: string, s: number) => RouteSample,
+): Promise<void> {
+  const ids: string[] = [];
+  for (const [name, color] of LABELS) {
+    const created = samples('labels.create', 201).add(
+      await client.send('POST', `/boards/${board.id}/labels`, { token, body: { name, color } }),
+    );
+    if (created.status !== 201) throw new Error(`POST labels: ${created.status} ${JSON.stringify(created.body)}`);
+    ids.push(created.body.id);
+  }
+  // Every other card gets two labels.
+  for (const [i, card] of board.cards.entries()) {
+    if (i % 2 === 1) continue;
+    for (const label of [ids[i % ids.length]!, ids[(i + 1) % ids.length]!]) {
+      const attached = samples('cards.labels.attach', 200).add(
+        await client.send('PUT', `/cards/${card}/labels/${label}`, { token }),
+      );
+      if (attached.status !== 200) throw new Error(`PUT card label: ${attached.status} ${JSON.stringify(attached.body)}`);
+    }
+  }
+}
+
 /** Raw items of a partition (or of the part of it whose sort key starts with a prefix). */
 async function rawItems(table: Table, boardId: string, prefix?: string): Promise<Record<string, AttributeValue>[]> {
   const items: Record<string, AttributeValue>[] = [];
@@ -481,34 +527,39 @@ async function rawItems(table: Table, boardId: string, prefix?: string): Promise
   return items;
 }
 
-/** The stamps as stored: per kind, the median item with and without its `ev` attribute. */
-async function stampSizes(table: Table, boardId: string): Promise<StampSample[]> {
-  const byKind = new Map<string, Record<string, AttributeValue>[]>();
-  for (const item of await rawItems(table, boardId)) {
-    const stamp = item.ev?.M;
-    if (!stamp) continue;
-    const kind = item.type?.S === 'event' ? `event item (${stamp.kind?.S})` : (stamp.kind?.S ?? '?');
-    byKind.set(kind, [...(byKind.get(kind) ?? []), item]);
+/** Write units of a write of `bytes` (1 per started KB, 2 in a transaction). */
+const writeUnits = (bytes: number, transactional: boolean) => (transactional ? 2 : 1) * Math.max(1, Math.ceil(bytes / 1024));
+
+/** The boards' log items as stored, per kind: median and largest bytes, and the Put's write units. */
+async function logSizes(table: Table, boardIds: string[]): Promise<LogSample[]> {
+  const byKind = new Map<string, number[]>();
+  for (const boardId of boardIds) {
+    for (const item of await rawItems(table, boardId, keys.logPrefix)) {
+      const kind = item.kind?.S ?? '?';
+      byKind.set(kind, [...(byKind.get(kind) ?? []), itemBytes(item)]);
+    }
   }
   return [...byKind]
-    .map(([kind, items]) => {
-      const full = median(items.map(itemBytes));
-      const bare = median(items.map(({ ev: _stamp, ...rest }) => itemBytes(rest)));
-      return {
-        kind,
-        items: items.length,
-        stampBytes: full - bare,
-        itemBytes: full,
-        itemBytesWithoutStamp: isEventItem(kind) ? 0 : bare,
-        wcu: Math.max(1, Math.ceil(full / 1024)),
-        wcuWithoutStamp: isEventItem(kind) ? 0 : Math.max(1, Math.ceil(bare / 1024)),
-      };
+    .map(([kind, sizes]) => {
+      const bytes = median(sizes);
+      return { kind, items: sizes.length, itemBytes: bytes, maxBytes: Math.max(...sizes), wru: writeUnits(bytes, true) };
     })
     .sort((a, b) => a.kind.localeCompare(b.kind));
 }
 
-/** An event item exists only for its event: without the stamp there is no item at all. */
-const isEventItem = (kind: string) => kind.startsWith('event item');
+/** The board item and the median card item of a board, as stored. */
+async function itemSizes(table: Table, boardId: string): Promise<ItemSizes> {
+  const items = await rawItems(table, boardId);
+  const board = items.find((item) => item.type?.S === 'board');
+  if (!board) throw new Error(`board ${boardId}: no board item`);
+  const cards = items.filter((item) => item.type?.S === 'card').map(itemBytes);
+  const boardBytes = itemBytes(board);
+  const cardBytes = median(cards);
+  return {
+    board: { bytes: boardBytes, labels: Object.keys(board.labels?.M ?? {}).length, wru: writeUnits(boardBytes, true) },
+    card: { bytes: cardBytes, plainWru: writeUnits(cardBytes, false), transactionalWru: writeUnits(cardBytes, true) },
+  };
+}
 
 type Handler = (event: { Records: unknown[] }) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 type CallRecord = { command: string; start: number; end: number; capacityUnits: number };
@@ -516,8 +567,9 @@ type CallRecord = { command: string; start: number; end: number; capacityUnits: 
 /**
  * The broadcaster's own handler in this process, against the stack's DynamoDB Local and
  * connections API (local-env.json), with the local trace on its DynamoDB client and a timer on
- * the connections API client's `send`. Its records are MODIFY records of real card items, so
- * every watcher gets each event once more (a redelivery, same event_id).
+ * the connections API client's `send`. Its records are INSERT records of real log items (the
+ * board's `~LOG#` range, card events), the only records it reads since the event log, so every
+ * watcher gets each event once more (a redelivery: same seq and event_id).
  */
 async function loadBroadcaster(dataDir: string) {
   const env = JSON.parse(readFileSync(join(dataDir, 'local-env.json'), 'utf8')) as Record<string, string>;
@@ -559,18 +611,24 @@ async function measureBroadcaster(
   const cases: BroadcastCase[] = [];
   let sequence = 0;
   for (const board of boards) {
-    const cards = await rawItems(table, board.id, keys.cardPrefix);
-    const record = (i: number) => ({
-      eventID: randomUUID(),
-      eventName: 'MODIFY',
-      eventSource: 'aws:dynamodb',
-      dynamodb: {
-        Keys: { pk: cards[i % cards.length]!.pk, sk: cards[i % cards.length]!.sk },
-        NewImage: cards[i % cards.length]!,
-        SequenceNumber: String(++sequence).padStart(21, '0'),
-        StreamViewType: 'NEW_AND_OLD_IMAGES',
-      },
-    });
+    // Card events only: a member's or the board's own events would change who watches.
+    const logged = (await rawItems(table, board.id, keys.logPrefix)).filter((item) => item.kind?.S?.startsWith('card.'));
+    if (logged.length === 0) throw new Error(`board ${board.id}: no card events in its log`);
+    const record = (i: number) => {
+      const item = logged[i % logged.length]!;
+      return {
+        eventID: randomUUID(),
+        eventName: 'INSERT',
+        eventSource: 'aws:dynamodb',
+        dynamodb: {
+          Keys: { pk: item.pk, sk: item.sk },
+          NewImage: item,
+          SequenceNumber: String(++sequence).padStart(21, '0'),
+          SizeBytes: itemBytes(item),
+          StreamViewType: 'NEW_AND_OLD_IMAGES',
+        },
+      };
+    };
     for (const [events, runs] of [
       [1, 20],
       [10, 5],
@@ -663,6 +721,7 @@ export async function benchDelivery(
     const member = await client.register('delivery-member');
     const bystander = await client.register('delivery-bystander');
     const board = await boardWithMembers(client, owner.token, [member.email, bystander.email], sample);
+    await labelBoard(client, owner.token, board, sample);
 
     const socket = await Watcher.open(client, member.token, tickets);
     watchers.push(socket);
@@ -681,7 +740,7 @@ export async function benchDelivery(
       10,
     );
     log(`delivery: p50 ${single.ms.p50} ms, p99 ${single.ms.p99} ms, ${single.missed} missed`);
-    const stamps = await stampSizes(table, board.id);
+    const items = await itemSizes(table, board.id);
 
     // Fan-out: a second board with five more members, each with sockets on it.
     let fanout: DeliveryRun | undefined;
@@ -722,6 +781,7 @@ export async function benchDelivery(
       fanBoardId = fanBoard.id;
     }
 
+    const logSamples = await logSizes(table, [board.id, ...(fanBoardId ? [fanBoardId] : [])]);
     const broadcaster = await measureBroadcaster(dataDir, table, [
       { id: board.id, watchers: [socket] },
       ...(fanBoardId ? [{ id: fanBoardId, watchers: fanoutWatchers }] : []),
@@ -742,7 +802,8 @@ export async function benchDelivery(
       single,
       fanout,
       routes: [...samples.values()].map((s) => s.summary()),
-      stamps,
+      log: logSamples,
+      items,
       broadcaster,
       sockets: { opened: watchers.length, closedCleanly: closed.filter(Boolean).length, watchesLeft },
     };

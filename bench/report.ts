@@ -1,5 +1,7 @@
 import type { BundleReport } from './bundles';
+import { type CatchUpReport, renderCatchUp } from './catchup';
 import type { RouteSummary } from './client';
+import { type ContentionReport, renderContention } from './contention';
 import type { CostReport, EventCostReport } from './cost';
 import type { DeliveryReport, DeliveryRun } from './delivery';
 import type { LatencyReport } from './latency';
@@ -58,6 +60,10 @@ export interface Results {
   load?: LoadReport[];
   scale?: ScaleReport;
   delivery?: DeliveryReport;
+  /** Writers racing on one board (bench/contention.ts). */
+  contention?: ContentionReport;
+  /** Reading 1,000 missed events from the log (bench/catchup.ts). */
+  catchUp?: CatchUpReport;
   cost?: CostReport;
   eventCost?: EventCostReport;
   errors: { phase: string; message: string }[];
@@ -236,6 +242,35 @@ export function evaluateTargets(r: Results): Target[] {
       measured: phaseFailed('delivery')!,
       pass: false,
     });
+  }
+  if (r.contention) {
+    const cases = [
+      ['hot column (creates)', r.contention.hotColumn],
+      ['hot board (edits)', r.contention.hotBoard],
+    ] as const;
+    for (const [name, c] of cases) {
+      const failed = Object.entries(c.statuses).filter(([status]) => !status.startsWith('2'));
+      targets.push({
+        name: `contention, ${name}: every write answered`,
+        target: `${c.writers * c.writesPerWriter} × 2xx`,
+        measured: Object.entries(c.statuses)
+          .map(([status, n]) => `${n}× ${status}`)
+          .join(', '),
+        pass: failed.length === 0,
+      });
+    }
+  } else if (phaseFailed('contention')) {
+    targets.push({ name: 'contention', target: 'every write answered', measured: phaseFailed('contention')!, pass: false });
+  }
+  if (r.catchUp) {
+    targets.push({
+      name: `catch-up of ${r.catchUp.latestSeq} events`,
+      target: 'every read lists seq 1..latest_seq in order, each once',
+      measured: r.catchUp.complete ? 'yes' : 'no',
+      pass: r.catchUp.complete,
+    });
+  } else if (phaseFailed('catch-up')) {
+    targets.push({ name: 'catch-up', target: 'every event listed', measured: phaseFailed('catch-up')!, pass: false });
   }
   return targets;
 }
@@ -591,6 +626,8 @@ export function renderMarkdown(r: Results): string {
   }
 
   if (r.delivery) renderDelivery(out, r.delivery);
+  if (r.contention) out.push(renderContention(r.contention).join('\n'));
+  if (r.catchUp) out.push(renderCatchUp(r.catchUp).join('\n'));
 
   if (r.cost) {
     const c = r.cost;
@@ -727,23 +764,17 @@ function renderDelivery(out: string[], d: DeliveryReport): void {
       ]),
     ),
   );
-  out.push("Change stamps as stored (items of the delivery board, DynamoDB's size rules; write units per KB):");
+  out.push(
+    `The event log as stored (both delivery boards' \`~LOG#\` ranges; DynamoDB's size rules; each is a Put in its change's transaction, 2 WRU per started KB). Beside it every change updates the board item (${d.items.board.bytes} B with ${d.items.board.labels} labels in its label map: ${d.items.board.wru} WRU in a transaction); the median card item is ${d.items.card.bytes} B (${d.items.card.plainWru} WRU as a plain write, ${d.items.card.transactionalWru} in a transaction).`,
+  );
   out.push(
     table(
-      ['stamp', 'items', 'stamp bytes', 'item bytes', 'without the stamp', 'WCU per write', 'WCU without'],
-      d.stamps.map((x) => [
-        x.kind,
-        x.items,
-        x.stampBytes,
-        x.itemBytes,
-        x.itemBytesWithoutStamp || '– (no item)',
-        x.wcu,
-        x.wcuWithoutStamp || '–',
-      ]),
+      ['event kind', 'log items', 'median bytes', 'max bytes', 'WRU of its Put'],
+      d.log.map((x) => [x.kind, x.items, x.itemBytes, x.maxBytes, x.wru]),
     ),
   );
   out.push(
-    "The broadcaster's handler run in the bench process against the same stack, with batches of MODIFY records of real card items (every watcher gets each event again, as on a redelivery); medians of the runs after one warm-up run. Waiting = the union of its DynamoDB and PostToConnection calls; own = wall − waiting, which hides the SDK's work for calls in flight together; CPU = this process's CPU time during the call, that work included (and the frames its sockets receive meanwhile).",
+    "The broadcaster's handler run in the bench process against the same stack, with batches of INSERT records of real log items of card events (every watcher gets each event again, as on a redelivery: same seq and event_id); medians of the runs after one warm-up run. Waiting = the union of its DynamoDB and PostToConnection calls; own = wall − waiting, which hides the SDK's work for calls in flight together; CPU = this process's CPU time during the call, that work included (and the frames its sockets receive meanwhile).",
   );
   out.push(
     table(
@@ -790,7 +821,7 @@ function renderEventCost(out: string[], c: EventCostReport): void {
     `## Cost model: dollars per 1,000 live events (Lambda arm64 ${a.memoryMb} MB; billed = CPU time measured + ${a.queryMs} ms for the Query + ${a.postToConnectionMs} ms per event for its PostToConnection calls, assumed)`,
   );
   out.push(
-    "Stream reads by a Lambda trigger are free. DynamoDB reads: the Query of members and watches, once per board and batch (capacity measured). Stamp writes: the extra write units the change itself now costs, averaged over the mix's event-making routes. WebSocket: one message per watcher and 32 KB of frame.",
+    "Stream reads by a Lambda trigger are free. DynamoDB reads: the Query of members and watches, once per board and batch (capacity measured). Log writes: the write units the event log adds to the change that makes the event, averaged over the mix's event-making routes (below). Log storage: the log item for 7 days. WebSocket: one message per watcher and 32 KB of frame.",
   );
   out.push(
     table(
@@ -802,7 +833,8 @@ function renderEventCost(out: string[], c: EventCostReport): void {
         'Query RRU',
         'Lambda',
         'DynamoDB reads',
-        'stamp writes',
+        'log writes',
+        'log storage',
         'WebSocket',
         'logs',
         'total',
@@ -815,7 +847,8 @@ function renderEventCost(out: string[], c: EventCostReport): void {
         x.queryRru,
         fmt(x.per1000.lambda, 5),
         fmt(x.per1000.dynamodbReads, 5),
-        fmt(x.per1000.dynamodbStampWrites, 5),
+        fmt(x.per1000.dynamodbLogWrites, 5),
+        fmt(x.per1000.logStorage, 6),
         fmt(x.per1000.webSocket, 5),
         fmt(x.per1000.logs, 5),
         `**${fmt(x.per1000.total, 5)}**`,
@@ -823,19 +856,26 @@ function renderEventCost(out: string[], c: EventCostReport): void {
     ),
   );
   out.push(
+    "What a logged event costs, per event-making route of the mix, against the same change written with no event: the log item's Put, the board item's Update where the change did not write the board item before, and the change's own write where it was a plain write before and is now in the transaction.",
+  );
+  out.push(
     table(
-      ['route', 'share', 'stamp / event item bytes', 'extra WRU (sizes measured)', 'extra WRU (any size, expected)', 'what'],
-      c.stamps.map((x) => [
+      ['route', 'share', 'event', 'log item bytes', 'log WRU', 'board WRU added', 'card WRU added', 'extra WRU', 'what'],
+      c.log.map((x) => [
         x.route,
         `${(x.share * 100).toFixed(1)}%`,
-        x.stampBytes,
+        x.kind,
+        x.logItemBytes,
+        x.logWru,
+        x.boardWru,
+        x.cardWru,
         x.extraWru,
-        fmt(x.expectedExtraWru, 3),
         x.source,
       ]),
     ),
   );
+  const st = c.assumptions.storage;
   out.push(
-    `Per event: ${fmt(c.extraWruPerEvent.measured, 3)} extra WRU at the sizes measured, ${fmt(c.extraWruPerEvent.expected, 3)} for items of any size; on the request mix: +$${fmt(c.mixExtraPerMillion.measured, 3)} per million requests (+$${fmt(c.mixExtraPerMillion.expected, 3)} for any size). Per 1,000 socket sessions (ticket, $connect, one watch, $disconnect): $${fmt(c.perThousandSessions, 4)}; per 1,000 socket-hours (connection minutes, ${a.pingsPerHour} keep-alive pings): $${fmt(c.perThousandSocketHours, 4)}.`,
+    `Per event (mix-weighted): ${fmt(c.extraWruPerEvent, 3)} extra WRU, a log item of ${c.logItemBytesPerEvent} B (billed ${c.storagePerEvent.billedBytes} B with DynamoDB's 100-byte item overhead). The log per 1,000 events: $${fmt(c.perThousandEvents.writes, 5)} of writes + $${fmt(c.perThousandEvents.storage, 7)} of storage = $${fmt(c.perThousandEvents.total, 5)}; per 1,000,000 events: $${fmt(c.perMillionEvents.writes, 3)} of writes, $${fmt(c.perMillionEvents.storage, 4)} of storage for ${st.retentionDays} days ($${fmt(c.perMillionEvents.storageWithTtlLag, 4)} if TTL deletes lag the full ${st.ttlLagDaysMax} days). On the request mix the log adds $${fmt(c.mixExtraPerMillion.writes, 3)} of writes and $${fmt(c.mixExtraPerMillion.storage, 4)} of storage per million requests (its writes are in the route table above, its storage is not).${c.notMeasured.length > 0 ? ` Not measured in this run (no such event logged), left out of the averages: ${c.notMeasured.join(', ')}.` : ''} Per 1,000 socket sessions (ticket, $connect, one watch, $disconnect): $${fmt(c.perThousandSessions, 4)}; per 1,000 socket-hours (connection minutes, ${a.pingsPerHour} keep-alive pings): $${fmt(c.perThousandSocketHours, 4)}.`,
   );
 }

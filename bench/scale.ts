@@ -183,17 +183,12 @@ export class Table {
 
   /**
    * Cards written straight into the table, as the service writes them (lib/data/cards.ts
-   * createCard: the card with its `colpos` index key and its `card.created` change stamp, and its
-   * id lookup; positions 1.0, 2.0, ... per column), and each column's card_version set as that
-   * many creates would have left it. BatchWriteItem, 25 items a request, 8 requests in flight.
-   * Like the service's creates, each card's stream record goes through the broadcaster.
+   * createCard: the card with its `colpos` index key, and its id lookup; positions 1.0, 2.0, ...
+   * per column), and each column's card_version set as that many creates would have left it.
+   * BatchWriteItem, 25 items a request, 8 requests in flight. No log items and no seq: the board
+   * reads as one that had those cards all along (the broadcaster reads only log items' records).
    */
-  async seedCards(
-    board: BoardFixture,
-    perColumn: number,
-    description: string | ((n: number) => string),
-    actor: string,
-  ): Promise<string[]> {
+  async seedCards(board: BoardFixture, perColumn: number, description: string | ((n: number) => string)): Promise<string[]> {
     const writes: WriteRequest[] = [];
     const ids: string[] = [];
     for (const columnId of board.columns) {
@@ -609,7 +604,7 @@ async function seedDirect(
   description: string | ((n: number) => string) = DESCRIPTION_1K,
 ): Promise<BoardFixture> {
   const board = await makeBoard(client, owner.token, columns, 0, DESCRIPTION_1K);
-  board.cards = await table.seedCards(board, Math.ceil(cards / columns), description, owner.userId);
+  board.cards = await table.seedCards(board, Math.ceil(cards / columns), description);
   return board;
 }
 
