@@ -3,7 +3,9 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../test/support/local-process';
 import { benchBundles } from './bundles';
+import { benchCatchUp } from './catchup';
 import { Client } from './client';
+import { benchContention } from './contention';
 import { costModel, eventCostModel } from './cost';
 import { benchDelivery } from './delivery';
 import { benchLatency } from './latency';
@@ -19,7 +21,10 @@ import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
  * 4. throughput under concurrent load (autocannon);
  * 5. scale: 500- and 5,000-card trees and their bytes on the wire per encoding, deleting them and a
  *    50,000-card board, listing 1,000 boards;
- * 6. live board events: delivery latency to one watcher and to 20, the broadcaster's own work.
+ * 6. live board events: delivery latency to one watcher and to 20, the broadcaster's own work, the
+ *    event log's items (sizes, write units);
+ * 7. contention: N writers racing on one board (creates into one column, edits of their own cards);
+ * 8. catch-up: 1,000 changes on a board read back through GET /boards/{id}/events, limit 1000 and 100.
  * Prints markdown, writes bench/results/latest.json and latest.md (a run with BENCH_SKIP writes
  * partial-<UTC date and time>.json and .md instead, so that it never replaces the full run the
  * documents quote; BENCH_OUT=<name> picks the name). CI never runs it.
@@ -30,8 +35,10 @@ import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
  * BENCH_LIST_BOARDS (1000), BENCH_LOAD_SECONDS (5), BENCH_CONNECTIONS (16), BENCH_SEED=http (seed the
  * large board over HTTP too, instead of BatchWriteItem), BENCH_KEEP=1 keeps
  * the synthesized bundles, BENCH_DELIVERY_CHANGES (240 changes to one watcher), BENCH_FANOUT_CHANGES
- * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_SKIP=bundles,delivery,load,scale,huge leaves phases
- * out (for trying the bench; `huge` is the 50,000-card board of the scale phase).
+ * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_WRITERS (16 concurrent writers) and BENCH_WRITES (10
+ * writes each) of the contention phase, BENCH_CATCHUP_EVENTS (1000 changes to catch up on),
+ * BENCH_SKIP=bundles,delivery,contention,catchup,load,scale,huge leaves phases out (for trying the
+ * bench; `huge` is the 50,000-card board of the scale phase).
  */
 
 const settings = {
@@ -54,6 +61,8 @@ const settings = {
     fanoutChanges: envNumber('BENCH_FANOUT_CHANGES', 60),
     fanoutWatchers: envNumber('BENCH_FANOUT_WATCHERS', 20),
   },
+  contention: { writers: envNumber('BENCH_WRITERS', 16), writes: envNumber('BENCH_WRITES', 10) },
+  catchUpEvents: envNumber('BENCH_CATCHUP_EVENTS', 1000),
 };
 
 const started = performance.now();
@@ -112,6 +121,12 @@ try {
     // Before the load phase: the stream must not still be working through its backlog.
     if (!skip.has('delivery'))
       results.delivery = await phase('delivery', () => benchDelivery(client, dataDir, settings.delivery));
+    // Before the load phase too: its writers race each other only.
+    if (!skip.has('contention'))
+      results.contention = await phase('contention', () =>
+        benchContention(client, settings.contention.writers, settings.contention.writes),
+      );
+    if (!skip.has('catchup')) results.catchUp = await phase('catch-up', () => benchCatchUp(client, settings.catchUpEvents));
     const fixtures = results.latency?.fixtures;
     if (fixtures && !skip.has('load')) {
       results.load = await phase('load', () =>
