@@ -31,10 +31,16 @@ function ok<T>(step: string, status: number, result: { data?: T; error?: unknown
   return result.data;
 }
 
-/** An error answer's body: a problem document, or API Gateway's own message (429, 413), which is not. */
-function problemOf(step: string, error: Problem | Schemas['GatewayMessage'] | undefined): Problem {
-  check(error !== undefined && 'code' in error, `${step}: expected a problem, got ${JSON.stringify(error)}`);
-  return error;
+/**
+ * An error answer's body: a problem document; not API Gateway's own message (429, 413), nor the
+ * rate limiter's 429 problem, which every counted operation may answer too.
+ */
+function problemOf(step: string, error: Problem | Schemas['RateLimitProblem'] | Schemas['GatewayMessage'] | undefined): Problem {
+  check(
+    error !== undefined && 'code' in error && error.code !== 'rate_limited',
+    `${step}: expected a problem, got ${JSON.stringify(error)}`,
+  );
+  return error as Problem;
 }
 
 function noContent(step: string, result: { error?: unknown; response: Response }): void {
@@ -243,6 +249,40 @@ const unlabelled = ok('detach label', 200, await client.DELETE('/cards/{id}/labe
 check(unlabelled.label_ids.length === 0, 'detach label');
 noContent('delete label', await client.DELETE('/labels/{id}', labelPath));
 step('labels');
+
+// --- the board's events: its history, and what a client that was away reads to catch up -----------
+
+const eventsOf = (query: { after?: number; limit?: number }) => ({ params: { path: { id: board.id }, query } });
+const history = ok('board events', 200, await client.GET('/boards/{id}/events', eventsOf({ after: 0, limit: 1000 })));
+const seqs: number[] = history.events.map((event) => event.seq);
+const latest: number = history.latest_seq;
+check(
+  latest >= tree.seq && seqs.length === latest && seqs.every((seq, index) => seq === index + 1),
+  `board events: seq 1..${latest} with no gap, got ${JSON.stringify(seqs)}`,
+);
+const kinds: string[] = history.events.map((event) => event.type);
+check(kinds[0] === 'board.updated' && kinds.at(-1) === 'label.deleted', `board events: in order, ${JSON.stringify(kinds)}`);
+check(
+  history.events.every((event) => event.board_id === board.id && event.actor_id === board.owner_id),
+  'board events: every one of this board, by Ada',
+);
+// Page by page, as a client catching up reads it.
+const paged: string[] = [];
+for (let after = 0; after < latest; ) {
+  const page = ok('board events page', 200, await client.GET('/boards/{id}/events', eventsOf({ after, limit: 2 })));
+  check(page.events.length > 0 && page.events.length <= 2, `board events page after ${after}: ${page.events.length} events`);
+  paged.push(...page.events.map((event) => event.event_id));
+  after = page.events.at(-1)!.seq;
+}
+check(JSON.stringify(paged) === JSON.stringify(history.events.map((event) => event.event_id)), 'board events: the pages add up');
+const none = ok('board events, none after', 200, await client.GET('/boards/{id}/events', eventsOf({ after: latest })));
+check(none.events.length === 0 && none.latest_seq === latest, 'board events: nothing after the latest');
+const badLimit = await client.GET('/boards/{id}/events', eventsOf({ limit: 0 }));
+check(
+  badLimit.response.status === 400 && problemOf('board events, limit 0', badLimit.error).code === 'bad_request',
+  'board events: limit 0 is a 400',
+);
+step('board events');
 
 // --- realtime ----------------------------------------------------------------------------------------
 
