@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { columnPositionKey, keys } from '../lib/data/table';
+import { keys } from '../lib/data/table';
 import type { BoardEvent } from '../lib/domain/events';
 import {
   type RouteId,
@@ -250,7 +250,11 @@ export function streamEvent(rowId: StreamConsumerId) {
     from_column_id: PLACEHOLDER.fromColumn,
     from_position: 1,
   };
-  return logItemBatch(moved, { eventID: 'c4ca4238a0b923820dcc509a6f75849b', sequenceNumber: '4421584500000000017450439091', sizeBytes: 812 });
+  return logItemBatch(moved, {
+    eventID: 'c4ca4238a0b923820dcc509a6f75849b',
+    sequenceNumber: '4421584500000000017450439091',
+    sizeBytes: 812,
+  });
 }
 
 /** The collector's input: the INSERT of a board's `board.deleted` log item. */
@@ -263,7 +267,11 @@ function boardDeletedEvent() {
     occurred_at: TIME.iso,
     seq: 3,
   };
-  return logItemBatch(deleted, { eventID: 'a87ff679a2f3e71d9181a67b7542122c', sequenceNumber: '4421584500000000017450439092', sizeBytes: 320 });
+  return logItemBatch(deleted, {
+    eventID: 'a87ff679a2f3e71d9181a67b7542122c',
+    sequenceNumber: '4421584500000000017450439092',
+    sizeBytes: 320,
+  });
 }
 
 /** A stream batch of one log item's INSERT, as lib/data/event-log.ts writes it. */
@@ -274,7 +282,16 @@ function logItemBatch(event: BoardEvent, record: { eventID: string; sequenceNumb
     ...record,
     eventName: 'INSERT',
     key,
-    newImage: marshall({ ...key, type: 'event', board_id: PLACEHOLDER.board, seq: event.seq, kind: event.type, event, kept_until: keptUntil, ttl: keptUntil }),
+    newImage: marshall({
+      ...key,
+      type: 'event',
+      board_id: PLACEHOLDER.board,
+      seq: event.seq,
+      kind: event.type,
+      event,
+      kept_until: keptUntil,
+      ttl: keptUntil,
+    }),
   });
 }
 

@@ -166,11 +166,21 @@ const wholeNumber = (min: number, max: number, text: string, example: string) =>
 export const eventsQuery = /* @__PURE__ */ onFirstUse(() =>
   v.object({
     after: v.optional(
-      wholeNumber(0, Number.MAX_SAFE_INTEGER, 'The `seq` the client has seen last: events with a higher one are returned. Omitted: 0 (from the first event).', '41'),
+      wholeNumber(
+        0,
+        Number.MAX_SAFE_INTEGER,
+        'The `seq` the client has seen last: events with a higher one are returned. Omitted: 0 (from the first event).',
+        '41',
+      ),
       '0',
     ),
     limit: v.optional(
-      wholeNumber(1, MAX_EVENTS_PAGE, `The most events to return, 1 to ${MAX_EVENTS_PAGE} (default ${DEFAULT_EVENTS_PAGE}).`, '100'),
+      wholeNumber(
+        1,
+        MAX_EVENTS_PAGE,
+        `The most events to return, 1 to ${MAX_EVENTS_PAGE} (default ${DEFAULT_EVENTS_PAGE}).`,
+        '100',
+      ),
       String(DEFAULT_EVENTS_PAGE),
     ),
   }),
@@ -648,12 +658,20 @@ export const memberList = /* @__PURE__ */ onFirstUse(() =>
 export const boardEvent = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.looseObject({
-      type: v.pipe(v.string(), about('The kind of change, e.g. `card.moved` (the AsyncAPI document lists every kind and its fields).', 'card.moved')),
-      event_id: id('The change\'s own id: the same on every delivery of it.'),
+      type: v.pipe(
+        v.string(),
+        about('The kind of change, e.g. `card.moved` (the AsyncAPI document lists every kind and its fields).', 'card.moved'),
+      ),
+      event_id: id("The change's own id: the same on every delivery of it."),
       board_id: id('The board.'),
       actor_id: id('The user who made the change.'),
       occurred_at: timestamp('When the change was written'),
-      seq: v.pipe(v.number(), v.integer(), v.minValue(1), about('The change\'s number on its board: 1, 2, 3, ... with no gap, in the order the changes took effect.', 42)),
+      seq: v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(1),
+        about("The change's number on its board: 1, 2, 3, ... with no gap, in the order the changes took effect.", 42),
+      ),
     }),
     about('A board event exactly as watchers received it, with the fields of its kind.'),
   ),
@@ -664,13 +682,18 @@ export const eventPage = /* @__PURE__ */ onFirstUse(() =>
       events: v.pipe(
         v.array(boardEvent()),
         v.maxLength(MAX_EVENTS_PAGE),
-        about('The events with `seq` above `after`, ascending, at most `limit` (fewer may come when they are large: ask again from the last one).'),
+        about(
+          'The events with `seq` above `after`, ascending, at most `limit` (fewer may come when they are large: ask again from the last one).',
+        ),
       ),
       latest_seq: v.pipe(
         v.number(),
         v.integer(),
         v.minValue(0),
-        about("The board's latest `seq` (0 for a board with no change yet): read on while the last event's `seq` is below it.", 42),
+        about(
+          "The board's latest `seq` (0 for a board with no change yet): read on while the last event's `seq` is below it.",
+          42,
+        ),
       ),
     }),
     about("A page of a board's event log."),

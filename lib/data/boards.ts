@@ -29,7 +29,6 @@ export async function createBoard(ownerId: string, title: string): Promise<Board
     owner_id: ownerId,
     title,
     created_at: now(),
-    column_version: 0,
     owner_count: 1,
     labels: {},
   };

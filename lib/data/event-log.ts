@@ -211,7 +211,7 @@ export async function readLog(
   const nowSeconds = Math.floor(Date.now() / 1000);
   const first = items[0];
   const expired = first !== undefined && (first.seq !== after + 1 || first.kept_until <= nowSeconds);
-  return { events: items.map((item) => item.event), lastSeq: items.at(-1)?.seq ?? after, expired };
+  return { events: items.map((item) => item.event), lastSeq: items.at(-1)?.seq ?? 0, expired };
 }
 
 /**

@@ -11,7 +11,7 @@ export interface BoardRecord {
   owner_id: string;
   title: string;
   created_at: string;
-  /** Bumped by every column create; a create commits only if nobody else created one meanwhile. */
+  /** Boards made before the event log: column creates were serialised by it; the board's `seq` does that now. */
   column_version?: number;
   /** Owners on the board; kept in the same transaction as every role change, never below 1. */
   owner_count?: number;

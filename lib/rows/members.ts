@@ -57,12 +57,7 @@ export const membersRemove = {
   access: { scope: 'board', via: 'board', role: 'member' },
   params: memberParams,
   success: { status: 204 },
-  table: [
-    'dynamodb:BatchGetItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-  ],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
   errors: [409],
   cognito: [],
 } satisfies RouteRow;
