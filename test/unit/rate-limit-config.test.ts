@@ -1,25 +1,38 @@
 import { App } from 'aws-cdk-lib';
 import { DEFAULT_RATE_LIMITS, readRateLimits, readStackConfig } from '../../infra/config';
+import { validateStageSettings } from '../../infra/settings';
+import { STAGE_FILES } from '../../infra/stages';
 
-/** The stage's rate limits (api-contract.md "Rate limits"): 600 and 30 per 60 s unless the context says otherwise. */
+/**
+ * The stages' rate limits (api-contract.md "Rate limits"): 600 per user and 30 per address per
+ * 60 s on every deployed stage, set in each stage's committed file (infra/stages/) and nowhere
+ * else: the former context keys are refused, naming the setting that replaced them.
+ */
 describe('rate limits of a stage', () => {
-  it('default to 600 per user and 30 per address per 60 s on every stage', () => {
+  it('are 600 per user and 30 per address per 60 s on every stage', () => {
     expect(DEFAULT_RATE_LIMITS).toEqual({ requests: 600, authRequests: 30, windowSeconds: 60 });
-    for (const stage of ['dev', 'prod'])
-      expect(readStackConfig(new App({ context: { stage } }).node).rateLimits).toEqual(DEFAULT_RATE_LIMITS);
-  });
-
-  it('take each value from the context on its own', () => {
-    const app = new App({ context: { rateLimitRequests: '120', authRateLimitRequests: 10, rateLimitWindowSeconds: '10' } });
-    expect(readRateLimits(app.node)).toEqual({ requests: 120, authRequests: 10, windowSeconds: 10 });
+    for (const stage of Object.keys(STAGE_FILES)) {
+      const node = new App({ context: { stage } }).node;
+      expect({ stage, limits: readStackConfig(node).rateLimits }).toEqual({ stage, limits: DEFAULT_RATE_LIMITS });
+      expect(readRateLimits(node)).toEqual(DEFAULT_RATE_LIMITS);
+    }
   });
 
   it.each([
-    ['rateLimitRequests', '0'],
-    ['authRateLimitRequests', '-3'],
-    ['rateLimitWindowSeconds', '1.5'],
-    ['rateLimitRequests', 'many'],
-  ])('reject %s=%s, naming the key', (key, value) => {
-    expect(() => readRateLimits(new App({ context: { [key]: value } }).node)).toThrow(new RegExp(`"${key}"`));
+    ['rateLimitRequests', 'rateLimits.requests'],
+    ['authRateLimitRequests', 'rateLimits.authRequests'],
+    ['rateLimitWindowSeconds', 'rateLimits.windowSeconds'],
+  ])('refuse the context key %s, naming %s in the stage file', (key, setting) => {
+    expect(() => readRateLimits(new App({ context: { [key]: '10' } }).node)).toThrow(setting);
+  });
+
+  it.each([
+    ['requests', 0],
+    ['authRequests', -3],
+    ['windowSeconds', 1.5],
+    ['requests', 'many'],
+  ])('refuse a stage file whose rateLimits.%s is %p, naming it', (field, value) => {
+    const settings = { ...STAGE_FILES.dev, rateLimits: { ...STAGE_FILES.dev.rateLimits, [field]: value } };
+    expect(() => validateStageSettings(settings, 'infra/stages/dev.ts')).toThrow(`rateLimits.${field}`);
   });
 });
