@@ -68,7 +68,8 @@ beforeAll(async () => {
       `import('./infra/build-app.ts').then(({ buildApp }) => buildApp({ outdir: process.argv[1], context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-asset-metadata': true } }).app.synth())`,
       outdir,
     ],
-    { timeoutMs: 240_000 },
+    // A hang guard: 23-29 s on a quiet machine, several times that at a load of 30.
+    { timeoutMs: 480_000 },
   );
   if (synth.code !== 0) throw new Error(`synth failed\n${synth.stderr}`);
   const written = await runNode([
@@ -104,7 +105,7 @@ beforeAll(async () => {
     outdir: bundles,
     outExtension: { '.js': '.mjs' },
   });
-}, 300_000);
+}, 600_000);
 
 /** Runs a bundle in a fresh process with `env` only, on `event`; its answer. */
 async function invokeBundle(
