@@ -121,12 +121,6 @@ try {
     // Before the load phase: the stream must not still be working through its backlog.
     if (!skip.has('delivery'))
       results.delivery = await phase('delivery', () => benchDelivery(client, dataDir, settings.delivery));
-    // Before the load phase too: its writers race each other only.
-    if (!skip.has('contention'))
-      results.contention = await phase('contention', () =>
-        benchContention(client, settings.contention.writers, settings.contention.writes),
-      );
-    if (!skip.has('catchup')) results.catchUp = await phase('catch-up', () => benchCatchUp(client, settings.catchUpEvents));
     const fixtures = results.latency?.fixtures;
     if (fixtures && !skip.has('load')) {
       results.load = await phase('load', () =>
@@ -145,6 +139,13 @@ try {
           settings.seed,
         ),
       );
+    // Last: the stream works through their 1,500 or so log items for a while after them, and the
+    // load and scale phases should not run beside that backlog.
+    if (!skip.has('contention'))
+      results.contention = await phase('contention', () =>
+        benchContention(client, settings.contention.writers, settings.contention.writes),
+      );
+    if (!skip.has('catchup')) results.catchUp = await phase('catch-up', () => benchCatchUp(client, settings.catchUpEvents));
   }
 } finally {
   if (stack) await stopStackProcess(stack.child);
