@@ -178,6 +178,8 @@ describe('examples/browser-watch.html in Chromium', () => {
     expect((await call('DELETE', `/boards/${board.id}`, { token: owner.token })).status).toBe(204);
     await page.waitForFunction(() => (globalThis as any).watcher.board() === null);
     expect(await page.$eval('#title', (element) => element.textContent)).toBe('The board was deleted');
+    // The log went with the board: its events route answers as the tree does.
+    expect((await call('GET', `/boards/${board.id}/events`, { token: owner.token })).status).toBe(403);
     await page.close();
   });
 });
