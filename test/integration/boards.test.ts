@@ -92,7 +92,8 @@ describe('POST /boards', () => {
     const board = await newBoard(user, 'Persisted');
     const tree = await getBoard(user, board.id);
     expect(tree.status).toBe(200);
-    expect(tree.body).toEqual({ ...board, columns: [], labels: [] });
+    // A board with no change yet: seq 0 (realtime.md, "Sequence numbers and catching up").
+    expect(tree.body).toEqual({ ...board, seq: 0, columns: [], labels: [] });
     expect(await listBoards(user)).toEqual([board]);
   });
 
@@ -128,7 +129,7 @@ describe('POST /boards', () => {
     expect(board.id).not.toBe(forgedId);
     expect(board.created_at).not.toBe('2001-01-01T00:00:00.000Z');
 
-    expect((await getBoard(user, board.id)).body).toEqual({ ...board, columns: [], labels: [] });
+    expect((await getBoard(user, board.id)).body).toEqual({ ...board, seq: 0, columns: [], labels: [] });
     expect(await listBoards(user)).toEqual([board]);
     expect(await listBoards(other)).toEqual([]);
     expectProblem(await getBoard(other, board.id), 403);
@@ -228,7 +229,7 @@ describe('GET /boards/{id}', () => {
     const reply = await getBoard(user, board.id);
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(reply.body).toEqual({ ...board, columns: [], labels: [] });
+    expect(reply.body).toEqual({ ...board, seq: 0, columns: [], labels: [] });
   });
 
   it('answers the columns in ascending position, each with its cards in ascending position', async () => {
@@ -247,6 +248,8 @@ describe('GET /boards/{id}', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       ...board,
+      // Two columns, four cards and the move: seven changes.
+      seq: 7,
       columns: [
         { ...todo, cards: [moved.body, todo1] },
         { ...done, cards: [done1, done2] },
@@ -274,7 +277,7 @@ describe('PATCH /boards/{id}', () => {
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
     expect(reply.body).toEqual({ ...board, title: 'New' });
 
-    expect((await getBoard(user, board.id)).body).toEqual({ ...board, title: 'New', columns: [], labels: [] });
+    expect((await getBoard(user, board.id)).body).toEqual({ ...board, title: 'New', seq: 1, columns: [], labels: [] });
     expect(await listBoards(user)).toEqual([{ ...board, title: 'New' }]);
   });
 
@@ -283,7 +286,7 @@ describe('PATCH /boards/{id}', () => {
     const { board } = await populatedBoard(user);
     const before = await getBoard(user, board.id);
     expect((await renameBoard(user, board.id, { title: 'Renamed' })).status).toBe(200);
-    expect((await getBoard(user, board.id)).body).toEqual({ ...before.body, title: 'Renamed' });
+    expect((await getBoard(user, board.id)).body).toEqual({ ...before.body, title: 'Renamed', seq: before.body.seq + 1 });
   });
 
   it('accepts a title of exactly 256 characters', async () => {
@@ -309,7 +312,7 @@ describe('PATCH /boards/{id}', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ ...board, title: 'Still mine' });
 
-    expect((await getBoard(owner, board.id)).body).toEqual({ ...board, title: 'Still mine', columns: [], labels: [] });
+    expect((await getBoard(owner, board.id)).body).toEqual({ ...board, title: 'Still mine', seq: 1, columns: [], labels: [] });
     expect(await listBoards(other)).toEqual([]);
     expectProblem(await getBoard(other, board.id), 403);
     expectProblem(await deleteBoard(other, board.id), 403);

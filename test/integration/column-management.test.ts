@@ -143,6 +143,8 @@ describe('PATCH /columns/{id}', () => {
 
     expect(await readTree(owner, board.id)).toEqual({
       ...before,
+      // The rename is the board's next change.
+      seq: (before as typeof before & { seq: number }).seq + 1,
       columns: before.columns.map((col) => (col.id === b.id ? { ...col, title: 'Doing' } : col)),
     });
     expect((await getColumn(owner, b.id)).body.title).toBe('Doing');
@@ -233,7 +235,12 @@ describe('DELETE /columns/{id}', () => {
     expect(reply.status).toBe(204);
     expect(reply.body).toBe('');
 
-    expect(await readTree(owner, board.id)).toEqual({ ...before, columns: before.columns.filter((col) => col.id !== a.id) });
+    expect(await readTree(owner, board.id)).toEqual({
+      ...before,
+      // The deletion is the board's next change (its cards' deletions take no seq of their own).
+      seq: (before as typeof before & { seq: number }).seq + 1,
+      columns: before.columns.filter((col) => col.id !== a.id),
+    });
     expect((await readTree(owner, board.id)).columns.map((col) => col.id)).toEqual([b.id, c.id]);
   });
 

@@ -91,7 +91,12 @@ describe('known path, wrong method', () => {
     const reply = await call('PUT', `/boards/${board.id}`, { token: user.token, body: { title: 'Replaced' } });
     expectProblem(reply, 405);
     expect(allowOf(reply)).toEqual(['DELETE', 'GET', 'PATCH']);
-    expect((await call('GET', `/boards/${board.id}`, { token: user.token })).body).toEqual({ ...board, columns: [], labels: [] });
+    expect((await call('GET', `/boards/${board.id}`, { token: user.token })).body).toEqual({
+      ...board,
+      seq: 0,
+      columns: [],
+      labels: [],
+    });
   });
 });
 

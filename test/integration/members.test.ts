@@ -598,6 +598,8 @@ describe('a member who is not an owner', () => {
     expect(tree.body).toEqual({
       ...board,
       title: 'Renamed by member',
+      // The member's addition, then the member's rename, 2 columns, 2 cards, edit, move, delete.
+      seq: 9,
       columns: [
         { ...todo.body, cards: [] },
         { ...done.body, cards: [moved.body] },

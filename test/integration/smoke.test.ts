@@ -6,6 +6,6 @@ describe('smoke', () => {
     const board = await newBoard(user, 'Smoke');
     const tree = await call('GET', `/boards/${board.id}`, { token: user.token });
     expect(tree.status).toBe(200);
-    expect(tree.body).toEqual({ ...board, columns: [], labels: [] });
+    expect(tree.body).toEqual({ ...board, seq: 0, columns: [], labels: [] });
   });
 });

@@ -198,7 +198,8 @@ describe('a rejected token changes nothing', () => {
 
     const tree = await call('GET', `/boards/${board.id}`, { token: victim.token });
     expect(tree.status).toBe(200);
-    expect(tree.body).toEqual({ ...board, columns: [], labels: [] });
+    // Untouched: no change has taken a seq.
+    expect(tree.body).toEqual({ ...board, seq: 0, columns: [], labels: [] });
   });
 });
 
