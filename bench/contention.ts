@@ -45,7 +45,11 @@ async function race(
   );
   const seconds = (performance.now() - started) / 1000;
   const statuses: Record<string, number> = {};
-  for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+  for (const answer of answers) {
+    // A failure says which: the deadline, or the retries running out (StorageBusy), by its problem's detail.
+    const key = answer.status < 400 ? String(answer.status) : `${answer.status} ${String(answer.body?.detail ?? '').slice(0, 60)}`;
+    statuses[key] = (statuses[key] ?? 0) + 1;
+  }
   const walls = answers.map((a) => a.wallMs);
   const calls = answers.map((a) => a.trace?.calls ?? Number.NaN).filter(Number.isFinite);
   return {
@@ -114,7 +118,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { startStackProcess, stopStackProcess } = await import('../test/support/local-process');
   const { Client } = await import('./client');
   const { envNumber } = await import('./util');
-  const dataDir = mkdtempSync(join('/dev/shm', 'task-board-contention-'));
+  const { existsSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dataDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'task-board-contention-'));
   const stack = await startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', LOG_LEVEL: 'WARN' });
   try {
     const report = await benchContention(new Client(stack.url), envNumber('BENCH_WRITERS', 16), envNumber('BENCH_WRITES', 10));

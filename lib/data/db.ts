@@ -240,7 +240,9 @@ export async function retryLostRaces<T>(attempt: (n: number) => Promise<T>): Pro
       return await attempt(n);
     } catch (error) {
       if (!(error instanceof LostRace)) throw error;
-      await pause(Math.random() * Math.min(200, 10 * 2 ** Math.min(n, 5)));
+      // Jittered, and shorter the more often this writer has lost: a writer that keeps losing to
+      // fresher ones tries again sooner than they do, so nobody is starved on a busy board.
+      await pause(Math.random() * Math.max(5, 160 / (n + 1)));
     }
   }
   throw new StorageBusy('too many concurrent writers to the same column or board');
