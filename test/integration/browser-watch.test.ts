@@ -155,6 +155,25 @@ describe('examples/browser-watch.html in Chromium', () => {
     await page.close();
   });
 
+  it('fills a gap in the live events from the log without reconnecting', async () => {
+    const owner = await newUser();
+    const board = await newBoard(owner, 'Gappy');
+    const column = await newColumn(owner, board.id, 'Only');
+    const page = await openExample(owner, board.id);
+    await expectSameTree(page, owner, board.id);
+    const socket = await deafen(table, board.id);
+    // Lost on the way: never sent to the page's socket.
+    const card = await newCard(owner, column.id, { title: 'Lost' });
+    await ok(200, call('PATCH', `/cards/${card.id}`, { token: owner.token, body: { title: 'Lost twice' } }));
+    await socket.restore();
+    // Heard, after a gap: the page reads the two lost ones from the log first.
+    await ok(200, call('PATCH', `/columns/${column.id}`, { token: owner.token, body: { title: 'Heard' } }));
+    const tree = await expectSameTree(page, owner, board.id);
+    expect(tree.columns[0].cards.map((c: { title: string }) => c.title)).toEqual(['Lost twice']);
+    expect((await notes(page)).match(/watching; /g)).toHaveLength(1);
+    await page.close();
+  });
+
   it('reads the tree again when the missed changes are no longer kept (410), then goes on live; board.deleted ends it', async () => {
     const owner = await newUser();
     const board = await newBoard(owner, 'Forgetful');
