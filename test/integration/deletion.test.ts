@@ -42,14 +42,31 @@ afterAll(() => documentClient.destroy());
 
 const contextWith = (ms: number) => ({ getRemainingTimeInMillis: () => ms }) as unknown as Context;
 
-/** A stream record of a board.deleted event item, as the event source delivers it. */
-function boardDeletedRecord(boardId: string, actor: string, sequence: string) {
+/**
+ * A stream record of a board.deleted log item's INSERT (lib/data/event-log.ts), as the event source
+ * delivers it: the event exactly as watchers receive it, numbered `seq`.
+ */
+function boardDeletedRecord(boardId: string, actor: string, seq: number, sequence: string) {
+  const occurredAt = new Date().toISOString();
+  const keptUntil = Math.floor(Date.parse(occurredAt) / 1000) + 7 * 86_400;
+  const event = {
+    type: 'board.deleted',
+    event_id: randomUUID(),
+    board_id: boardId,
+    actor_id: actor,
+    occurred_at: occurredAt,
+    seq,
+  };
   const item = {
     pk: `BOARD#${boardId}`,
-    sk: `~EVENT#${randomUUID()}`,
+    sk: `~LOG#${String(seq).padStart(15, '0')}`,
     type: 'event',
     board_id: boardId,
-    ev: { id: randomUUID(), kind: 'board.deleted', actor, at: new Date().toISOString() },
+    seq,
+    kind: 'board.deleted',
+    event,
+    kept_until: keptUntil,
+    ttl: keptUntil,
   };
   return { eventName: 'INSERT', eventSource: 'aws:dynamodb', dynamodb: { NewImage: marshall(item), SequenceNumber: sequence } };
 }
@@ -120,7 +137,8 @@ describe('deleting a board', () => {
     const ids = await bulkCards(board.id, column.id, 1500);
     // The deletion as the request makes it, without the event item the stack's poller would see.
     await documentClient.send(new DeleteCommand({ TableName: table, Key: { pk: `BOARD#${board.id}`, sk: '#BOARD' } }));
-    const record = boardDeletedRecord(board.id, owner.id, '100');
+    // The column was the board's change 1; its deletion is change 2.
+    const record = boardDeletedRecord(board.id, owner.id, 2, '100');
 
     // A Lambda near its timeout: the collector gives the record back instead of being killed.
     const interrupted = await collect({ Records: [record] }, contextWith(650));
