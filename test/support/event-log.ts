@@ -84,29 +84,37 @@ export const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 const byPlace = <T extends { position: number; created_at?: string; id: string }>(a: T, b: T) =>
   a.position - b.position || (a.created_at ?? '').localeCompare(b.created_at ?? '') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** A client's copy of a board: its tree (with the `seq` it reflects) and its labels' names by id. */
-export interface ClientBoard {
-  tree: SeqTree;
-  labels: Map<string, string>;
+/** A label as the tree lists it. */
+export interface LabelView {
+  id: string;
+  board_id: string;
+  name: string;
+  color: string;
 }
 
-/** A client's copy from GET /boards/{id} and GET /boards/{id}/labels. */
+/**
+ * A client's copy of a board: the tree with the `seq` it reflects (its `labels` included). Kept as
+ * a type of its own so that what a client holds is named in the tests.
+ */
+export interface ClientBoard {
+  tree: SeqTree;
+}
+
+/** A client's copy from GET /boards/{id}. */
 export async function readClientBoard(user: Pick<TestUser, 'token'>, boardId: string, url?: string): Promise<ClientBoard> {
-  const labels = await call<{ id: string; name: string }[]>('GET', `/boards/${boardId}/labels`, { token: user.token, url });
-  if (labels.status !== 200) throw new Error(`labels: ${labels.status} ${JSON.stringify(labels.body)}`);
-  const tree = await readSeqTree(user, boardId, url);
-  return { tree, labels: new Map(labels.body.map((label) => [label.id, label.name])) };
+  return { tree: await readSeqTree(user, boardId, url) };
 }
 
 /**
  * Applies one event to a client's copy, as a client following the recipe would: events carry
- * whole objects, so each replaces what it names; a card's label_ids follow the board's label order
- * (name, case-insensitively, then id), which a label's rename changes. `seq` becomes the event's.
- * Throws on an event the reducer does not know, so a new kind cannot slip by unapplied.
+ * whole objects, so each replaces what it names; the tree's labels and a card's label_ids follow
+ * the board's label order (name, case-insensitively, then id), which a label's rename changes.
+ * `seq` becomes the event's. Throws on an event the reducer does not know, so a new kind cannot
+ * slip by unapplied.
  */
 export function applyEvent(board: ClientBoard, event: LoggedEvent): ClientBoard {
   const tree: SeqTree = structuredClone(board.tree);
-  const labels = new Map(board.labels);
+  const labels = (tree.labels ?? []) as LabelView[];
   const dropCard = (cardId: string) => {
     for (const column of tree.columns) column.cards = column.cards.filter((card) => card.id !== cardId);
   };
@@ -117,14 +125,11 @@ export function applyEvent(board: ClientBoard, event: LoggedEvent): ClientBoard 
     column.cards.push(structuredClone(card));
     column.cards.sort(byPlace);
   };
-  const sortLabelIds = () => {
-    const order = (id: string) => ({ id, name: labels.get(id) ?? '' });
+  const sortLabels = () => {
+    labels.sort(byLabelName);
+    const rank = new Map(labels.map((label, i) => [label.id, i]));
     for (const column of tree.columns)
-      for (const card of column.cards)
-        card.label_ids = card.label_ids
-          ?.map(order)
-          .sort(byLabelName)
-          .map((l) => l.id);
+      for (const card of column.cards) card.label_ids?.sort((a, b) => (rank.get(a) ?? -1) - (rank.get(b) ?? -1));
   };
   switch (event.type) {
     case 'card.created':
@@ -153,16 +158,20 @@ export function applyEvent(board: ClientBoard, event: LoggedEvent): ClientBoard 
       break;
     case 'label.created':
     case 'label.updated': {
-      const label = event.label as { id: string; name: string };
-      labels.set(label.id, label.name);
-      sortLabelIds();
+      const label = event.label as LabelView;
+      const at = labels.findIndex((l) => l.id === label.id);
+      if (at >= 0) labels[at] = structuredClone(label);
+      else labels.push(structuredClone(label));
+      sortLabels();
       break;
     }
-    case 'label.deleted':
-      labels.delete(event.label_id as string);
+    case 'label.deleted': {
+      const at = labels.findIndex((l) => l.id === event.label_id);
+      if (at >= 0) labels.splice(at, 1);
       for (const column of tree.columns)
         for (const card of column.cards) card.label_ids = card.label_ids?.filter((id) => id !== event.label_id);
       break;
+    }
     // Members are not part of the tree.
     case 'member.added':
     case 'member.updated':
@@ -171,6 +180,7 @@ export function applyEvent(board: ClientBoard, event: LoggedEvent): ClientBoard 
     default:
       throw new Error(`the reducer does not know ${event.type}`);
   }
+  if (tree.labels) tree.labels = labels;
   tree.seq = event.seq;
-  return { tree, labels };
+  return { tree };
 }

@@ -51,10 +51,24 @@ function record(eventName: 'INSERT' | 'MODIFY' | 'REMOVE', image?: Record<string
 }
 
 /** An event exactly as a writer puts it into the board's log (lib/data/event-log.ts). */
-function boardEvent(boardId: string, seq: number, type: string, fields: Record<string, unknown> = {}, actor = randomUUID()) {
+interface LoggedEvent {
+  type: string;
+  event_id: string;
+  board_id: string;
+  actor_id: string;
+  occurred_at: string;
+  seq: number;
+  [field: string]: unknown;
+}
+function boardEvent(
+  boardId: string,
+  seq: number,
+  type: string,
+  fields: Record<string, unknown> = {},
+  actor: string = randomUUID(),
+): LoggedEvent {
   return { type, event_id: randomUUID(), board_id: boardId, actor_id: actor, occurred_at: at, seq, ...fields };
 }
-type LoggedEvent = ReturnType<typeof boardEvent>;
 
 /** The log item holding `event` (scripts/make-events.ts logItemBatch has the same shape). */
 function logItem(event: LoggedEvent) {
@@ -124,6 +138,7 @@ describe('records that are no change of their own', () => {
   it('ignores removals, modifications, items that are no log item and log-shaped items outside a board: no read, no send', async () => {
     const boardId = randomUUID();
     const event = cardUpdated(boardId, 1);
+    const changed = event.card as ReturnType<typeof card>;
     const result = await invoke([
       // A log item's TTL expiry (or the collector's deletion of a deleted board's log).
       record('REMOVE', undefined, logItem(event)),
@@ -132,7 +147,7 @@ describe('records that are no change of their own', () => {
       record('INSERT', { ...keys.connection('abc'), type: 'connection', user_id: randomUUID() }),
       // The board item's counter moved with a change; that change's event is its log item's.
       record('MODIFY', boardItem(boardId, {}, 2), boardItem(boardId, {}, 1)),
-      record('INSERT', { ...keys.card(boardId, event.card.id), type: 'card', ...event.card, board_id: boardId }),
+      record('INSERT', { ...keys.card(boardId, changed.id), type: 'card', ...changed, board_id: boardId }),
       record('INSERT', { ...logItem(event), pk: 'TICKET#x', sk: '#TICKET' }),
     ]);
     expect(result).toEqual({ batchItemFailures: [] });
