@@ -13,6 +13,11 @@ import { REPO_ROOT, runNode } from '../support/run-node';
  * in its exit code.
  */
 
+/**
+ * A hang guard, not a speed requirement: a line after a reconnect waits for the script's 1 s pause,
+ * a login, a ticket, the watch and a read of the log, on a machine that may be busy.
+ */
+const LINE_TIMEOUT_MS = 120_000;
 const started: ChildProcessWithoutNullStreams[] = [];
 const table = useLocalTable();
 // Stopped by its own pid, whatever a test left running.
@@ -42,7 +47,7 @@ function watch(user: TestUser, boardId: string) {
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const seen = lines.find(test);
       if (seen) return resolve(seen);
-      const timer = setTimeout(() => reject(new Error(`no such line; printed: ${JSON.stringify(lines)}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`no such line; printed: ${JSON.stringify(lines)}`)), LINE_TIMEOUT_MS);
       waiting = {
         test,
         resolve: (found) => {
