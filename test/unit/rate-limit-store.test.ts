@@ -197,3 +197,50 @@ describe('when the store answers', () => {
     expect(seenWhenAnswering).toEqual([2, 2]);
   });
 });
+
+describe('per address', () => {
+  const fromAddress = (event: APIGatewayProxyEventV2, sourceIp: string) => {
+    event.requestContext.http.sourceIp = sourceIp;
+    return event;
+  };
+
+  it('counts a refused token against the source address, by its hash', async () => {
+    ddb.on(UpdateCommand).resolves({ Attributes: { count: 1 } });
+    const result = await me(fromAddress(apiEvent('not-a-token', 'GET', '/auth/me'), '198.51.100.7'), context);
+    expect(result.statusCode).toBe(401);
+    expect(result.headers?.['ratelimit-policy']).toBe('"address";q=3;w=60');
+    expect(result.headers?.ratelimit).toMatch(/^"address";r=2;t=\d+$/);
+    const [count] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(count!.Key!.pk).toMatch(/^RATE#address#[\w-]{43}$/);
+    expect(JSON.stringify(count)).not.toContain('198.51.100.7');
+  });
+
+  it('never runs a credential route over its quota: a refused login does not reach Cognito', async () => {
+    const { credentialRoute } = await import('../../lib/http/credential-route');
+    const { authLogin } = await import('../../lib/rows/auth');
+    const signIn = jest.fn(async () => ({ status: 200, body: { token: 'a token' } }));
+    const login = credentialRoute(authLogin, signIn) as unknown as Handler;
+    const attempt = () =>
+      login(
+        fromAddress(
+          {
+            ...apiEvent('', 'POST', '/auth/login', { email: 'ada@example.test', password: 'a guess!' }),
+            headers: { 'content-type': 'application/json' },
+          },
+          '203.0.113.9',
+        ),
+        context,
+      );
+    ddb
+      .on(UpdateCommand)
+      .resolvesOnce({ Attributes: { count: 3 } })
+      .rejects(new ConditionalCheckFailedException({ message: 'over', $metadata: {} }));
+    const last = await attempt();
+    expect(last.statusCode).toBe(200);
+    expect(last.headers?.ratelimit).toMatch(/^"address";r=0;t=\d+$/);
+    const refused = await attempt();
+    expect(refused.statusCode).toBe(429);
+    expect(JSON.parse(refused.body!)).toMatchObject({ code: 'rate_limited' });
+    expect(signIn).toHaveBeenCalledTimes(1);
+  });
+});
