@@ -251,6 +251,21 @@ describe('every spelling of an IPv4 address gets the dotted form and its verdict
   });
 });
 
+describe('every IPv6 address', () => {
+  it('is public only inside 2000::/3 or as NAT64 of a public IPv4 address, and gets the same verdict in a URL', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), (address) => {
+        const verdict = classifyAddress(address);
+        const host = new URL(`https://[${address}]/`).hostname.slice(1, -1);
+        if (verdict.public)
+          expect({ address, host }).toEqual({ address, host: expect.stringMatching(/^([23][0-9a-f]{0,3}:|64:ff9b::)/) });
+        expect({ address, ok: check(`https://[${address}]/`).ok }).toEqual({ address, ok: verdict.public });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
 describe('classifyAddress: an answer from a resolver', () => {
   it.each([
     ['127.0.0.1', 'loopback'],
