@@ -22,10 +22,11 @@ export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>
 
 /**
  * The operating system's resolver, as a connection would use it (getaddrinfo: /etc/hosts, then DNS;
- * every address of both families, in the order it gives them).
+ * every address of both families, in Node's default order, which is the resolver's own unless
+ * --dns-result-order says otherwise: the order decides only which checked address comes first).
  */
 export const systemResolver: Resolver = async (hostname) => {
-  const answers = await lookup(hostname, { all: true, verbatim: true });
+  const answers = await lookup(hostname, { all: true });
   return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 };
 
