@@ -1,8 +1,8 @@
 import { logIn } from '../../lib/auth/cognito';
-import { publicRoute } from '../../lib/http/public-route';
+import { credentialRoute } from '../../lib/http/credential-route';
 import { authLogin } from '../../lib/rows/auth';
 
-export const handler = publicRoute(authLogin, async ({ body }) => ({
+export const handler = credentialRoute(authLogin, async ({ body }) => ({
   status: 200,
   body: await logIn(body.email, body.password),
 }));

@@ -1,9 +1,9 @@
 import { forgotPassword } from '../../lib/auth/accounts';
-import { publicRoute } from '../../lib/http/public-route';
+import { credentialRoute } from '../../lib/http/credential-route';
 import { authPasswordForgot } from '../../lib/rows/accounts';
 
 /** 202 whether or not an account holds the address: nothing here tells which. */
-export const handler = publicRoute(authPasswordForgot, async ({ body }) => {
+export const handler = credentialRoute(authPasswordForgot, async ({ body }) => {
   await forgotPassword(body.email);
   return { status: 202 };
 });

@@ -1,14 +1,14 @@
 import { createUser, logIn } from '../../lib/auth/cognito';
 import { putUserProfile } from '../../lib/data/users';
+import { credentialRoute } from '../../lib/http/credential-route';
 import { answerOnce } from '../../lib/http/idempotency';
-import { publicRoute } from '../../lib/http/public-route';
 import { authRegister } from '../../lib/rows/auth';
 
 /**
  * Creates the Cognito user and its profile, then logs in once to hand back the first token. A
  * retry under the same Idempotency-Key (`replay`) only logs in again: its tokens are never kept.
  */
-export const handler = publicRoute(
+export const handler = credentialRoute(
   authRegister,
   async ({ body, replay }) => {
     if (!replay) {

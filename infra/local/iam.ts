@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MiddlewareStack } from '@smithy/types';
 import type { FunctionRow } from '../../lib/routes';
+import { tableActionsOf } from '../../lib/rows/row';
 import { inInvocationScope } from '../../lib/runtime/logger';
 
 /**
@@ -17,8 +18,9 @@ const roleStorage = new AsyncLocalStorage<{ entry: string; allowed: Set<string> 
  * log lines carry its own invocation's request id (many run at once in this one process).
  */
 export const asFunction = <T>(row: FunctionRow, fn: () => Promise<T>) =>
-  roleStorage.run({ entry: row.entry, allowed: new Set([...row.table, ...(row.index ?? []).map((a) => `index:${a}`)]) }, () =>
-    inInvocationScope(fn),
+  roleStorage.run(
+    { entry: row.entry, allowed: new Set([...tableActionsOf(row), ...(row.index ?? []).map((a) => `index:${a}`)]) },
+    () => inInvocationScope(fn),
   );
 
 type TransactItem = Partial<Record<'Put' | 'Update' | 'Delete' | 'ConditionCheck', unknown>>;

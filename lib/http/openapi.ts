@@ -166,7 +166,8 @@ type DocumentedRouteId = Exclude<RouteId, 'fallback'>;
 
 /** What each operation does beyond its summary: ordering, side effects, rules a client must know. */
 const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
-  health: 'Answers `{"status": "ok"}` while the service runs. No token; touches no storage.',
+  health:
+    'Answers `{"status": "ok"}` while the service runs. No token; touches no storage. `HEAD /health` answers 200 without a body, for uptime checks.',
   openapi:
     'This document. No token. `servers` names the origin the document was requested from, so "try it" works against the deployment that served it.',
   asyncapi:

@@ -91,7 +91,12 @@ describe('OpenAPI document', () => {
   it('documents GET /openapi.json and GET /asyncapi.json as JSON objects', () => {
     for (const id of ['openapi', 'asyncapi']) {
       const ok = operations.find((o) => o.operation.operationId === id)!.operation.responses[200];
-      expect(ok.content['application/json'].schema).toEqual({ type: 'object', description: expect.any(String) });
+      // Typed for a generated client: its version field, info and its operations' map (issue 28).
+      expect(ok.content['application/json'].schema).toMatchObject({
+        type: 'object',
+        description: expect.any(String),
+        required: [id, 'info', id === 'openapi' ? 'paths' : 'channels'],
+      });
     }
   });
 

@@ -9,6 +9,7 @@ import { publicRoute } from '../../lib/http/public-route';
 import { route } from '../../lib/http/route';
 import { type RouteRow, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 import { cardsGet } from '../../lib/rows/cards';
+import { rateLimitOf } from '../../lib/rows/row';
 import { servedMethods } from '../../lib/rows/served';
 import { health } from '../../lib/rows/service';
 import { SERVED_FILE, servedText } from '../../scripts/write-openapi';
@@ -141,11 +142,12 @@ describe('the route table: deny by default', () => {
     '%s: its handler is route() (publicRoute() if public) with its own row, so its own access rule applies',
     async (_id, row) => {
       const source = readFileSync(join(ROOT, row.entry), 'utf8');
-      const wired = [...source.matchAll(/export const handler = (route|publicRoute)(?:<[^>]*>)?\(\s*(\w+)/g)];
+      const wired = [...source.matchAll(/export const handler = (route|publicRoute|credentialRoute)(?:<[^>]*>)?\(\s*(\w+)/g)];
       expect(wired).toHaveLength(1);
       const [, wrapper, name] = wired[0]!;
-      // Public rows go through publicRoute(), which has no token step; every other row through route().
-      expect(wrapper).toBe(row.access.scope === 'public' ? 'publicRoute' : 'route');
+      // Public rows go through publicRoute(), which has no token step (credentialRoute() if they take
+      // credentials: it counts them per address); every other row through route().
+      expect(wrapper).toBe(row.access.scope !== 'public' ? 'route' : rateLimitOf(row) ? 'credentialRoute' : 'publicRoute');
       expect(await importedRow(source, row.entry, name!)).toBe(row);
       // Exactly one export, no second hand-rolled handler beside it.
       expect(source.match(/export /g)).toHaveLength(1);
