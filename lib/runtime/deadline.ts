@@ -6,29 +6,68 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * answered 503 for running out of time, none of its retries may still reach a backing service:
  * a write the client was told failed must not land afterwards.
  */
-const deadlineStorage = new AsyncLocalStorage<AbortSignal>();
+interface Deadline {
+  signal: AbortSignal;
+  /** Epoch milliseconds at which the request is answered 503 if its work has not finished. */
+  at: number;
+}
+const deadlineStorage = new AsyncLocalStorage<Deadline>();
 
-export const runWithDeadline = <T>(signal: AbortSignal, fn: () => Promise<T>) => deadlineStorage.run(signal, fn);
+export const runWithDeadline = <T>(signal: AbortSignal, fn: () => Promise<T>, at = Number.POSITIVE_INFINITY) =>
+  deadlineStorage.run({ signal, at }, fn);
 
 /** Whether the current request's deadline has passed (its 503 answered): no backing call may start. */
-export const deadlinePassed = () => deadlineStorage.getStore()?.aborted === true;
+export const deadlinePassed = () => deadlineStorage.getStore()?.signal.aborted === true;
+
+/** Milliseconds left before the current request's deadline (Infinity outside a request). */
+export const timeToDeadline = () => (deadlineStorage.getStore()?.at ?? Number.POSITIVE_INFINITY) - Date.now();
 
 /** Runs `fn` free of the request's deadline: for clean-up that must happen even after it. */
 export const outsideDeadline = <T>(fn: () => Promise<T>) => deadlineStorage.exit(fn);
+
+/**
+ * The time a write must have before the deadline to be sent at all. A write cannot be recalled
+ * once sent: one still in flight when the deadline answers 503 may commit afterwards, and the
+ * client would have been told it failed. DynamoDB answers a write in milliseconds; the budget is
+ * far above that, so that only a request already out of time is refused a write (503, nothing
+ * written), even on a machine that runs DynamoDB Local under load.
+ */
+export const WRITE_BUDGET_MS = 3000;
+
+/** The SDK commands that change something: they start only with WRITE_BUDGET_MS left. */
+const WRITE_COMMANDS = new Set([
+  'TransactWriteItemsCommand',
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+]);
 
 export class DeadlineExceeded extends Error {
   override name = 'DeadlineExceeded';
 }
 
 type Stack = {
-  add(middleware: (next: (args: unknown) => Promise<unknown>) => (args: unknown) => Promise<unknown>, options: object): void;
+  add(
+    middleware: (
+      next: (args: unknown) => Promise<unknown>,
+      context: { commandName?: string },
+    ) => (args: unknown) => Promise<unknown>,
+    options: object,
+  ): void;
 };
 
-/** SDK middleware, inside the retry loop: no attempt starts after the request's deadline. */
+/**
+ * SDK middleware, inside the retry loop: no attempt starts after the request's deadline, and no
+ * write starts with less than WRITE_BUDGET_MS left before it.
+ */
 export function stopAtDeadline(client: { middlewareStack: unknown }): void {
   (client.middlewareStack as Stack).add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
       if (deadlinePassed()) throw new DeadlineExceeded('the request deadline passed; attempt not sent');
+      if (WRITE_COMMANDS.has(context.commandName ?? '') && timeToDeadline() < WRITE_BUDGET_MS) {
+        throw new DeadlineExceeded('too little time left before the request deadline to send a write');
+      }
       return next(args);
     },
     { step: 'finalizeRequest', priority: 'low', name: 'taskBoardStopAtDeadline' },
@@ -44,6 +83,7 @@ export const DEADLINE_MARGIN_MS = 500;
  */
 export async function raceDeadline<T>(remainingMs: number, work: () => Promise<T>, onTimeout: () => T): Promise<T> {
   const controller = new AbortController();
+  const at = Date.now() + Math.max(0, remainingMs - DEADLINE_MARGIN_MS);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<T>((resolve) => {
     timer = setTimeout(
@@ -55,7 +95,7 @@ export async function raceDeadline<T>(remainingMs: number, work: () => Promise<T
     );
   });
   try {
-    return await Promise.race([runWithDeadline(controller.signal, work), timedOut]);
+    return await Promise.race([runWithDeadline(controller.signal, work, at), timedOut]);
   } finally {
     clearTimeout(timer);
   }
