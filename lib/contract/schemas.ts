@@ -151,12 +151,15 @@ export const idParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid() }
 /** The most events one page of a board's log holds (realtime.md: `limit` 1-1000, default 100). */
 export const MAX_EVENTS_PAGE = 1000;
 export const DEFAULT_EVENTS_PAGE = 100;
-/** A query parameter holding a whole number in decimal digits (no sign, no exponent), at most 15 digits. */
+/**
+ * A query parameter holding a whole number in decimal digits (no sign, no exponent, any length):
+ * numbers past 2^53 - 1 are read as that, which no seq reaches and every limit refuses.
+ */
 const wholeNumber = (min: number, max: number, text: string, example: string) =>
   v.pipe(
     v.string(),
-    v.regex(/^\d{1,15}$/, 'must be a whole number written in digits'),
-    v.transform(Number),
+    v.regex(/^\d+$/, 'must be a whole number written in digits'),
+    v.transform((digits: string) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER)),
     v.number(),
     v.minValue(min, `must be at least ${min}`),
     v.maxValue(max, `must be at most ${max}`),

@@ -98,6 +98,8 @@ export interface Committed {
 }
 
 const logSortKey = (seq: number) => keys.logEntry('', seq).sk;
+/** The highest seq a log item's 15-digit sort key holds (a board would take millennia to reach it). */
+const MAX_LOGGED_SEQ = 10 ** 15 - 1;
 
 /**
  * Commits one change of a board with its number and log item (see above). The transaction is the
@@ -196,6 +198,8 @@ export async function readLog(
   after: number,
   limit: number,
 ): Promise<{ events: BoardEvent[]; lastSeq: number; expired: boolean }> {
+  // No board reaches a seq of 15 digits, and a 16-digit sort key would sort before the 15-digit ones.
+  if (after >= MAX_LOGGED_SEQ) return { events: [], lastSeq: 0, expired: false };
   let items: LogItem[] = [];
   await queryPages(
     {
