@@ -9,6 +9,7 @@ import type { AnyRow } from '../../infra/api-function';
 import { functionIdOf } from '../../infra/api-function';
 import { type BuildOptions, buildApp } from '../../infra/build-app';
 import { COLUMN_POSITION_INDEX, tableDefinition } from '../../lib/data/table';
+import { RATE_LIMIT_FAIL_OPEN_METRIC } from '../../lib/http/rate-limit-fields';
 import {
   type FunctionRow,
   type RouteRow,
@@ -18,6 +19,7 @@ import {
   socketRoutes,
   streamConsumers,
 } from '../../lib/routes';
+import { rateLimitOf, tableActionsOf } from '../../lib/rows/row';
 import { eventFileOf } from '../../scripts/make-events';
 import { synthDeployment } from './deployment';
 
@@ -31,7 +33,7 @@ type Resource = { Type: string; Properties: any; Metadata?: Record<string, strin
 // One synth with real bundling (local esbuild) and cdk-nag, shared by the file, seen as one
 // template: the root and its nested stacks flattened (test/infra/deployment.ts).
 // The CDK CLI turns asset metadata on by default; an in-process App must ask for it.
-const { assembly, flat } = synthDeployment({
+const { assembly, flat, config } = synthDeployment({
   stage: 'dev',
   'aws:cdk:enable-asset-metadata': true,
   'aws:cdk:bundling-stacks': ['**'],
@@ -158,7 +160,9 @@ describe('functions', () => {
       [['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], ['*']],
     ];
     // Table actions name only the table; index actions only the index; Cognito only the pool.
-    if (r.table.length > 0) expected.push([[...r.table].sort(), ['table']]);
+    // A rate-limited route's table actions include the limiter's UpdateItem (lib/rows/row.ts).
+    const table = tableActionsOf(r);
+    if (table.length > 0) expected.push([[...table].sort(), ['table']]);
     if (index.length > 0) expected.push([[...index].sort(), ['index']]);
     if (r.cognito.length > 0) expected.push([[...r.cognito].sort(), ['pool']]);
     // Sending and closing sockets (PostToConnection, DeleteConnection) on this stage only.
@@ -185,9 +189,23 @@ describe('functions', () => {
     const r: FunctionRow = row;
     const variables = functionOf(rowId)[1].Properties.Environment?.Variables ?? {};
     // The table name exactly when it may use the table; the socket addresses its row names.
-    expect('TABLE_NAME' in variables).toBe(r.table.length + (r.index ?? []).length > 0);
-    const sockets = Object.keys(variables).filter((name) => name.startsWith('SOCKET_') || name === 'TICKET_SECONDS');
-    expect(sockets.sort()).toEqual((r.env ?? []).filter((name) => name !== 'TICKET_SECONDS').sort());
+    expect('TABLE_NAME' in variables).toBe(tableActionsOf(r).length + (r.index ?? []).length > 0);
+    // What a row may name and leave unset, the code's default holding (infra/api-function.ts).
+    const optional = ['TICKET_SECONDS', 'EVENT_RETENTION_SECONDS'];
+    const named = Object.keys(variables).filter((name) => name.startsWith('SOCKET_') || optional.includes(name));
+    expect(named.sort()).toEqual((r.env ?? []).filter((name) => !optional.includes(name)).sort());
+    // A rate-limited route gets the stage file's quotas; no other function any.
+    const limits = Object.fromEntries(Object.entries(variables).filter(([name]) => /RATE_LIMIT_/.test(name)));
+    const counted = 'method' in r && rateLimitOf(r as RouteRow) !== undefined;
+    expect(limits).toEqual(
+      counted
+        ? {
+            RATE_LIMIT_REQUESTS: String(config.rateLimits.requests),
+            AUTH_RATE_LIMIT_REQUESTS: String(config.rateLimits.authRequests),
+            RATE_LIMIT_WINDOW_SECONDS: String(config.rateLimits.windowSeconds),
+          }
+        : {},
+    );
   });
 
   it.each(functionRows)('%s is bundled as one ESM file carrying the asset metadata SAM reads', (routeId) => {
@@ -361,7 +379,8 @@ describe('production hardening', () => {
       (sum, group) => sum + 2 * Math.ceil([...prod.stack.functions.values()].filter((fn) => Stack.of(fn) === group).length / 10),
       0,
     );
-    expect(alarms).toHaveLength(3 + 4 * consumers + groupAlarms);
+    // 5xx rate, DynamoDB, Cognito, the rate limiter failing open; four a consumer; the groups'.
+    expect(alarms).toHaveLength(4 + 4 * consumers + groupAlarms);
     const metricNames = alarms.flatMap((a) =>
       a.Properties.MetricName
         ? [a.Properties.MetricName]
@@ -380,6 +399,7 @@ describe('production hardening', () => {
         'TokenRefreshThrottles',
         'IteratorAge',
         'ApproximateNumberOfMessagesVisible',
+        RATE_LIMIT_FAIL_OPEN_METRIC,
       ]),
     );
     // Every function's Errors and Throttles are read by exactly one alarm each.
