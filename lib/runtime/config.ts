@@ -29,6 +29,8 @@ export const ENV = {
   rateLimitWindowSeconds: 'RATE_LIMIT_WINDOW_SECONDS',
   /** Per-address quota of the credential routes and of requests with a bad token, per window. */
   authRateLimitRequests: 'AUTH_RATE_LIMIT_REQUESTS',
+  /** Webhook hosts let through the address check (comma-separated names or IP literals); unset on AWS. */
+  webhookAllowHosts: 'WEBHOOK_ALLOW_HOSTS',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];
