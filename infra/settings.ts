@@ -164,9 +164,8 @@ export function stageOf(value: unknown): { stage: string; base: BaseStage } {
   }
   if ((BASE_STAGES as readonly string[]).includes(value)) return { stage: value, base: value as BaseStage };
   if (!/^dev-[a-z0-9]+(-[a-z0-9]+)*$/.test(value)) {
-    throw new Error(
-      `context "stage" must be ${allowed}; got "${value}" (only dev takes named copies: staging and prod are one stack each)`,
-    );
+    const why = /^(staging|prod)-/.test(value) ? ' (only dev takes named copies: staging and prod are one stack each)' : '';
+    throw new Error(`context "stage" must be ${allowed}; got "${value}"${why}`);
   }
   if (value.length > STAGE_NAME_MAX) {
     throw new Error(
