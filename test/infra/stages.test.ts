@@ -47,6 +47,12 @@ describe('the committed stage files', () => {
     expect(config.runbookUrl).toBe(STAGE_FILES[stage].runbookUrl ?? defaultRunbookUrl());
   });
 
+  it('staging synthesizes, cdk-nag included, as TaskBoard-staging', () => {
+    const built = synthDeployment({ stage: 'staging' });
+    expect(built.stack.stackName).toBe('TaskBoard-staging');
+    expect(built.root.template.Description).toBe('Task-board REST service (staging)');
+  });
+
   it("is dev when no stage is given (cdk.json's default)", () => {
     expect(configOf({}).stage).toBe('dev');
   });
