@@ -1,3 +1,5 @@
+import { routes as routeTable } from '../lib/routes';
+import { rateLimitOf } from '../lib/rows/row';
 import type { RouteSummary } from './client';
 import type { BroadcastCase, DeliveryReport, ItemSizes, LogSample } from './delivery';
 import { round } from './util';
@@ -66,6 +68,9 @@ export const MIX: Record<string, number> = {
  * log (issue 27) every change of a board is such a transaction: its own writes, the board item's
  * Update (seq) and the log item's Put; what that adds is itemised by eventCostModel below.
  */
+/** Write units of the rate limiter's counter update on a counted request (api-contract.md "Rate limits"). */
+export const RATE_LIMIT_WRU = 1;
+
 export const UNIT_MODEL: Record<string, (measured: number) => { rru: number; wru: number; source: string }> = {
   health: () => ({ rru: 0, wru: 0, source: 'no table access' }),
   'auth.login': () => ({ rru: 0, wru: 0, source: 'no table access' }),
@@ -143,7 +148,13 @@ export function costModel(routes: RouteSummary[], memoryMb: number): CostReport 
     // Cognito routes: the local "own" time includes the emulator's answers; 2 ms of own work is assumed instead.
     const serviceMs = cognito > 0 ? 2 : r.ownMs.p50;
     const billedMs = Math.ceil(serviceMs + r.sequential.median * ASSUMPTIONS.dynamoRoundTripMs + cognito);
-    const units = UNIT_MODEL[route]?.(r.capacity.median) ?? { rru: r.capacity.median, wru: 0, source: 'measured' };
+    const modelled = UNIT_MODEL[route]?.(r.capacity.median) ?? { rru: r.capacity.median, wru: 0, source: 'measured' };
+    // The rate limiter's counter (docs/rate-limits.md): one conditional UpdateItem of a small item
+    // on every counted request, 1 WRU. The bench's stack runs without limits, so it is added here.
+    const counted = rateLimitOf(routeTable[route as keyof typeof routeTable]) !== undefined;
+    const units = counted
+      ? { ...modelled, wru: modelled.wru + RATE_LIMIT_WRU, source: `${modelled.source}; + 1 WRU, the rate limiter's counter` }
+      : modelled;
     const httpApiUnits = Math.max(1, Math.ceil(r.responseBytes / ASSUMPTIONS.httpApiMeteringBytes));
     const lambda = PRICES.lambdaPerMillionRequests + (memoryMb / 1024) * (billedMs / 1000) * 1e6 * PRICES.lambdaArm64PerGbSecond;
     const dynamodb = units.rru * PRICES.dynamoOnDemandPerMillionReadUnits + units.wru * PRICES.dynamoOnDemandPerMillionWriteUnits;
