@@ -614,6 +614,39 @@ describe('label events', () => {
   });
 });
 
+describe("a card's labels in its events", () => {
+  it('are those the REST answer shows: in label order (name, case-insensitively), a deleted label left out', async () => {
+    const user = await newUser();
+    const board = await newBoard(user);
+    const column = await newColumn(user, board.id);
+    const card = await newCard(user, column.id);
+    const label = (name: string) =>
+      ok<{ id: string }>(
+        201,
+        call('POST', `/boards/${board.id}/labels`, { token: user.token, body: { name, color: '#0e8a16' } }),
+      );
+    const zebra = await label('zebra');
+    const apple = await label('Apple');
+    const socket = await watching(user, board.id, 'owner');
+    const seq = await boardSeq(user, board.id);
+    await ok(200, call('PUT', `/cards/${card.id}/labels/${zebra.id}`, { token: user.token }));
+    const both = await ok<CardView & { label_ids: string[] }>(
+      200,
+      call('PUT', `/cards/${card.id}/labels/${apple.id}`, { token: user.token }),
+    );
+    expect(both.label_ids).toEqual([apple.id, zebra.id]);
+    await ok(204, call('DELETE', `/labels/${zebra.id}`, { token: user.token }));
+    const edited = (await ok<CardView>(200, patchCard(user, card.id, { title: 'After the label' }))) as CardView & {
+      label_ids: string[];
+    };
+    expect(edited.label_ids).toEqual([apple.id]);
+    expect(await socket.next()).toMatchObject({ type: 'card.updated', seq: seq + 1 });
+    expect(await socket.next()).toEqual(event('card.updated', board.id, user, { card: both, seq: seq + 2 }));
+    expect(await socket.next()).toEqual(event('label.deleted', board.id, user, { label_id: zebra.id, seq: seq + 3 }));
+    expect(await socket.next()).toEqual(event('card.updated', board.id, user, { card: edited, seq: seq + 4 }));
+  });
+});
+
 describe('member events', () => {
   it('sends member.added, member.updated and member.removed with the member view the REST routes return', async () => {
     const { owner, member, board } = await sharedBoard();
