@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { BOARD_EVENT_KINDS } from '../domain/events';
 import { MAX_DESCRIPTION_LENGTH, MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD, MAX_TOKEN_LENGTH } from '../domain/limits';
 import { KINDS } from './error-kinds';
 
@@ -370,6 +371,17 @@ export const moveColumnBody = /* @__PURE__ */ onFirstUse(() =>
 /** The longest lifetime of a Cognito access token (one day), and so of a socket ticket bound to one. */
 const DAY_SECONDS = 86_400;
 /** A lifetime in whole seconds, at most a day (tokens and tickets). */
+/** The highest `seq` a board's log holds (its sort keys have 15 digits; lib/data/event-log.ts). */
+export const MAX_SEQ = 10 ** 15 - 1;
+const seqNumber = (min: number, description: string, example: number) =>
+  v.pipe(
+    v.number(),
+    v.integer(),
+    v.minValue(min),
+    v.maxValue(MAX_SEQ),
+    v.metadata({ format: 'int64', description, examples: [example] }),
+  );
+
 const lifetimeSeconds = (description: string, example: number) =>
   v.pipe(
     v.number(),
@@ -471,14 +483,10 @@ export const boardTree = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       ...boardEntries(),
-      seq: v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(0),
-        about(
-          'The `seq` of the latest change the tree reflects (later ones may be reflected too; 0 for a board with no change yet): watch the board, then read `GET /boards/{id}/events?after=<seq>` to catch up from it.',
-          42,
-        ),
+      seq: seqNumber(
+        0,
+        'The `seq` of the latest change the tree reflects (later ones may be reflected too; 0 for a board with no change yet): watch the board, then read `GET /boards/{id}/events?after=<seq>` to catch up from it.',
+        42,
       ),
       columns: v.pipe(
         v.array(columnWithCards()),
@@ -662,19 +670,14 @@ export const boardEvent = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.looseObject({
       type: v.pipe(
-        v.string(),
-        about('The kind of change, e.g. `card.moved` (the AsyncAPI document lists every kind and its fields).', 'card.moved'),
+        v.picklist(BOARD_EVENT_KINDS),
+        about('The kind of change (the AsyncAPI document gives each kind its fields).', 'card.moved'),
       ),
       event_id: id("The change's own id: the same on every delivery of it."),
       board_id: id('The board.'),
       actor_id: id('The user who made the change.'),
       occurred_at: timestamp('When the change was written'),
-      seq: v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(1),
-        about("The change's number on its board: 1, 2, 3, ... with no gap, in the order the changes took effect.", 42),
-      ),
+      seq: seqNumber(1, "The change's number on its board: 1, 2, 3, ... with no gap, in the order the changes took effect.", 42),
     }),
     about('A board event exactly as watchers received it, with the fields of its kind.'),
   ),
@@ -689,14 +692,10 @@ export const eventPage = /* @__PURE__ */ onFirstUse(() =>
           'The events with `seq` above `after`, ascending, at most `limit` (fewer may come when they are large: ask again from the last one).',
         ),
       ),
-      latest_seq: v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(0),
-        about(
-          "The board's latest `seq` (0 for a board with no change yet): read on while the last event's `seq` is below it.",
-          42,
-        ),
+      latest_seq: seqNumber(
+        0,
+        "The board's latest `seq` (0 for a board with no change yet): read on while the last event's `seq` is below it.",
+        42,
       ),
     }),
     about("A page of a board's event log."),

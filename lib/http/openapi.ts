@@ -609,8 +609,8 @@ export function buildOpenApiDocument() {
                 description: QUERY_PARAMETER_TEXT[name],
                 schema:
                   name === 'limit'
-                    ? { type: 'integer', minimum: 1, maximum: s.MAX_EVENTS_PAGE, default: s.DEFAULT_EVENTS_PAGE }
-                    : { type: 'integer', minimum: 0, default: 0 },
+                    ? { type: 'integer', format: 'int32', minimum: 1, maximum: s.MAX_EVENTS_PAGE, default: s.DEFAULT_EVENTS_PAGE }
+                    : { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
                 example: name === 'limit' ? 100 : 41,
               })),
             ],
