@@ -290,11 +290,12 @@ describe('DynamoDB throttling below the SDK', () => {
   });
 
   it('a throttled write is not sent again after its 503 has been answered (no write the client was told failed)', async () => {
-    // An invocation with 2 s left: the card's transaction is throttled at 0 and 1 s (jitter
-    // pinned: delays 999, 1998 ms), the deadline answers 503 at ~2 s, and the SDK's third
-    // attempt (at ~3 s) would succeed. Once the 503 is out, that attempt must not happen: in
-    // Lambda it would run when the frozen container thaws for some later request, and the client,
-    // told 503, retries and gets a second card.
+    // An invocation with 5 s left (deadline at ~4.5 s): the card's transaction is throttled at 0
+    // and 1 s (jitter pinned: delays 999, 1998 ms), and the SDK's third attempt, due at ~3 s, would
+    // succeed. It is not sent: a write starts only with WRITE_BUDGET_MS (3 s) left before the
+    // deadline, so the request answers 503 with nothing in flight, and no attempt follows the 503
+    // (in Lambda it would run when the frozen container thaws for some later request, and the
+    // client, told 503, retries and gets a second card).
     pinJitter(0.999);
     const fake = install((request) =>
       request.operation === 'TransactWriteItems' && fake.of('TransactWriteItems').length < 3 ? throttled() : realAnswer(request),
@@ -302,16 +303,17 @@ describe('DynamoDB throttling below the SDK', () => {
     const startedAt = Date.now();
     const reply = await createCard(
       event('POST', `/columns/${columnId}/cards`, { title: 'once' }, { id: columnId }),
-      lambdaContext(2_000),
+      lambdaContext(5_000),
     );
     const answeredAt = Date.now();
 
     expectUnavailable(reply);
     expect(fake.of('TransactWriteItems').length).toBeGreaterThanOrEqual(1);
-    // The third attempt is due at ~3.0 s; wait well past it, so that a slow machine still sees it.
-    await settle(() => fake.of('TransactWriteItems').length >= 3, startedAt + 5_000);
+    // Had the third attempt been sent (~3 s), it would have succeeded: wait well past the deadline.
+    await settle(() => fake.of('TransactWriteItems').length >= 3, startedAt + 7_000);
     const late = fake.requests.filter((r) => r.at > answeredAt).map((r) => `${r.operation} (${r.attemptHeader})`);
     expect(late).toEqual([]);
+    expect(fake.of('TransactWriteItems')).toHaveLength(2);
   });
 
   it('throttling in the board-access check (before the handler) is also answered before the deadline', async () => {
