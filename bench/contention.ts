@@ -47,7 +47,8 @@ async function race(
   const statuses: Record<string, number> = {};
   for (const answer of answers) {
     // A failure says which: the deadline, or the retries running out (StorageBusy), by its problem's detail.
-    const key = answer.status < 400 ? String(answer.status) : `${answer.status} ${String(answer.body?.detail ?? '').slice(0, 60)}`;
+    const key =
+      answer.status < 400 ? String(answer.status) : `${answer.status} ${String(answer.body?.detail ?? '').slice(0, 60)}`;
     statuses[key] = (statuses[key] ?? 0) + 1;
   }
   const walls = answers.map((a) => a.wallMs);

@@ -4,7 +4,7 @@ import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, type BoardScope, relatedOnBoard } from './access';
 import { type Item, itemAtCancellation, LostRace, queryPages, retryLostRaces } from './db';
 import { type BoardItemChange, commitChange } from './event-log';
-import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
+import { type BoardRecord, type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
@@ -190,52 +190,76 @@ export async function updateCard(
   scope: BoardScope,
   changes: { title?: string | null; description?: string | null },
 ): Promise<Card> {
-  let card = scope.card!;
+  const holder = { card: scope.card! };
   const state = { board: scope.board };
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
   return retryLostRaces(async () => {
-    const updated: CardRecord = { ...card, ...fields };
+    const { card } = holder;
     if (Object.entries(fields).every(([name, value]) => (card as unknown as Record<string, unknown>)[name] === value)) {
       return toCard(card, state.board.labels);
     }
     const names = Object.keys(fields);
-    const shown = toCard(updated, state.board.labels);
-    const asRead = cardAsRead(card);
-    try {
-      await commitChange({
-        boardId: scope.boardId,
-        state,
-        kind: 'card.updated',
-        actor: actorOf(scope),
-        fields: { card: shown },
-        writes: [
-          {
-            Update: {
-              Key: keys.card(scope.boardId, card.id),
-              UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-              ConditionExpression: asRead.condition,
-              ExpressionAttributeNames: { ...asRead.names, ...Object.fromEntries(names.map((name) => [`#${name}`, name])) },
-              ExpressionAttributeValues: {
-                ...asRead.values,
-                ...Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
-              },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-        ],
-        board: notDeletingColumn(card.column_id),
-        gone: () => new NotFound('Card'),
-        boardRefused: () => new NotFound('Card'),
-      });
-      return shown;
-    } catch (error) {
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-        card = cardAtCancellation(error);
-        throw new LostRace();
-      }
-      throw error;
-    }
+    return commitCardUpdate(
+      scope,
+      state,
+      holder,
+      { ...card, ...fields },
+      {
+        expression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+        names: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+        values: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+      },
+    );
   });
+}
+
+/**
+ * A change of a card that `card.updated` tells (its fields, its labels): one update of the card
+ * as read, with the board's `seq` and the event of the card as written (`updated`). The card
+ * changed meanwhile makes the attempt go again on the card as it now is (`holder.card`, from the
+ * failed condition); its column's deletion begun makes it 404.
+ */
+export async function commitCardUpdate(
+  scope: BoardScope,
+  state: { board: BoardRecord },
+  holder: { card: CardRecord },
+  updated: CardRecord,
+  update: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> },
+): Promise<Card> {
+  const { card } = holder;
+  const shown = toCard(updated, state.board.labels);
+  const asRead = cardAsRead(card);
+  try {
+    await commitChange({
+      boardId: scope.boardId,
+      state,
+      kind: 'card.updated',
+      actor: actorOf(scope),
+      fields: { card: shown },
+      writes: [
+        {
+          Update: {
+            Key: keys.card(scope.boardId, card.id),
+            UpdateExpression: update.expression,
+            ConditionExpression: asRead.condition,
+            ExpressionAttributeNames: { ...asRead.names, ...update.names },
+            ExpressionAttributeValues: { ...asRead.values, ...update.values },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+      ],
+      board: notDeletingColumn(card.column_id),
+      gone: () => new NotFound('Card'),
+      boardRefused: () => new NotFound('Card'),
+    });
+    return shown;
+  } catch (error) {
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
+      holder.card = cardAtCancellation(error);
+      throw new LostRace();
+    }
+    throw error;
+  }
 }
 
 /** Whether two reads of a card show the same card (what its events carry). */

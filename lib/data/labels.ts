@@ -4,7 +4,7 @@ import { Conflict, Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { byLabelName } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
-import { cardAsRead, cardAtCancellation } from './cards';
+import { commitCardUpdate } from './cards';
 import {
   documentClient,
   isConditionFailure,
@@ -318,45 +318,20 @@ export function detachLabel(scope: BoardScope, labelId: string): Promise<Card> {
  * it now is. One UpdateItem, answered with the card as written.
  */
 function changeCardLabels(scope: BoardScope, change: (live: string[]) => string[] | undefined): Promise<Card> {
-  let card = scope.card!;
+  const holder = { card: scope.card! };
   const state = { board: scope.board };
   return retryLostRaces(async () => {
-    const labels = state.board.labels;
-    const next = change(liveLabelIds(card.label_ids, labels));
-    if (!next) return toCard(card, labels);
-    const shown = toCard({ ...card, label_ids: new Set(next) }, labels);
-    const asRead = cardAsRead(card);
-    try {
-      await commitChange({
-        boardId: scope.boardId,
-        state,
-        kind: 'card.updated',
-        actor: actorOf(scope),
-        fields: { card: shown },
-        writes: [
-          {
-            Update: {
-              Key: keys.card(scope.boardId, card.id),
-              UpdateExpression: next.length > 0 ? 'SET label_ids = :next' : 'REMOVE label_ids',
-              ConditionExpression: asRead.condition,
-              ExpressionAttributeNames: asRead.names,
-              ExpressionAttributeValues: { ...asRead.values, ...(next.length > 0 ? { ':next': new Set(next) } : {}) },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-        ],
-        board: { condition: 'NOT contains(deleting_columns, :column)', values: { ':column': card.column_id } },
-        gone: () => new NotFound('Card'),
-        boardRefused: () => new NotFound('Card'),
-      });
-      return shown;
-    } catch (error) {
-      // The card changed since it was read: the attempt goes again on the card as it now is.
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-        card = cardAtCancellation(error);
-        throw new LostRace();
-      }
-      throw error;
-    }
+    const { card } = holder;
+    const next = change(liveLabelIds(card.label_ids, state.board.labels));
+    if (!next) return toCard(card, state.board.labels);
+    return commitCardUpdate(
+      scope,
+      state,
+      holder,
+      { ...card, label_ids: new Set(next) },
+      next.length > 0
+        ? { expression: 'SET label_ids = :next', values: { ':next': new Set(next) } }
+        : { expression: 'REMOVE label_ids' },
+    );
   });
 }
