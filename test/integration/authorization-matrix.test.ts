@@ -201,6 +201,7 @@ const PROFILES: Record<string, Profile> = {
   'boards.list': {},
   'boards.create': { body: () => ({ title: 'Created by the matrix' }) },
   'boards.get': {},
+  'boards.events': {},
   'boards.rename': { body: () => title },
   'boards.delete': {
     fresh: { candidate: false },
