@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { BOARD_EVENT_KINDS } from '../domain/events';
-import { MAX_DESCRIPTION_LENGTH, MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD, MAX_TOKEN_LENGTH } from '../domain/limits';
+import { MAX_DESCRIPTION_LENGTH, MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD, MAX_SEQ, MAX_TOKEN_LENGTH } from '../domain/limits';
 import { KINDS } from './error-kinds';
 
 /**
@@ -371,8 +371,6 @@ export const moveColumnBody = /* @__PURE__ */ onFirstUse(() =>
 /** The longest lifetime of a Cognito access token (one day), and so of a socket ticket bound to one. */
 const DAY_SECONDS = 86_400;
 /** A lifetime in whole seconds, at most a day (tokens and tickets). */
-/** The highest `seq` a board's log holds (its sort keys have 15 digits; lib/data/event-log.ts). */
-export const MAX_SEQ = 10 ** 15 - 1;
 const seqNumber = (min: number, description: string, example: number) =>
   v.pipe(
     v.number(),

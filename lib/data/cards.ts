@@ -316,9 +316,7 @@ export async function deleteCard(scope: BoardScope): Promise<void> {
       });
     } catch (error) {
       if (cancellationCodes(error)?.[0] !== 'ConditionalCheckFailed') throw error;
-      const current = itemAtCancellation<CardRecord>(error, 0);
-      if (!current) throw new NotFound('Card');
-      card = current;
+      card = cardAtCancellation(error);
       throw new LostRace();
     }
   });
@@ -409,8 +407,7 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
       const codes = cancellationCodes(error);
       if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFound('Target column');
       if (codes?.[0] === 'ConditionalCheckFailed') {
-        const current = itemAtCancellation<CardRecord>(error, 0);
-        if (!current) throw new NotFound('Card');
+        const current = cardAtCancellation(error);
         // Its column's deletion began meanwhile (the board's condition failed too, and returned
         // the board as it now is): the card is about to go.
         if (state.board.deleting_columns?.has(current.column_id)) throw new NotFound('Card');

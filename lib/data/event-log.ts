@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { NotFound, ResyncRequired } from '../domain/errors';
 import type { BoardEvent, BoardEventKind } from '../domain/events';
+import { MAX_SEQ } from '../domain/limits';
 import { ENV, secondsFromEnv } from '../runtime/config';
 import { type Item, itemAtCancellation, LostRace, queryPages, type TransactItem, transactWrite } from './db';
 import { type BoardRecord, now } from './records';
 import { cancellationCodes } from './sdk-errors';
-import { keys, TTL_ATTRIBUTE } from './table';
+import { keys, logSortKey, TTL_ATTRIBUTE } from './table';
 
 /**
  * The board's event log (../shared/spec/realtime.md, "Sequence numbers and catching up";
@@ -91,16 +92,6 @@ export interface Change {
   boardRefused?: (board: BoardRecord) => Error;
 }
 
-/** What the caller learns of a committed change. */
-export interface Committed {
-  seq: number;
-  event: BoardEvent;
-}
-
-const logSortKey = (seq: number) => keys.logEntry('', seq).sk;
-/** The highest seq a log item's 15-digit sort key holds (a board would take millennia to reach it). */
-const MAX_LOGGED_SEQ = 10 ** 15 - 1;
-
 /**
  * Commits one change of a board with its number and log item (see above). The transaction is the
  * change's `writes`, then the board item, then the log item. Cancellations:
@@ -111,7 +102,7 @@ const MAX_LOGGED_SEQ = 10 ** 15 - 1;
  *   retryLostRaces to run the attempt again on the board as it now is;
  * - the change's own board condition failed: `boardRefused(board)`.
  */
-export async function commitChange(change: Change): Promise<Committed> {
+export async function commitChange(change: Change): Promise<void> {
   const { boardId, state } = change;
   const seen = seqOf(state.board);
   const seq = seen + 1;
@@ -160,7 +151,6 @@ export async function commitChange(change: Change): Promise<Committed> {
       boardItem,
       { Put: { Item: { ...keys.logEntry(boardId, seq), ...log, [TTL_ATTRIBUTE]: keptUntil } } },
     ]);
-    return { seq, event };
   } catch (error) {
     const codes = cancellationCodes(error);
     if (!codes) throw error;
@@ -198,8 +188,8 @@ export async function readLog(
   after: number,
   limit: number,
 ): Promise<{ events: BoardEvent[]; lastSeq: number; expired: boolean }> {
-  // No board reaches a seq of 15 digits, and a 16-digit sort key would sort before the 15-digit ones.
-  if (after >= MAX_LOGGED_SEQ) return { events: [], lastSeq: 0, expired: false };
+  // No board reaches MAX_SEQ, and a longer sort key would sort before the others.
+  if (after >= MAX_SEQ) return { events: [], lastSeq: 0, expired: false };
   let items: LogItem[] = [];
   await queryPages(
     {

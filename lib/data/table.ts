@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SEQ_DIGITS } from '../domain/limits';
 
 /**
  * The single table: its shape, its index and every key builder. CDK (infra/task-board-stack.ts)
@@ -71,9 +72,8 @@ const BOARD_SK = '#BOARD';
 const MEMBER_PREFIX = '#MEMBER#';
 // After every letter: log items sort last, outside every range a request reads but the log's.
 const LOG_PREFIX = '~LOG#';
-/** Digits of a log item's number: zero-padded, so that sort keys sort as numbers. */
-const SEQ_DIGITS = 15;
-const logSortKeyOf = (seq: number) => `${LOG_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
+/** A log item's sort key: its `seq` zero-padded to SEQ_DIGITS, so that keys sort as numbers. */
+export const logSortKey = (seq: number) => `${LOG_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
 const WATCH_PREFIX = '#WATCH#';
 const LOOKUP_SK = '#LOOKUP';
 
@@ -103,7 +103,7 @@ export const keys = {
   labelPrefix: 'LABEL#',
   labelName: (boardId: string, name: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `#LABELNAME#${labelNameKey(name)}` }),
   labelLookup: (labelId: string): ItemKey => ({ pk: `LABEL#${labelId}`, sk: LOOKUP_SK }),
-  logEntry: (boardId: string, seq: number): ItemKey => ({ pk: `BOARD#${boardId}`, sk: logSortKeyOf(seq) }),
+  logEntry: (boardId: string, seq: number): ItemKey => ({ pk: `BOARD#${boardId}`, sk: logSortKey(seq) }),
   logPrefix: LOG_PREFIX,
   watch: (boardId: string, connectionId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `${WATCH_PREFIX}${connectionId}` }),
   watchPrefix: WATCH_PREFIX,

@@ -14,3 +14,7 @@ export const MAX_TOKEN_LENGTH = 8192;
 export const MAX_WATCHES_PER_SOCKET = 20;
 /** The longest card description, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 16_384;
+/** Digits of a log item's `seq` in its sort key (zero-padded, so that keys sort as numbers). */
+export const SEQ_DIGITS = 15;
+/** The highest `seq` a board's log holds: the largest number of SEQ_DIGITS digits. */
+export const MAX_SEQ = 10 ** SEQ_DIGITS - 1;
