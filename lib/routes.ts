@@ -12,6 +12,7 @@ import {
   matchPath,
   methodsServedAt,
   type RouteRow,
+  type QueueConsumerRow,
   type ScheduleRow,
   type SocketRouteRow,
   type StreamConsumerRow,
@@ -24,6 +25,9 @@ export {
   functionTimeoutSeconds,
   type HttpMethod,
   isCatchAll,
+  type KeyAction,
+  type QueueAction,
+  type QueueConsumerRow,
   matchPath,
   type RouteRow,
   remainingMsOf,
@@ -107,6 +111,9 @@ export const streamConsumers = {
   'accounts.collect': accounts.accountsCollect,
 } satisfies Record<string, StreamConsumerRow>;
 
+/** The webhook deliveries queue's consumers, by id (lib/rows/row.ts QueueConsumerRow). */
+export const queueConsumers = {} satisfies Record<string, QueueConsumerRow>;
+
 /** The scheduled functions, by id. */
 export const schedules = {
   'sockets.sweep': events.socketsSweep,
@@ -115,6 +122,7 @@ export const schedules = {
 export type SocketRouteId = keyof typeof socketRoutes;
 export type StreamConsumerId = keyof typeof streamConsumers;
 export type ScheduleId = keyof typeof schedules;
+export type QueueConsumerId = keyof typeof queueConsumers;
 
 export type Routes = typeof routes;
 export type RouteId = keyof Routes;

@@ -24,6 +24,8 @@ export interface BoardRecord {
   labels?: Record<string, string>;
   /** The `seq` of the board's latest change (lib/data/event-log.ts); absent until its first. */
   seq?: number;
+  /** How many webhooks the board has (webhooks.md: at most 10); kept in each create's and delete's transaction. */
+  webhook_count?: number;
 }
 
 export interface MemberRecord {
@@ -136,3 +138,55 @@ export const toLabel = (r: LabelRecord): Label => ({ id: r.id, board_id: r.board
 
 /** Millisecond ISO 8601 UTC with `Z`, as the contract fixes. */
 export const now = () => new Date().toISOString();
+
+/**
+ * A webhook (webhooks.md), item `BOARD#<board> / WEBHOOK#<id>`. The secrets are stored only as
+ * KMS ciphertexts bound to the webhook (docs/webhooks.md "Secrets at rest"); `toWebhook` never
+ * shows them. The delivery worker keeps the failure fields.
+ */
+export interface WebhookRecord {
+  id: string;
+  board_id: string;
+  url: string;
+  /** Event types it selects; empty: all of them. */
+  events: string[];
+  description: string | null;
+  active: boolean;
+  disabled_reason: 'failing' | null;
+  created_at: string;
+  /** KMS ciphertext of the current secret's text (`whsec_…`). */
+  secret_enc: Uint8Array;
+  /** The secret before the last rotation: it still signs until `rotated_at` + 24 h. */
+  previous_secret_enc?: Uint8Array;
+  rotated_at?: string;
+  /** The first failed attempt since the last success (switching off after 5 days of failures). */
+  failing_since?: string;
+  /** Deliveries that ended failed since the last success (switching off at 50). */
+  failed_in_row?: number;
+  /** Set when the board is deleted: the item stays until pending deliveries end, then TTL removes it. */
+  ttl?: number;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** A delivery of one event to one webhook (webhooks.md "Delivery"), item `WEBHOOK#<id> / DELIVERY#…`. */
+export interface DeliveryRecord {
+  /** The `webhook-id` header: the same on every attempt (lib/webhooks/signature.ts deliveryId). */
+  id: string;
+  webhook_id: string;
+  board_id: string;
+  event_id: string;
+  type: string;
+  seq: number | null;
+  /** The exact bytes every attempt sends and signs (the event's JSON). */
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  /** The event's time: the delivery's place in the log, newest first. */
+  occurred_at: string;
+  ttl: number;
+}

@@ -36,6 +36,14 @@ import { SEQ_DIGITS } from '../domain/limits';
  *   IDEMPOTENCY#<userId>  #IDEMPOTENCY#<keyHash>   a POST's Idempotency-Key: its request's fingerprint and
  *                                                  first answer; one partition per user, which an account deletion empties
  *
+ * Webhooks (docs/webhooks.md):
+ *   BOARD#<boardId>   WEBHOOK#<webhookId>  a webhook of the board (after LABEL#: outside the tree's range);
+ *                                          the board item's `webhook_count` caps them
+ *   WEBHOOK#<id>      #LOOKUP              webhook id -> board id
+ *   WEBHOOK#<id>      DELIVERY#<ms>#<msgId> a delivery of one event to the webhook, by the event's time
+ *                                          (13-digit epoch ms) then its webhook-id: newest first is one
+ *                                          backwards Query; a `ttl` keeps it at least 7 days
+ *
  * Accounts (docs/accounts.md):
  *   USER#<userId>     #DELETION            an account being deleted: its table stream record starts the
  *                                          account collector, which removes it last
@@ -121,6 +129,16 @@ export const keys = {
   userSocketPrefix: 'SOCKET#',
   userTicket: (userId: string, ticketHash: string): ItemKey => ({ pk: `USER#${userId}`, sk: `TICKET#${ticketHash}` }),
   userTicketPrefix: 'TICKET#',
+  webhook: (boardId: string, webhookId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `WEBHOOK#${webhookId}` }),
+  webhookPrefix: 'WEBHOOK#',
+  webhookLookup: (webhookId: string): ItemKey => ({ pk: `WEBHOOK#${webhookId}`, sk: LOOKUP_SK }),
+  /** `occurredAt`: the event's time (ISO 8601); deliveries sort by it, then by their id. */
+  delivery: (webhookId: string, occurredAt: string, deliveryId: string): ItemKey => ({
+    pk: `WEBHOOK#${webhookId}`,
+    sk: `DELIVERY#${String(Date.parse(occurredAt)).padStart(13, '0')}#${deliveryId}`,
+  }),
+  webhookPartition: (webhookId: string) => `WEBHOOK#${webhookId}`,
+  deliveryPrefix: 'DELIVERY#',
 };
 
 /** The board id of a key in a board's partition. */

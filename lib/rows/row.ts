@@ -18,6 +18,10 @@ export type TableAction =
   | 'dynamodb:DeleteItem'
   | 'dynamodb:BatchWriteItem'
   | 'dynamodb:ConditionCheckItem';
+/** Actions on the webhook deliveries queue (infra: its SQS queue; locally: infra/local/sqs.ts). */
+export type QueueAction = 'sqs:SendMessage';
+/** Actions with the webhook secrets' KMS key (encryption context bound to the webhook; docs/webhooks.md). */
+export type KeyAction = 'kms:Encrypt' | 'kms:Decrypt';
 export type CognitoAction =
   | 'cognito-idp:AdminConfirmSignUp'
   | 'cognito-idp:AdminDeleteUser'
@@ -40,6 +44,10 @@ export interface FunctionRow {
   /** Actions on the table's index (lib/data/table.ts), granted on the index alone. */
   index?: 'dynamodb:Query'[];
   cognito: CognitoAction[];
+  /** Actions on the webhook deliveries queue: only functions that enqueue a delivery. */
+  queue?: QueueAction[];
+  /** Actions with the webhook secrets' key: encrypt where a secret is made, decrypt where one signs. */
+  key?: KeyAction[];
   /** `execute-api:ManageConnections` on the WebSocket stage: only functions that send to sockets. */
   manageConnections?: boolean;
   /** Configuration the function reads beyond the table and the pool (lib/runtime/config.ts). */
@@ -107,6 +115,20 @@ export interface StreamConsumerRow extends FunctionRow {
   batchSize: number;
   retryAttempts: number;
   maxRecordAgeSeconds: number;
+}
+
+/**
+ * Functions fed by the webhook deliveries queue: CDK makes an SQS event source (partial batch
+ * responses) and the local stack's queue stand-in (infra/local/sqs.ts) invokes the handler the
+ * same way, with the same batch size, visibility timeout and receive count before the
+ * dead-letter queue.
+ */
+export interface QueueConsumerRow extends FunctionRow {
+  batchSize: number;
+  /** Receives of one message before it moves to the dead-letter queue. */
+  maxReceiveCount: number;
+  /** At most this many concurrent invocations (SQS event source's maximum concurrency, ≥ 2). */
+  maxConcurrency: number;
 }
 
 /** Functions run on a schedule (EventBridge on AWS, a timer in the local stack). */

@@ -31,6 +31,12 @@ export const ENV = {
   authRateLimitRequests: 'AUTH_RATE_LIMIT_REQUESTS',
   /** Webhook hosts let through the address check (comma-separated names or IP literals); unset on AWS. */
   webhookAllowHosts: 'WEBHOOK_ALLOW_HOSTS',
+  /** The webhook deliveries queue's URL (SQS on AWS, infra/local/sqs.ts locally). */
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  /** The KMS key (id or ARN) that encrypts webhook secrets (infra/local/kms.ts locally). */
+  webhookKeyId: 'WEBHOOK_KEY_ID',
+  /** Delays between a delivery's attempts in seconds, comma-separated (webhooks.md); default about a day. */
+  webhookRetrySchedule: 'WEBHOOK_RETRY_SCHEDULE',
 } as const;
 
 export type EnvName = (typeof ENV)[keyof typeof ENV];
