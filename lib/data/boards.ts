@@ -271,6 +271,10 @@ export async function deleteBoardContents(boardId: string): Promise<void> {
       const doomed: ItemKey[] = [];
       for (const item of items) {
         if (item.sk.startsWith(keys.watchPrefix)) continue;
+        // A webhook outlives its board until `board.deleted` and its earlier deliveries have been
+        // sent (webhooks.md): the webhook fanout gives it and its lookup a TTL when it hands that
+        // event out, and the routes already answer 404 (the board is gone).
+        if (item.sk.startsWith(keys.webhookPrefix)) continue;
         doomed.push({ pk: item.pk, sk: item.sk });
         if (item.sk.startsWith(keys.memberPrefix)) doomed.push(keys.userBoard(item.user_id as string, boardId));
         else if (item.sk.startsWith(keys.columnPrefix)) doomed.push(keys.columnLookup(item.id as string));
