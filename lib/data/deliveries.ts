@@ -1,0 +1,486 @@
+import { randomUUID } from 'node:crypto';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ENV, requireEnv } from '../runtime/config';
+import { stopAtDeadline } from '../runtime/deadline';
+import { sdkLogger } from '../runtime/logger';
+import { retrySchedule, scheduleSeconds } from '../webhooks/retry-schedule';
+import { deliveryId } from '../webhooks/signature';
+import { documentClient, getItems, queryPages, tableName } from './db';
+import type { DeliveryRecord, DeliveryStatus, WebhookRecord } from './records';
+import { keys, TTL_ATTRIBUTE } from './table';
+
+/**
+ * Webhook deliveries (../shared/spec/webhooks.md "Deliveries"; docs/webhooks.md "The pipeline"):
+ * the delivery items `WEBHOOK#<id> / DELIVERY#<ms>#<msg id>` and the messages of the deliveries
+ * queue that drive their attempts. Storage and the queue only: the attempt itself (address check,
+ * signing, HTTP) is lib/webhooks/attempt.ts, and the worker's flow lib/queue/deliver.ts.
+ *
+ * A message is `{"webhook_id", "board_id", "delivery_sk"}`: it names the delivery, and the item
+ * holds everything else (body, status, attempts, when the next attempt is due). So a message may be
+ * repeated, late or early: the worker reads the item (strongly consistent) and acts on what it says.
+ */
+
+/** A delivery's public shape (webhooks.md "Delivery"); unknown values are null. */
+export interface Delivery {
+  id: string;
+  event_id: string;
+  type: string;
+  seq: number | null;
+  status: DeliveryStatus;
+  attempts: number;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+}
+
+/** An event to deliver to one webhook (the fanout's, one per selecting webhook; ping's, one). */
+export interface NewDelivery {
+  webhookId: string;
+  boardId: string;
+  event: { type: string; event_id: string; occurred_at: string; seq?: number } & Record<string, unknown>;
+}
+
+/** The body of a deliveries queue message. */
+export interface DeliveryMessage {
+  webhook_id: string;
+  board_id: string;
+  delivery_sk: string;
+}
+
+/** Deliveries are kept at least 7 days (spec), counted from the end of their schedule. */
+export const DELIVERY_RETENTION_SECONDS = 7 * 24 * 3600;
+/** SQS's longest per-message delay: a longer wait is several hops (lib/queue/deliver.ts). */
+export const MAX_QUEUE_DELAY_SECONDS = 900;
+/** SendMessageBatch takes at most 10 entries. */
+const SEND_BATCH = 10;
+
+export const sqsClient = new SQSClient({ logger: sdkLogger });
+stopAtDeadline(sqsClient);
+
+let cachedQueueUrl: string | undefined;
+/** The deliveries queue, read on first use (the rows that send list WEBHOOK_QUEUE_URL and check it at cold start). */
+export const queueUrl = () => (cachedQueueUrl ??= requireEnv(ENV.webhookQueueUrl));
+
+const epochSeconds = (ms: number) => Math.floor(ms / 1000);
+
+export function toDelivery(record: DeliveryRecord): Delivery {
+  return {
+    id: record.id,
+    event_id: record.event_id,
+    type: record.type,
+    seq: record.seq ?? null,
+    status: record.status,
+    attempts: record.attempts ?? 0,
+    last_attempt_at: record.last_attempt_at ?? null,
+    last_status_code: record.last_status_code ?? null,
+    last_error: record.last_error ?? null,
+    next_attempt_at: record.next_attempt_at ?? null,
+  };
+}
+
+/** The new item of one delivery: pending, due at once; its body is the event serialised once, the exact bytes every attempt sends and signs. */
+export function newDeliveryRecord(item: NewDelivery, at: Date = new Date()): DeliveryRecord & { pk: string; sk: string } {
+  const id = deliveryId(item.webhookId, item.event.event_id);
+  const key = keys.delivery(item.webhookId, item.event.occurred_at, id);
+  return {
+    ...key,
+    id,
+    webhook_id: item.webhookId,
+    board_id: item.boardId,
+    event_id: item.event.event_id,
+    type: item.event.type,
+    seq: typeof item.event.seq === 'number' ? item.event.seq : null,
+    body: JSON.stringify(item.event),
+    status: 'pending',
+    attempts: 0,
+    last_attempt_at: null,
+    last_status_code: null,
+    last_error: null,
+    next_attempt_at: null,
+    occurred_at: item.event.occurred_at,
+    ttl: epochSeconds(at.getTime()) + scheduleSeconds(retrySchedule()) + DELIVERY_RETENTION_SECONDS,
+  };
+}
+
+/**
+ * Makes the deliveries and sends their messages. Each item is Put only if absent (a stream retry
+ * of the same event makes no second delivery: the id is derived from webhook and event); its
+ * message is sent when the Put made it, or when the item is still untouched (pending, never
+ * attempted: the earlier run may have stopped between the Put and the send). A repeated message
+ * costs nothing: the worker's conditional claim lets one copy attempt. Throws when any item or
+ * message failed, so the caller's retry (the stream's, or the ping's client) covers it.
+ */
+export async function scheduleDeliveries(items: NewDelivery[]): Promise<void> {
+  if (items.length === 0) return;
+  const records = items.map((item) => newDeliveryRecord(item));
+  const toSend: DeliveryMessage[] = [];
+  const untouched: typeof records = [];
+  await Promise.all(
+    records.map(async (record) => {
+      try {
+        await documentClient.send(
+          new PutCommand({ TableName: tableName(), Item: record, ConditionExpression: 'attribute_not_exists(pk)' }),
+        );
+        toSend.push(messageOf(record));
+      } catch (error) {
+        if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+        untouched.push(record);
+      }
+    }),
+  );
+  if (untouched.length > 0) {
+    const found = await getItems(untouched);
+    for (const record of untouched) {
+      const existing = found.get<DeliveryRecord>(record);
+      if (existing?.status === 'pending' && (existing.attempts ?? 0) === 0) toSend.push(messageOf(record));
+    }
+  }
+  await sendMessages(toSend.map((message) => ({ message, delaySeconds: 0 })));
+}
+
+const messageOf = (record: Pick<DeliveryRecord, 'webhook_id' | 'board_id'> & { sk: string }): DeliveryMessage => ({
+  webhook_id: record.webhook_id,
+  board_id: record.board_id,
+  delivery_sk: record.sk,
+});
+
+/** Sends messages, 10 a call (calls in parallel); throws if any entry failed. */
+export async function sendMessages(messages: { message: DeliveryMessage; delaySeconds: number }[]): Promise<void> {
+  const calls: Promise<void>[] = [];
+  for (let i = 0; i < messages.length; i += SEND_BATCH) {
+    const chunk = messages.slice(i, i + SEND_BATCH);
+    calls.push(
+      (async () => {
+        if (chunk.length === 1) {
+          await sendMessage(chunk[0]!.message, chunk[0]!.delaySeconds);
+          return;
+        }
+        const out = await sqsClient.send(
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl(),
+            Entries: chunk.map(({ message, delaySeconds }, n) => ({
+              Id: String(n),
+              MessageBody: JSON.stringify(message),
+              DelaySeconds: clampDelay(delaySeconds),
+            })),
+          }),
+        );
+        if (out.Failed && out.Failed.length > 0)
+          throw new Error(`SendMessageBatch failed ${out.Failed.length} of ${chunk.length}: ${out.Failed[0]!.Code}`);
+      })(),
+    );
+  }
+  await Promise.all(calls);
+}
+
+const clampDelay = (seconds: number) => Math.max(0, Math.min(MAX_QUEUE_DELAY_SECONDS, Math.ceil(seconds)));
+
+/** One message, after `delaySeconds` (at most 15 minutes: SQS's limit). */
+export async function sendMessage(message: DeliveryMessage, delaySeconds: number): Promise<void> {
+  await sqsClient.send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl(),
+      MessageBody: JSON.stringify(message),
+      DelaySeconds: clampDelay(delaySeconds),
+    }),
+  );
+}
+
+/** A message body, or undefined for anything that is not one (the worker drops it). */
+export function parseMessage(body: string): DeliveryMessage | undefined {
+  try {
+    const value = JSON.parse(body) as Partial<DeliveryMessage>;
+    const ok =
+      typeof value.webhook_id === 'string' &&
+      typeof value.board_id === 'string' &&
+      typeof value.delivery_sk === 'string' &&
+      value.delivery_sk.startsWith(keys.deliveryPrefix);
+    return ok ? (value as DeliveryMessage) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The deliveries of a webhook, newest first (by the event's time), at most `limit`. One strongly consistent Query. */
+export async function listDeliveries(webhookId: string, limit: number): Promise<Delivery[]> {
+  const found: Delivery[] = [];
+  await queryPages(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.webhookPartition(webhookId), ':prefix': keys.deliveryPrefix },
+      ExpressionAttributeNames: { '#status': 'status', '#type': 'type' },
+      ProjectionExpression:
+        'id, event_id, #type, seq, #status, attempts, last_attempt_at, last_status_code, last_error, next_attempt_at',
+      ScanIndexForward: false,
+      Limit: limit,
+    },
+    (page) => {
+      for (const item of page) if (found.length < limit) found.push(toDelivery(item as unknown as DeliveryRecord));
+      return found.length < limit;
+    },
+  );
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worker's reads and conditional writes (lib/queue/deliver.ts holds the flow).
+
+/** The delivery a message names and its webhook, in one strongly consistent BatchGetItem. */
+export async function readDelivery(
+  message: DeliveryMessage,
+): Promise<{ delivery?: DeliveryRecord & { pk: string; sk: string }; webhook?: WebhookRecord }> {
+  const deliveryKey = { pk: keys.webhookPartition(message.webhook_id), sk: message.delivery_sk };
+  const webhookKey = keys.webhook(message.board_id, message.webhook_id);
+  const found = await getItems([deliveryKey, webhookKey]);
+  return {
+    delivery: found.get<DeliveryRecord & { pk: string; sk: string }>(deliveryKey),
+    webhook: found.get<WebhookRecord>(webhookKey),
+  };
+}
+
+const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
+
+/**
+ * Takes the next attempt of a delivery for this invocation: only while it is pending with the
+ * attempts this worker read and no other live claim. Two copies of one message (SQS delivers at
+ * least once; the fanout may send twice) cannot both attempt: the second's condition fails. A
+ * claim lasts `claimMs` (longer than an attempt and its record), so a worker that died mid-way
+ * leaves a claim the message's next receive can take. Returns the claim's token, or undefined.
+ */
+export async function claimAttempt(
+  delivery: Pick<DeliveryRecord, 'attempts'> & { pk: string; sk: string },
+  at: Date,
+  claimMs: number,
+): Promise<string | undefined> {
+  const token = randomUUID();
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: delivery.pk, sk: delivery.sk },
+        UpdateExpression: 'SET claim_token = :token, claimed_until = :until',
+        ConditionExpression:
+          '#status = :pending AND attempts = :seen AND (attribute_not_exists(claimed_until) OR claimed_until < :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':token': token,
+          ':until': at.getTime() + claimMs,
+          ':now': at.getTime(),
+          ':pending': 'pending',
+          ':seen': delivery.attempts ?? 0,
+        },
+      }),
+    );
+    return token;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** What one attempt's record changes on the delivery. */
+export interface AttemptRecord {
+  status: DeliveryStatus;
+  attemptedAt: Date;
+  statusCode: number | null;
+  error: string | null;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Records an attempt under the claim that made it (condition: the claim's token), ending the claim.
+ * False when the claim was lost (expired and taken by another copy): that copy records its own.
+ */
+export async function recordAttempt(
+  delivery: { pk: string; sk: string },
+  token: string,
+  attempt: AttemptRecord,
+): Promise<boolean> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: delivery.pk, sk: delivery.sk },
+        UpdateExpression:
+          'SET #status = :status, attempts = attempts + :one, last_attempt_at = :at, last_status_code = :code, ' +
+          'last_error = :error, next_attempt_at = :next REMOVE claim_token, claimed_until',
+        ConditionExpression: 'claim_token = :token',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':status': attempt.status,
+          ':one': 1,
+          ':at': attempt.attemptedAt.toISOString(),
+          ':code': attempt.statusCode,
+          ':error': attempt.error,
+          ':next': attempt.nextAttemptAt ? attempt.nextAttemptAt.toISOString() : null,
+          ':token': token,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Ends a pending delivery without an attempt (its webhook is switched off: `webhook_disabled`).
+ * Conditional on pending and no live claim: an attempt in flight records its own outcome.
+ */
+export async function endWithoutAttempt(delivery: { pk: string; sk: string }, error: string, at: Date): Promise<boolean> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: delivery.pk, sk: delivery.sk },
+        UpdateExpression: 'SET #status = :failed, last_error = :error, next_attempt_at = :null',
+        ConditionExpression: '#status = :pending AND (attribute_not_exists(claimed_until) OR claimed_until < :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':pending': 'pending',
+          ':error': error,
+          ':null': null,
+          ':now': at.getTime(),
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The webhook's failure fields (the worker keeps them; the owner's PATCH resets them).
+
+/** Failures before a webhook is switched off: 50 deliveries ended failed in a row, or 5 days of failures. */
+export const DISABLE_AFTER_FAILED_DELIVERIES = 50;
+export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3600 * 1000;
+
+type FailureFields = Pick<WebhookRecord, 'active' | 'failing_since' | 'failed_in_row'>;
+
+/** A success: the webhook is no longer failing. Only on a webhook that still exists. */
+export async function webhookSucceeded(boardId: string, webhookId: string): Promise<void> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhook(boardId, webhookId),
+        UpdateExpression: 'SET failed_in_row = :zero REMOVE failing_since',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_exists(failing_since) OR failed_in_row > :zero)',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error; // gone, or nothing to reset
+  }
+}
+
+/**
+ * A failed attempt: `failing_since` set if absent, and `failed_in_row` + 1 when the delivery ended
+ * failed. Returns the fields as they now are (undefined: the webhook is gone).
+ */
+export async function webhookFailed(
+  boardId: string,
+  webhookId: string,
+  at: Date,
+  deliveryEnded: boolean,
+): Promise<FailureFields | undefined> {
+  try {
+    const out = await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhook(boardId, webhookId),
+        UpdateExpression: deliveryEnded
+          ? 'SET failing_since = if_not_exists(failing_since, :at), failed_in_row = if_not_exists(failed_in_row, :zero) + :one'
+          : 'SET failing_since = if_not_exists(failing_since, :at)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: deliveryEnded
+          ? { ':at': at.toISOString(), ':zero': 0, ':one': 1 }
+          : { ':at': at.toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const item = out.Attributes as WebhookRecord | undefined;
+    return item && { active: item.active, failing_since: item.failing_since, failed_in_row: item.failed_in_row };
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Whether the failure fields call for switching the webhook off at `at`. */
+export function shouldSwitchOff(fields: FailureFields, at: Date): boolean {
+  if (!fields.active) return false;
+  if ((fields.failed_in_row ?? 0) >= DISABLE_AFTER_FAILED_DELIVERIES) return true;
+  const since = fields.failing_since ? Date.parse(fields.failing_since) : Number.NaN;
+  return at.getTime() - since >= DISABLE_AFTER_FAILING_MS;
+}
+
+/**
+ * Switches a failing webhook off (`active` false, `disabled_reason` `failing`), on condition that
+ * its failure fields are still those the worker saw: an owner's PATCH that switched it on (and
+ * reset them) meanwhile, or a success, wins. True when this call switched it off.
+ */
+export async function switchOff(boardId: string, webhookId: string, seen: FailureFields): Promise<boolean> {
+  const values: Record<string, unknown> = { ':false': false, ':true': true, ':failing': 'failing' };
+  let condition = 'attribute_exists(pk) AND active = :true';
+  if (seen.failing_since === undefined) condition += ' AND attribute_not_exists(failing_since)';
+  else {
+    condition += ' AND failing_since = :since';
+    values[':since'] = seen.failing_since;
+  }
+  if (seen.failed_in_row === undefined) condition += ' AND attribute_not_exists(failed_in_row)';
+  else {
+    condition += ' AND failed_in_row = :count';
+    values[':count'] = seen.failed_in_row;
+  }
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhook(boardId, webhookId),
+        UpdateExpression: 'SET active = :false, disabled_reason = :failing',
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * After `board.deleted` was scheduled: the board's webhooks and their lookups get a `ttl` past
+ * the end of the retry schedule (and a day), so the worker can still finish their deliveries and
+ * DynamoDB then removes them. Only items that still exist (a webhook deleted meanwhile stays gone).
+ */
+export async function expireWebhooks(boardId: string, webhookIds: string[], at: Date = new Date()): Promise<void> {
+  const ttl = epochSeconds(at.getTime()) + scheduleSeconds(retrySchedule()) + 24 * 3600;
+  const itemKeys = webhookIds.flatMap((id) => [keys.webhook(boardId, id), keys.webhookLookup(id)]);
+  await Promise.all(
+    itemKeys.map(async (key) => {
+      try {
+        await documentClient.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: 'SET #ttl = :ttl',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: { ':ttl': ttl },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }),
+  );
+}
