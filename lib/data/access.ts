@@ -10,6 +10,7 @@ import {
   type LabelRecord,
   type MemberRecord,
   type Role,
+  type WebhookRecord,
 } from './records';
 import { type ItemKey, keys } from './table';
 
@@ -20,7 +21,7 @@ import { type ItemKey, keys } from './table';
 export type AccessRule =
   | { scope: 'public' }
   | { scope: 'user' }
-  | { scope: 'board'; via: 'board' | 'column' | 'card' | 'label'; role: Role };
+  | { scope: 'board'; via: 'board' | 'column' | 'card' | 'label' | 'webhook'; role: Role };
 
 /** Ids named in the request besides the addressed one, fetched in the same round trips. */
 export interface RelatedIds {
@@ -39,10 +40,11 @@ export interface BoardScope {
   boardId: string;
   board: BoardRecord;
   member: MemberRecord;
-  /** The addressed column (via column), card (via card) or label (via label). */
+  /** The addressed column (via column), card (via card), label (via label) or webhook (via webhook). */
   column?: ColumnRecord;
   card?: CardRecord;
   label?: LabelRecord;
+  webhook?: WebhookRecord;
   /** Card-create version of the addressed column, read before anything else (lib/data/cards.ts). */
   columnCardVersion?: number;
   relatedColumns: Map<string, Related<ColumnRecord>>;
@@ -77,6 +79,7 @@ export async function resolveBoardScope<P>(
     ...(rule.via === 'column' ? [keys.columnLookup(addressedId)] : []),
     ...(rule.via === 'card' ? [keys.cardLookup(addressedId)] : []),
     ...(rule.via === 'label' ? [keys.labelLookup(addressedId)] : []),
+    ...(rule.via === 'webhook' ? [keys.webhookLookup(addressedId)] : []),
     ...relatedColumnIds.map(keys.columnLookup),
     ...relatedCardIds.map(keys.cardLookup),
     ...relatedLabelIds.map(keys.labelLookup),
@@ -97,6 +100,10 @@ export async function resolveBoardScope<P>(
   } else if (rule.via === 'label') {
     const lookup = lookups?.get<{ board_id: string }>(keys.labelLookup(addressedId));
     if (!lookup) throw new NotFound('Label');
+    boardId = lookup.board_id;
+  } else if (rule.via === 'webhook') {
+    const lookup = lookups?.get<{ board_id: string }>(keys.webhookLookup(addressedId));
+    if (!lookup) throw new NotFound('Webhook');
     boardId = lookup.board_id;
   }
 
@@ -122,6 +129,7 @@ export async function resolveBoardScope<P>(
     ...(rule.via === 'column' ? [keys.column(boardId, addressedId)] : []),
     ...(rule.via === 'card' ? [keys.card(boardId, addressedId)] : []),
     ...(rule.via === 'label' ? [keys.label(boardId, addressedId)] : []),
+    ...(rule.via === 'webhook' ? [keys.webhook(boardId, addressedId)] : []),
     ...sameBoardColumns.map((id) => keys.column(boardId, id)),
     ...sameBoardCards.map((id) => keys.card(boardId, id)),
     ...sameBoardLabels.map((id) => keys.label(boardId, id)),
@@ -151,9 +159,14 @@ export async function resolveBoardScope<P>(
     if (!board) throw new NotFound('Board');
   } else {
     // A child of a board whose deletion has begun is already gone for everybody.
-    const what = rule.via === 'column' ? 'Column' : rule.via === 'label' ? 'Label' : 'Card';
+    const what = { column: 'Column', card: 'Card', label: 'Label', webhook: 'Webhook' }[rule.via];
     if (!board) throw new NotFound(what);
-    if (rule.via === 'label') {
+    if (rule.via === 'webhook') {
+      // A deleted board's webhooks linger (with a ttl) until their deliveries end: the board item
+      // is gone at once, so they are 404 above; a webhook with a ttl is on its way out: 404 too.
+      scope.webhook = items.get<WebhookRecord>(keys.webhook(boardId, addressedId));
+      if (!scope.webhook || scope.webhook.ttl !== undefined) throw new NotFound('Webhook');
+    } else if (rule.via === 'label') {
       scope.label = items.get<LabelRecord>(keys.label(boardId, addressedId));
       // The board's map of live labels decides: a label being deleted is already gone.
       if (!scope.label || !isLiveLabel(board.labels, addressedId)) throw new NotFound('Label');

@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { LimitReached, NotFound } from '../domain/errors';
+import { newSecret } from '../webhooks/signature';
+import type { BoardScope } from './access';
+import {
+  documentClient,
+  isConditionFailure,
+  itemAtCancellation,
+  itemAtConditionFailure,
+  LostRace,
+  queryAll,
+  retryLostRaces,
+  tableName,
+  transactWrite,
+} from './db';
+import { now, type WebhookRecord } from './records';
+import { cancellationCodes } from './sdk-errors';
+import { keys, TTL_ATTRIBUTE } from './table';
+import { sealSecret } from './webhook-secrets';
+
+/**
+ * A board's webhooks (../shared/spec/webhooks.md, "Managing webhooks"; docs/webhooks.md). Each is an
+ * item of the board's partition (`WEBHOOK#<id>`, after every tree range) with a lookup
+ * (`WEBHOOK#<id> / #LOOKUP` -> board id) for the `/webhooks/{id}` routes; the board item's
+ * `webhook_count` caps them at 10, kept in the same transaction as every create and delete. Secrets
+ * are stored only as KMS ciphertexts (lib/data/webhook-secrets.ts) and shown only in the answers of
+ * create and rotate. No webhook change is a board event: the log, sockets and webhooks see none.
+ */
+
+/** The most webhooks one board has (webhooks.md: an eleventh is 409 naming the limit). */
+export const MAX_WEBHOOKS_PER_BOARD = 10;
+
+/** A webhook as the API shows it: never a secret, never the worker's failure fields. */
+export interface Webhook {
+  id: string;
+  board_id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  active: boolean;
+  disabled_reason: 'failing' | null;
+  created_at: string;
+}
+export type WebhookWithSecret = Webhook & { secret: string };
+
+export const toWebhook = (r: WebhookRecord): Webhook => ({
+  id: r.id,
+  board_id: r.board_id,
+  url: r.url,
+  events: [...(r.events ?? [])],
+  description: r.description ?? null,
+  active: r.active,
+  disabled_reason: r.disabled_reason ?? null,
+  created_at: r.created_at,
+});
+
+const limitReached = () => new LimitReached(`A board can have at most ${MAX_WEBHOOKS_PER_BOARD} webhooks; delete one first.`);
+
+/**
+ * Creates a webhook with a new secret: the secret is sealed first (one KMS Encrypt, bound to the new
+ * id), then one transaction puts the webhook and its lookup and adds 1 to the board's count, on
+ * condition that the board exists and has fewer than 10: a cancelled board condition is 404 when
+ * the board item is gone (deleted meanwhile), else the limit (409). Concurrent creates are serialised
+ * by DynamoDB on the board item, so exactly 10 of any burst succeed.
+ */
+export async function createWebhook(
+  scope: BoardScope,
+  input: { url: string; events?: string[] | null; description?: string | null },
+): Promise<WebhookWithSecret> {
+  const { boardId } = scope;
+  const id = randomUUID();
+  const secret = newSecret();
+  const record: WebhookRecord = {
+    id,
+    board_id: boardId,
+    url: input.url,
+    events: input.events ?? [],
+    description: input.description ?? null,
+    active: true,
+    disabled_reason: null,
+    created_at: now(),
+    secret_enc: await sealSecret(secret, { webhookId: id, boardId }),
+  };
+  try {
+    await transactWrite([
+      {
+        Put: {
+          Item: { ...keys.webhook(boardId, id), type: 'webhook', ...record },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          Item: { ...keys.webhookLookup(id), type: 'webhook_lookup', board_id: boardId },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Update: {
+          Key: keys.board(boardId),
+          UpdateExpression: 'ADD webhook_count :one',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(webhook_count) OR webhook_count < :max)',
+          ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS_PER_BOARD },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+    ]);
+  } catch (error) {
+    if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') {
+      throw itemAtCancellation(error, 2) ? limitReached() : new NotFound('Board');
+    }
+    throw error;
+  }
+  return { ...toWebhook(record), secret };
+}
+
+/** Creation order: `created_at`, then id (ids are random; at most 10 items, so sorted here). */
+const byCreation = (a: WebhookRecord, b: WebhookRecord) =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+
+/**
+ * Every webhook item of a board, oldest first: one strongly consistent Query of the board's
+ * `WEBHOOK#` range. The webhook fanout reads it for every event (a webhook made or switched off an
+ * instant before is seen), so it returns the records, secrets' ciphertexts included.
+ */
+export async function boardWebhooks(boardId: string): Promise<WebhookRecord[]> {
+  const items = (await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': keys.webhookPrefix },
+  })) as unknown as WebhookRecord[];
+  return items.sort(byCreation);
+}
+
+/** GET /boards/{id}/webhooks: the board's webhooks, oldest first, without secrets. */
+export async function listWebhooks(scope: BoardScope): Promise<Webhook[]> {
+  return (await boardWebhooks(scope.boardId)).filter((r) => r[TTL_ATTRIBUTE] === undefined).map(toWebhook);
+}
+
+export interface WebhookChanges {
+  url?: string | null;
+  events?: string[] | null;
+  description?: string | null;
+  active?: boolean | null;
+}
+
+/**
+ * PATCH /webhooks/{id}: null or omitted leaves a field as it is. `active: true` also clears what
+ * switched it off (`disabled_reason`, and the worker's `failing_since` and `failed_in_row`), so it
+ * starts afresh; `active: false` keeps the reason (null unless the service switched it off). One
+ * UpdateItem on condition that the webhook still exists and is not on its way out with its board: a
+ * delete that won the race makes it 404, never a resurrected item.
+ */
+export async function updateWebhook(scope: BoardScope, changes: WebhookChanges): Promise<Webhook> {
+  const webhook = scope.webhook!;
+  const set: string[] = [];
+  const remove: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const assign = (field: string, value: unknown) => {
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    set.push(`#${field} = :${field}`);
+  };
+  if (changes.url != null) assign('url', changes.url);
+  if (changes.events != null) assign('events', changes.events);
+  if (changes.description != null) assign('description', changes.description);
+  if (changes.active != null) assign('active', changes.active);
+  if (changes.active === true) {
+    assign('disabled_reason', null);
+    remove.push('failing_since', 'failed_in_row');
+  }
+  if (set.length === 0) return toWebhook(webhook);
+  try {
+    const out = await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhook(webhook.board_id, webhook.id),
+        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl)',
+        ExpressionAttributeNames: { ...names, '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toWebhook(out.Attributes as WebhookRecord);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new NotFound('Webhook');
+    throw error;
+  }
+}
+
+/**
+ * DELETE /webhooks/{id}: one transaction deletes the webhook and its lookup and takes 1 off the
+ * board's count. Its deliveries stay until their TTL (7 days); the worker drops pending ones whose
+ * webhook is gone. A second delete, or a board deleted meanwhile, is 404 and changes nothing.
+ */
+export async function deleteWebhook(scope: BoardScope): Promise<void> {
+  const webhook = scope.webhook!;
+  try {
+    await transactWrite([
+      {
+        Delete: {
+          Key: keys.webhook(webhook.board_id, webhook.id),
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl)',
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+        },
+      },
+      { Delete: { Key: keys.webhookLookup(webhook.id) } },
+      {
+        Update: {
+          Key: keys.board(webhook.board_id),
+          UpdateExpression: 'ADD webhook_count :minus',
+          // The board must exist: ADD on a missing item would create a stub board.
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':minus': -1 },
+        },
+      },
+    ]);
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Webhook');
+    throw error;
+  }
+}
+
+/**
+ * POST /webhooks/{id}/rotate-secret: a new secret, sealed; the current ciphertext becomes the
+ * previous one (it keeps signing for 24 hours from `rotated_at`), and a previous one still in its
+ * 24 hours is dropped (lib/webhooks/signature.ts rotateSecret: at most two ever sign). The write
+ * requires the ciphertext it replaces, so of two racing rotations the second starts again on the
+ * first's result: both answers' secrets keep signing, none is lost. Nothing is decrypted.
+ */
+export async function rotateWebhookSecret(scope: BoardScope): Promise<WebhookWithSecret> {
+  let webhook = scope.webhook!;
+  const ids = { webhookId: webhook.id, boardId: webhook.board_id };
+  const secret = newSecret();
+  const sealed = await sealSecret(secret, ids);
+  return retryLostRaces(async () => {
+    // rotateSecret's state change, on ciphertexts: the current secret becomes the previous one.
+    const rotatedAt = new Date().toISOString();
+    try {
+      const out = await documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhook(webhook.board_id, webhook.id),
+          UpdateExpression: 'SET secret_enc = :new, previous_secret_enc = :old, rotated_at = :at',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl) AND secret_enc = :old',
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':new': sealed, ':old': webhook.secret_enc, ':at': rotatedAt },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { ...toWebhook(out.Attributes as WebhookRecord), secret };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const current = itemAtConditionFailure<WebhookRecord>(error);
+      if (!current || current[TTL_ATTRIBUTE] !== undefined) throw new NotFound('Webhook');
+      webhook = current;
+      throw new LostRace();
+    }
+  });
+}
