@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { MiddlewareStack } from '@smithy/types';
 import type { FunctionRow } from '../../lib/routes';
 import { tableActionsOf } from '../../lib/rows/row';
@@ -6,10 +8,11 @@ import { inInvocationScope } from '../../lib/runtime/logger';
 
 /**
  * The local stack's stand-in for each function's IAM role: every DynamoDB command a handler sends
- * is checked against its row's `table` and `index` actions, and one its role would not allow is
- * refused the way DynamoDB refuses it (AccessDeniedException), so a missing grant fails a local
- * test instead of a deployed request. The checks are attached to the shared client from outside,
- * like the round-trip trace: handler code is the same as on AWS.
+ * is checked against its row's `table` and `index` actions, every SQS and KMS command against its
+ * `queue` and `key` actions, and one its role would not allow is refused the way the service
+ * refuses it (AccessDeniedException), so a missing grant fails a local test instead of a deployed
+ * request. The checks are attached to the clients from outside, like the round-trip trace:
+ * handler code is the same as on AWS.
  */
 const roleStorage = new AsyncLocalStorage<{ entry: string; allowed: Set<string> }>();
 
@@ -19,7 +22,15 @@ const roleStorage = new AsyncLocalStorage<{ entry: string; allowed: Set<string> 
  */
 export const asFunction = <T>(row: FunctionRow, fn: () => Promise<T>) =>
   roleStorage.run(
-    { entry: row.entry, allowed: new Set([...tableActionsOf(row), ...(row.index ?? []).map((a) => `index:${a}`)]) },
+    {
+      entry: row.entry,
+      allowed: new Set([
+        ...tableActionsOf(row),
+        ...(row.index ?? []).map((a) => `index:${a}`),
+        ...(row.queue ?? []),
+        ...(row.key ?? []),
+      ]),
+    },
     () => inInvocationScope(fn),
   );
 
@@ -68,4 +79,56 @@ export function enforceRowActions(client: { middlewareStack: MiddlewareStack<any
     },
     { step: 'initialize', name: 'taskBoardLocalIam' },
   );
+}
+
+/** The IAM action of an SQS or KMS command (SendMessageBatch is allowed by sqs:SendMessage, as on AWS). */
+export function serviceActionOf(service: 'sqs' | 'kms', commandName: string): string {
+  const name = commandName.replace(/Command$/, '').replace(/Batch$/, '');
+  return `${service}:${name}`;
+}
+
+/**
+ * The encryption context the key's grants require (infra/webhooks.ts: kms:EncryptionContext:purpose
+ * = webhook-secret): a KMS call without it is refused, as the key's role condition refuses it.
+ */
+export const KEY_PURPOSE = 'webhook-secret';
+
+function refuse(entry: string, action: string, why = 'its route row does not grant it'): never {
+  const error = new Error(`${entry} is not authorized to perform ${action} (${why})`);
+  error.name = 'AccessDeniedException';
+  console.error(`local IAM: ${error.message}`);
+  throw error;
+}
+
+let servicesEnforced = false;
+/**
+ * Holds every SQS and KMS client in this process (whoever made it: lib/data makes its own) to the
+ * running function's `queue` and `key` actions, by checking each command as it is sent. Outside a
+ * function (the event source's own receives and deletes, tools) nothing is checked.
+ */
+export function enforceServiceActions(): void {
+  if (servicesEnforced) return;
+  servicesEnforced = true;
+  for (const [service, client] of [
+    ['sqs', SQSClient],
+    ['kms', KMSClient],
+  ] as const) {
+    const send = client.prototype.send as (this: unknown, ...args: unknown[]) => Promise<unknown>;
+    client.prototype.send = function checkedSend(this: unknown, ...args: unknown[]) {
+      const role = roleStorage.getStore();
+      if (role) {
+        const command = args[0] as { constructor: { name: string }; input?: { EncryptionContext?: Record<string, string> } };
+        const action = serviceActionOf(service, command.constructor.name);
+        try {
+          if (!role.allowed.has(action)) refuse(role.entry, action);
+          if (service === 'kms' && command.input?.EncryptionContext?.purpose !== KEY_PURPOSE) {
+            refuse(role.entry, action, `the key's grant requires the encryption context purpose=${KEY_PURPOSE}`);
+          }
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      }
+      return send.apply(this, args);
+    } as typeof client.prototype.send;
+  }
 }

@@ -6,16 +6,22 @@ import { join, resolve } from 'node:path';
 import { SOCKET_STAGE, schedules, streamConsumers } from '../../lib/routes';
 import { LONGEST_ROUTE_SECONDS } from '../../lib/runtime/aws-limits';
 import { ENV } from '../../lib/runtime/config';
+import { deliveriesQueueSettings } from '../webhook-queue';
 import { ensurePool, fetchJwks, startCognitoLocal } from './cognito';
 import { ensureTable, startDynamoDbLocal } from './dynamodb';
 import { createLocalHttpServer, REPO_ROOT } from './http-adapter';
-import { asFunction, enforceRowActions } from './iam';
+import { asFunction, enforceRowActions, enforceServiceActions } from './iam';
+import { LocalKms, type LocalKmsServer, startLocalKms } from './kms';
 import { outboxFile } from './outbox';
 import { assertPortFree, freePort, stopChild } from './processes';
 import { createLocalSocketServer, type LocalSocketServer } from './socket-server';
+import { LocalSqs, type LocalSqsServer, type QueueEventSource, startLocalSqs, startQueueEventSource } from './sqs';
 import { type StreamPoller, startStreamPoller } from './stream-poller';
 
 export const LOCAL_TABLE_NAME = 'task-board-local';
+/** The webhook deliveries queue and its dead-letter queue on the local SQS stand-in. */
+export const LOCAL_DELIVERIES_QUEUE = 'task-board-webhook-deliveries';
+export const LOCAL_DEAD_LETTER_QUEUE = 'task-board-webhook-deliveries-dlq';
 
 export interface LocalStack {
   url: string;
@@ -23,6 +29,8 @@ export interface LocalStack {
   socketUrl: string;
   env: Record<string, string | undefined>;
   pids: { dynamodb: number; cognito: number };
+  /** The SQS stand-in (in this process, in memory): tests look at its queues. */
+  sqs: LocalSqs;
   stop(): Promise<void>;
 }
 
@@ -42,6 +50,10 @@ export async function startLocalStack(options: {
   dynamoPort?: number;
   /** The Cognito emulator's port; 0 or unset picks a free one. */
   cognitoPort?: number;
+  /** The SQS stand-in's port; 0 or unset picks a free one. */
+  sqsPort?: number;
+  /** The KMS stand-in's port; 0 or unset picks a free one. */
+  kmsPort?: number;
   /** How often expired sockets are swept (AWS: every minute). */
   sweepMs?: number;
   /** Access token lifetime of a new local pool, in seconds (default: Cognito's hour). */
@@ -55,9 +67,16 @@ export async function startLocalStack(options: {
   let sockets: LocalSocketServer | undefined;
   const pollers: StreamPoller[] = [];
   const sweepers: NodeJS.Timeout[] = [];
+  const queueSources: QueueEventSource[] = [];
+  const sqs = new LocalSqs();
+  let sqsServer: LocalSqsServer | undefined;
+  let kmsServer: LocalKmsServer | undefined;
   const stop = async () => {
     for (const timer of sweepers) clearInterval(timer);
     await Promise.all(pollers.map((poller) => poller.stop()));
+    await Promise.all(queueSources.map((source) => source.stop()));
+    await sqsServer?.close();
+    await kmsServer?.close();
     await sockets?.close();
     if (server) await new Promise<void>((done) => server!.close(() => done()));
     server?.closeAllConnections();
@@ -77,6 +96,8 @@ export async function startLocalStack(options: {
     if (options.dynamoPort) await assertPortFree(options.dynamoPort, '0.0.0.0', 'DYNAMODB_PORT');
     if (options.cognitoPort) await assertPortFree(options.cognitoPort, host, 'COGNITO_PORT');
     if (options.socketPort) await assertPortFree(options.socketPort, host, 'SOCKET_PORT');
+    if (options.sqsPort) await assertPortFree(options.sqsPort, host, 'SQS_PORT');
+    if (options.kmsPort) await assertPortFree(options.kmsPort, host, 'KMS_PORT');
     const dynamoPort = options.dynamoPort || (await freePort());
     const cognitoPort = options.cognitoPort || (await freePort());
     const [dynamodb, cognito] = await Promise.all([
@@ -85,6 +106,18 @@ export async function startLocalStack(options: {
     ]);
     const dynamoEndpoint = `http://127.0.0.1:${dynamoPort}`;
     const cognitoEndpoint = `http://127.0.0.1:${cognitoPort}`;
+    // Webhooks: the deliveries queue (SQS, with its dead-letter queue) and the secrets' key (KMS).
+    const queue = deliveriesQueueSettings();
+    sqsServer = await startLocalSqs(sqs, options.sqsPort ?? 0, host);
+    sqs.createQueue({ name: LOCAL_DEAD_LETTER_QUEUE, retentionSeconds: queue.deadLetterRetentionSeconds });
+    const queueUrl = sqs.createQueue({
+      name: LOCAL_DELIVERIES_QUEUE,
+      visibilityTimeoutSeconds: queue.visibilityTimeoutSeconds,
+      retentionSeconds: queue.retentionSeconds,
+      maxMessageBytes: queue.maxMessageBytes,
+      redrive: { deadLetterQueue: LOCAL_DEAD_LETTER_QUEUE, maxReceiveCount: queue.maxReceiveCount },
+    });
+    kmsServer = await startLocalKms(new LocalKms(dataDir), options.kmsPort ?? 0, host);
     // Only the SDK's endpoint variables differ from AWS: handler code has no local branch.
     const env: Record<string, string | undefined> = {
       AWS_REGION: process.env.AWS_REGION,
@@ -92,8 +125,18 @@ export async function startLocalStack(options: {
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
       AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
       AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: cognitoEndpoint,
+      AWS_ENDPOINT_URL_SQS: sqsServer.endpoint,
+      AWS_ENDPOINT_URL_KMS: kmsServer.endpoint,
       [ENV.tableName]: LOCAL_TABLE_NAME,
+      [ENV.webhookQueueUrl]: queueUrl,
+      [ENV.webhookKeyId]: kmsServer.kms.keyArn,
+      // webhooks.md: the local stack lets its own machine through the address check unless told otherwise.
+      [ENV.webhookAllowHosts]: process.env[ENV.webhookAllowHosts] ?? '127.0.0.1,localhost',
     };
+    // Shorter retries for tests and demos (webhooks.md); unset, the default schedule of about a day.
+    if (process.env[ENV.webhookRetrySchedule] !== undefined) {
+      env[ENV.webhookRetrySchedule] = process.env[ENV.webhookRetrySchedule];
+    }
     Object.assign(process.env, env);
     await ensureTable(dynamoEndpoint, LOCAL_TABLE_NAME);
     const pool = await ensurePool(cognitoEndpoint, dataDir, options.accessTokenSeconds);
@@ -116,6 +159,8 @@ export async function startLocalStack(options: {
 
     // Each function's DynamoDB commands are held to its row's actions, as its IAM role would.
     enforceRowActions((await import('../../lib/data/db')).documentClient);
+    // …and their SQS and KMS commands to its `queue` and `key` actions.
+    enforceServiceActions();
 
     // Live board events: the WebSocket API, the stream's trigger and the expiry sweeper.
     sockets = await createLocalSocketServer(SOCKET_STAGE);
@@ -126,6 +171,8 @@ export async function startLocalStack(options: {
     for (const [id, row] of Object.entries(streamConsumers)) {
       pollers.push(await startStreamPoller(LOCAL_TABLE_NAME, row, join(dataDir, `stream-${id}.json`)));
     }
+    // The deliveries queue's event source (Lambda's SQS trigger), one per queueConsumers row.
+    if (queue.consumer) queueSources.push(await startQueueEventSource(sqs, LOCAL_DELIVERIES_QUEUE, queue.consumer));
     // Scheduled rows run every second here (every minute on AWS), so that tests can use seconds.
     for (const row of Object.values(schedules)) {
       const { handler } = (await import(join(REPO_ROOT, row.entry))) as {
@@ -157,7 +204,7 @@ export async function startLocalStack(options: {
     });
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : options.port;
-    return { url: `http://${host}:${port}`, socketUrl, env, pids: { dynamodb: dynamodb.pid!, cognito: cognito.pid! }, stop };
+    return { url: `http://${host}:${port}`, socketUrl, env, pids: { dynamodb: dynamodb.pid!, cognito: cognito.pid! }, sqs, stop };
   } catch (error) {
     await stop();
     throw error;

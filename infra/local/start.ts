@@ -10,6 +10,7 @@ import { startLocalStack } from './stack';
  * Ports are fixed by default, so that what `npm run sam:env -- local` wrote stays right across
  * restarts: PORT (3000), SOCKET_PORT (PORT + 1), DYNAMODB_PORT (PORT + 2) and COGNITO_PORT
  * (PORT + 3); each can be set on its own, and PORT=0 picks free ones for all four (the tests).
+ * The webhook stand-ins take SQS_PORT (PORT + 4) and KMS_PORT (PORT + 5), the same way.
  * A taken port stops the start with the variable that moves it. HOST (127.0.0.1) is where the
  * server, the sockets and the Cognito emulator listen (DynamoDB Local listens on every address);
  * HOST=0.0.0.0 opens them to other machines and to containers on a Docker bridge (docs/sam.md).
@@ -33,8 +34,21 @@ export function portsFrom(env: NodeJS.ProcessEnv): { port: number; socketPort: n
   };
 }
 
+/** The webhook stand-ins' ports: SQS_PORT (PORT + 4) and KMS_PORT (PORT + 5); PORT=0 picks free ones. */
+export function webhookPortsFrom(env: NodeJS.ProcessEnv): { sqsPort: number; kmsPort: number } {
+  const { port } = portsFrom(env);
+  const read = (name: string, offset: number) => {
+    const given = env[name];
+    const value = given === undefined || given === '' ? (port === 0 ? 0 : port + offset) : Number(given);
+    if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`${name} must be a port number, got ${given}`);
+    return value;
+  };
+  return { sqsPort: read('SQS_PORT', 4), kmsPort: read('KMS_PORT', 5) };
+}
+
 async function main() {
   const { port, socketPort, dynamoPort, cognitoPort } = portsFrom(process.env);
+  const { sqsPort, kmsPort } = webhookPortsFrom(process.env);
   const dataDir = process.env.DATA_DIR ?? '.data';
   // Locally every request gets its log line (on AWS successes are DEBUG: the access log has them).
   process.env.LOG_LEVEL ??= 'DEBUG';
@@ -50,6 +64,8 @@ async function main() {
     socketPort,
     dynamoPort,
     cognitoPort,
+    sqsPort,
+    kmsPort,
     sweepMs,
     accessTokenSeconds: tokenSeconds,
   });
@@ -61,6 +77,8 @@ async function main() {
       // What `npm run sam:env -- local` hands the functions; fixed unless PORT=0.
       dynamodb: stack.env.AWS_ENDPOINT_URL_DYNAMODB,
       cognito: stack.env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER,
+      sqs: stack.env.AWS_ENDPOINT_URL_SQS,
+      kms: stack.env.AWS_ENDPOINT_URL_KMS,
       dataDir,
       pids: { server: process.pid, ...stack.pids },
     }),
