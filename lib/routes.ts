@@ -3,6 +3,7 @@ import * as auth from './rows/auth';
 import * as boards from './rows/boards';
 import * as cards from './rows/cards';
 import * as columns from './rows/columns';
+import * as deliveries from './rows/deliveries';
 import * as events from './rows/events';
 import * as labels from './rows/labels';
 import * as members from './rows/members';
@@ -109,10 +110,13 @@ export const streamConsumers = {
   'events.broadcast': events.eventsBroadcast,
   'children.collect': events.childrenCollect,
   'accounts.collect': accounts.accountsCollect,
+  'webhooks.fanout': deliveries.webhooksFanout,
 } satisfies Record<string, StreamConsumerRow>;
 
 /** The webhook deliveries queue's consumers, by id (lib/rows/row.ts QueueConsumerRow). */
-export const queueConsumers = {} satisfies Record<string, QueueConsumerRow>;
+export const queueConsumers = {
+  'webhooks.deliver': deliveries.webhooksDeliver,
+} satisfies Record<string, QueueConsumerRow>;
 
 /** The scheduled functions, by id. */
 export const schedules = {

@@ -1,0 +1,63 @@
+import type { BoardEvent } from '../domain/events';
+import { logger } from '../runtime/logger';
+import { boardOfRecord, type ChangeRecord, eventOfRecord } from './change-events';
+import { expireWebhooks, type NewDelivery, scheduleDeliveries } from './deliveries';
+import type { WebhookRecord } from './records';
+import { boardWebhooks } from './webhooks';
+
+/**
+ * The webhook fanout (docs/webhooks.md "The pipeline"): the table stream's log-item INSERTs (the
+ * same filter as the sockets' broadcaster, lib/data/changes.ts, and the same events, exactly as
+ * watchers receive them) become one delivery per selecting webhook, each with its queue message.
+ * It runs beside the broadcaster, as its own event source: a slow or failing webhook never holds
+ * up the sockets, and the REST request never waits for either.
+ *
+ * Per board of the batch: one strongly consistent Query of its webhooks (a webhook created or
+ * switched off an instant before is seen), then its events in `seq` order. A board that fails
+ * reports its first unscheduled record, from which the stream retries; scheduling is idempotent
+ * (the delivery's id is derived from webhook and event, and its Put is conditional).
+ */
+
+/** Whether a webhook gets an event: active, selecting its type (empty `events`: all), never `access.revoked`. */
+export const selects = (webhook: Pick<WebhookRecord, 'active' | 'events'>, type: string) =>
+  webhook.active && type !== 'access.revoked' && (webhook.events.length === 0 || webhook.events.includes(type));
+
+/** Returns the stream sequence numbers to retry from (one per failed board at most). */
+export async function fanOut(records: ChangeRecord[]): Promise<string[]> {
+  const byBoard = new Map<string, { event: BoardEvent; sequence: string }[]>();
+  for (const record of records) {
+    const boardId = boardOfRecord(record);
+    const event = eventOfRecord(record);
+    if (!boardId || !event) continue;
+    const list = byBoard.get(boardId) ?? [];
+    list.push({ event, sequence: record.dynamodb?.SequenceNumber ?? '' });
+    byBoard.set(boardId, list);
+  }
+  const failures: string[] = [];
+  await Promise.all(
+    [...byBoard].map(async ([boardId, events]) => {
+      events.sort((a, b) => (a.event.seq ?? 0) - (b.event.seq ?? 0));
+      let next = 0;
+      try {
+        const webhooks = await boardWebhooks(boardId);
+        if (webhooks.length === 0) return;
+        for (; next < events.length; next++) {
+          const { event } = events[next]!;
+          const items: NewDelivery[] = webhooks
+            .filter((webhook) => selects(webhook, event.type))
+            .map((webhook) => ({ webhookId: webhook.id, boardId, event }));
+          await scheduleDeliveries(items);
+          if (event.type === 'board.deleted')
+            await expireWebhooks(
+              boardId,
+              webhooks.map((webhook) => webhook.id),
+            );
+        }
+      } catch (error) {
+        logger.error('webhook deliveries not scheduled; the batch is retried from here', { boardId, error });
+        failures.push(events[next]!.sequence);
+      }
+    }),
+  );
+  return failures;
+}

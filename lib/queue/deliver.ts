@@ -1,0 +1,187 @@
+import type { SQSRecord } from 'aws-lambda';
+import {
+  claimAttempt,
+  type DeliveryMessage,
+  endWithoutAttempt,
+  parseMessage,
+  readDelivery,
+  recordAttempt,
+  sendMessage,
+  shouldSwitchOff,
+  switchOff,
+  webhookFailed,
+  webhookSucceeded,
+} from '../data/deliveries';
+import type { DeliveryRecord, WebhookRecord } from '../data/records';
+import { openSecret } from '../data/webhook-secrets';
+import { parseAllowHosts } from '../domain/webhook-address';
+import { ENV } from '../runtime/config';
+import { logger } from '../runtime/logger';
+import { emitMetric } from '../runtime/metrics';
+import { ATTEMPT_TIMEOUT_MS, type AttemptOutcome, attemptDelivery } from '../webhooks/attempt';
+import { delayAfter, retrySchedule } from '../webhooks/retry-schedule';
+import { ROTATION_OVERLAP_MS, signingSecrets } from '../webhooks/signature';
+
+/**
+ * The delivery worker's flow for one queue message (docs/webhooks.md "The pipeline"). The message
+ * only names a delivery; the delivery item (read strongly consistent, with its webhook, in one
+ * BatchGetItem) says what to do, so a repeated, early or late message is harmless:
+ * - the delivery is gone or no longer pending, or the webhook is gone: nothing (acknowledged);
+ * - the webhook is switched off (and this is no ping): the delivery ends failed, `webhook_disabled`;
+ * - the next attempt is not due yet: the message is sent again with the remaining delay, at most
+ *   15 minutes (SQS's longest), so a 10-hour wait is 40 short hops;
+ * - otherwise the attempt is claimed (conditional UpdateItem: pending, attempts as read, no live
+ *   claim: two copies never attempt twice), made, and recorded under the claim; then the webhook's
+ *   failure fields, then the next message. Anything that throws leaves the message to come back
+ *   after the visibility timeout, and the item tells that run where things stand.
+ */
+
+/** What the flow reads from outside, injected in unit tests. */
+export interface WorkerDeps {
+  now: () => Date;
+  attempt: typeof attemptDelivery;
+  open: typeof openSecret;
+  schedule: () => readonly number[];
+  allowHosts: ReadonlySet<string>;
+}
+
+/** A claim outlives the attempt (10 s) and its records, and ends before the message's visibility timeout. */
+export const CLAIM_MS = ATTEMPT_TIMEOUT_MS + 20_000;
+
+export function workerDeps(): WorkerDeps {
+  return {
+    now: () => new Date(),
+    attempt: attemptDelivery,
+    open: openSecret,
+    schedule: retrySchedule,
+    allowHosts: parseAllowHosts(process.env[ENV.webhookAllowHosts]),
+  };
+}
+
+export type Handled =
+  | 'malformed'
+  | 'gone'
+  | 'not_pending'
+  | 'disabled'
+  | 'waiting'
+  | 'claimed_elsewhere'
+  | 'delivered'
+  | 'retrying'
+  | 'failed'
+  | 'claim_lost';
+
+export async function deliverMessage(record: Pick<SQSRecord, 'body' | 'messageId'>, deps: WorkerDeps): Promise<Handled> {
+  const message = parseMessage(record.body);
+  if (!message) {
+    logger.warn('webhook queue message is not a delivery; dropped', { messageId: record.messageId });
+    return 'malformed';
+  }
+  const { delivery, webhook } = await readDelivery(message);
+  if (!delivery || !webhook) return 'gone';
+  if (delivery.status !== 'pending') return 'not_pending';
+  const isPing = delivery.type === 'webhook.ping';
+  const at = deps.now();
+  if (!webhook.active && !isPing) {
+    await endWithoutAttempt(delivery, 'webhook_disabled', at);
+    return 'disabled';
+  }
+  const due = delivery.next_attempt_at ? Date.parse(delivery.next_attempt_at) : at.getTime();
+  if (due > at.getTime()) {
+    await sendMessage(message, (due - at.getTime()) / 1000);
+    return 'waiting';
+  }
+  const token = await claimAttempt(delivery, at, CLAIM_MS);
+  if (!token) return 'claimed_elsewhere';
+
+  const secrets = signingSecrets(await openSecrets(webhook, at, deps), at);
+  const outcome = await deps.attempt(
+    { url: webhook.url, id: delivery.id, body: delivery.body, secrets },
+    { allowHosts: deps.allowHosts },
+  );
+  const attemptedAt = deps.now();
+  const attempts = (delivery.attempts ?? 0) + 1;
+  logAttempt(delivery, attempts, outcome);
+
+  if (outcome.ok) {
+    const recorded = await recordAttempt(delivery, token, {
+      status: 'delivered',
+      attemptedAt,
+      statusCode: outcome.status_code,
+      error: null,
+      nextAttemptAt: null,
+    });
+    if (!recorded) return 'claim_lost';
+    emitMetric('WebhookDelivered', {});
+    await webhookSucceeded(webhook.board_id, webhook.id);
+    return 'delivered';
+  }
+
+  const delay = delayAfter(deps.schedule(), attempts);
+  const nextAttemptAt = delay === undefined ? null : new Date(attemptedAt.getTime() + delay * 1000);
+  const recorded = await recordAttempt(delivery, token, {
+    status: nextAttemptAt ? 'pending' : 'failed',
+    attemptedAt,
+    statusCode: outcome.status_code,
+    error: outcome.error,
+    nextAttemptAt,
+  });
+  if (!recorded) return 'claim_lost';
+  emitMetric('WebhookAttemptFailed', {});
+  if (!nextAttemptAt) emitMetric('WebhookDeliveryFailed', {});
+  // A ping to a webhook already switched off says nothing new about it.
+  if (webhook.active) await keepFailureFields(webhook, attemptedAt, !nextAttemptAt);
+  if (nextAttemptAt) {
+    await sendMessage(message, delay!);
+    return 'retrying';
+  }
+  return 'failed';
+}
+
+/** The webhook's secrets, decrypted (from memory for a few minutes): the previous one only while it still signs. */
+async function openSecrets(webhook: WebhookRecord, at: Date, deps: WorkerDeps) {
+  const ids = { webhookId: webhook.id, boardId: webhook.board_id };
+  const rotatedAt = webhook.rotated_at ? Date.parse(webhook.rotated_at) : Number.NaN;
+  const previousSigns = webhook.previous_secret_enc && at.getTime() < rotatedAt + ROTATION_OVERLAP_MS;
+  const [secret, previous] = await Promise.all([
+    deps.open(webhook.secret_enc, ids),
+    previousSigns ? deps.open(webhook.previous_secret_enc!, ids) : Promise.resolve(null),
+  ]);
+  return { secret, previous_secret: previous, rotated_at: webhook.rotated_at ?? null };
+}
+
+/**
+ * A failed attempt: the webhook has been failing since its first failure after the last success;
+ * a delivery that ended failed counts one more in a row. At 50 in a row, or after 5 days of
+ * failures, it is switched off, unless an owner's PATCH (which resets the fields) came first.
+ */
+async function keepFailureFields(webhook: WebhookRecord, at: Date, deliveryEnded: boolean): Promise<void> {
+  const fields = await webhookFailed(webhook.board_id, webhook.id, at, deliveryEnded);
+  if (!fields || !shouldSwitchOff(fields, at)) return;
+  if (await switchOff(webhook.board_id, webhook.id, fields)) {
+    emitMetric('WebhookDisabled', {});
+    logger.warn('webhook switched off: failing', {
+      webhookId: webhook.id,
+      boardId: webhook.board_id,
+      failedInRow: fields.failed_in_row ?? 0,
+      failingSince: fields.failing_since,
+    });
+  }
+}
+
+/** One line per attempt; `detail` (a refused address, a socket error's code) goes to this log only, never to the owner. */
+function logAttempt(delivery: DeliveryRecord, attempts: number, outcome: AttemptOutcome): void {
+  const fields = {
+    deliveryId: delivery.id,
+    webhookId: delivery.webhook_id,
+    boardId: delivery.board_id,
+    type: delivery.type,
+    attempt: attempts,
+    statusCode: outcome.status_code,
+    error: outcome.error,
+    detail: outcome.detail,
+  };
+  if (outcome.ok) logger.info('webhook delivered', fields);
+  else logger.warn('webhook attempt failed', fields);
+}
+
+export type { DeliveryMessage };
