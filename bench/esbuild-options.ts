@@ -1,12 +1,12 @@
 import type { BuildOptions } from 'esbuild';
+import { BUNDLE_ALIASES, BUNDLE_BANNER } from '../infra/bundling';
 
 /**
  * The esbuild options of infra/api-function.ts (NodejsFunction `bundling`), written out: what the
  * benchmark's bundles (bench/bundles.ts) and test/infra/bundle-growth.test.ts build with. A module
- * of its own so that a test can import it without the benchmark.
+ * of its own so that a test can import it without the benchmark. The banner and the aliases come
+ * from infra/bundling.ts, which the CDK side reads too.
  */
-const BANNER =
-  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 export const DEPLOYED_OPTIONS: BuildOptions = {
   bundle: true,
   platform: 'node',
@@ -15,6 +15,7 @@ export const DEPLOYED_OPTIONS: BuildOptions = {
   minify: true,
   sourcemap: false,
   mainFields: ['module', 'main'],
-  banner: { js: BANNER },
+  banner: { js: BUNDLE_BANNER },
+  alias: BUNDLE_ALIASES,
   logLevel: 'silent',
 };

@@ -25,6 +25,7 @@ import {
 } from '../lib/routes';
 import { rateLimitOf, tableActionsOf } from '../lib/rows/row';
 import { ENV, type EnvName } from '../lib/runtime/config';
+import { aliasArgs, BUNDLE_BANNER } from './bundling';
 import type { RateLimits } from './config';
 
 /** Any row of lib/routes.ts: HTTP route, WebSocket route, stream consumer or schedule. */
@@ -147,9 +148,9 @@ export class ApiFunction extends Construct {
         sourceMap: false,
         mainFields: ['module', 'main'],
         externalModules: [],
-        // Some bundled CommonJS dependencies call require() for Node built-ins.
-        banner:
-          "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        banner: BUNDLE_BANNER,
+        // The SDK's default credential chain replaced by the environment's credentials (infra/bundling.ts).
+        esbuildArgs: { '--alias': aliasArgs() },
         forceDockerBundling: false,
         ...(packageFiles
           ? {
