@@ -1,6 +1,7 @@
 import * as v from 'valibot';
-import { BOARD_EVENT_KINDS } from '../domain/events';
+import { BOARD_EVENT_KINDS, type BoardEventKind } from '../domain/events';
 import { MAX_DESCRIPTION_LENGTH, MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD, MAX_SEQ, MAX_TOKEN_LENGTH } from '../domain/limits';
+import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH, parseAllowHosts } from '../domain/webhook-address';
 import { KINDS } from './error-kinds';
 
 /**
@@ -189,6 +190,20 @@ export const eventsQuery = /* @__PURE__ */ onFirstUse(() =>
     ),
   }),
 );
+/** `GET /webhooks/{id}/deliveries`: how many. */
+export const deliveriesQuery = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    limit: v.optional(
+      wholeNumber(
+        1,
+        MAX_DELIVERIES_PAGE,
+        `The most deliveries to return, 1 to ${MAX_DELIVERIES_PAGE} (default ${DEFAULT_DELIVERIES_PAGE}).`,
+        '20',
+      ),
+      String(DEFAULT_DELIVERIES_PAGE),
+    ),
+  }),
+);
 export const cardLabelParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid(), label_id: uuid() }));
 export const memberParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid(), user_id: uuid() }));
 
@@ -367,6 +382,100 @@ export const updateLabelBody = /* @__PURE__ */ onFirstUse(() =>
 export const moveColumnBody = /* @__PURE__ */ onFirstUse(() =>
   v.object({ before_id: neighbour('column', 'before'), after_id: neighbour('column', 'after') }),
 );
+
+/**
+ * `WEBHOOK_ALLOW_HOSTS` (lib/runtime/config.ts ENV.webhookAllowHosts: the contract layer imports no
+ * configuration module, so the name is repeated here and a unit test holds the two equal): the hosts
+ * for which `http` and non-public IP literals are allowed. Read once per container; the functions
+ * whose bodies carry a URL call this at cold start, so a malformed value fails it, naming the entry.
+ */
+export const WEBHOOK_ALLOW_HOSTS_VARIABLE = 'WEBHOOK_ALLOW_HOSTS';
+let allowHosts: ReadonlySet<string> | undefined;
+export const webhookAllowHosts = () => (allowHosts ??= parseAllowHosts(process.env[WEBHOOK_ALLOW_HOSTS_VARIABLE]));
+
+/**
+ * A webhook URL (webhooks.md): absolute, `https` (or `http` for an allowed host), at most 2,048
+ * characters, and not an IP literal of a non-public block (decimal, octal, hex and IPv4-mapped forms
+ * included: lib/domain/webhook-address.ts). A refusal names the rule and never repeats the value;
+ * the URL is stored as the WHATWG parser normalises it, the form that was checked.
+ */
+const webhookUrl = () =>
+  v.pipe(
+    v.string(),
+    documented(
+      v.rawCheck<string>(({ dataset, addIssue }) => {
+        if (!dataset.typed) return;
+        const verdict = checkWebhookUrl(dataset.value, webhookAllowHosts());
+        if (!verdict.ok) addIssue({ message: verdict.detail });
+      }),
+      { format: 'uri', minLength: 1, maxLength: MAX_WEBHOOK_URL_LENGTH },
+    ),
+    v.transform((url: string) => {
+      const verdict = checkWebhookUrl(url, webhookAllowHosts());
+      return verdict.ok ? verdict.url : url;
+    }),
+    about(
+      `Where deliveries are POSTed: an absolute \`https\` URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters whose host is not an IP address of a private, loopback, link-local or otherwise non-public range (plain \`http\` and such hosts only for those in WEBHOOK_ALLOW_HOSTS, which deployed stacks leave unset). Stored as normalised by the WHATWG URL parser.`,
+      'https://example.com/hooks/task-board',
+    ),
+  );
+
+/**
+ * The event types a webhook may select: the board's (realtime.md). `access.revoked` is never
+ * delivered and `webhook.ping` always is, so selecting either would mean nothing: both are 400.
+ */
+const webhookEvents = () =>
+  v.pipe(
+    v.array(v.picklist(BOARD_EVENT_KINDS)),
+    v.maxLength(BOARD_EVENT_KINDS.length),
+    documented(
+      v.check((types: BoardEventKind[]) => new Set(types).size === types.length, 'must not name an event type twice'),
+      { uniqueItems: true },
+    ),
+  );
+const WEBHOOK_EVENTS_TEXT =
+  'The event types delivered (those of the AsyncAPI document, each at most once); empty: all of them. `access.revoked` is never delivered and `webhook.ping` always is, so neither is accepted here.';
+/** A webhook's description: up to 256 characters (webhooks.md). */
+const WEBHOOK_DESCRIPTION_LENGTH = 256;
+const webhookDescription = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: WEBHOOK_DESCRIPTION_LENGTH }));
+
+export const createWebhookBody = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    url: webhookUrl(),
+    events: v.pipe(
+      v.nullish(webhookEvents()),
+      about(`${WEBHOOK_EVENTS_TEXT} Null or omitted: all.`, ['card.moved', 'card.created']),
+    ),
+    description: v.pipe(
+      v.nullish(webhookDescription()),
+      about('Up to 256 characters; null or omitted: none (null).', 'Mirror to the release tracker'),
+    ),
+  }),
+);
+export const updateWebhookBody = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    url: v.pipe(v.nullish(webhookUrl()), about('The new URL (same rules as at creation); null or omitted: unchanged.')),
+    events: v.pipe(
+      v.nullish(webhookEvents()),
+      about(`${WEBHOOK_EVENTS_TEXT} Null or omitted: unchanged; \`[]\`: all.`, ['card.moved']),
+    ),
+    description: v.pipe(
+      v.nullish(webhookDescription()),
+      about('The new description, up to 256 characters; null or omitted: unchanged (send "" to empty it).', 'Release tracker'),
+    ),
+    active: v.pipe(
+      v.nullish(v.boolean()),
+      about(
+        'false: deliveries stop (pings still go); true: they resume, and a webhook the service switched off (`disabled_reason` `failing`) is switched on afresh. Null or omitted: unchanged.',
+        true,
+      ),
+    ),
+  }),
+);
+
+/** The most deliveries one page lists (webhooks.md: `limit` 1-100, default 20). */
+export const MAX_DELIVERIES_PAGE = 100;
+export const DEFAULT_DELIVERIES_PAGE = 20;
 
 /** The longest lifetime of a Cognito access token (one day), and so of a socket ticket bound to one. */
 const DAY_SECONDS = 86_400;
@@ -700,6 +809,106 @@ export const eventPage = /* @__PURE__ */ onFirstUse(() =>
   ),
 );
 
+const webhookEntries = () => ({
+  id: id('The webhook id.'),
+  board_id: id('The board whose events it receives.'),
+  url: v.pipe(
+    v.string(),
+    documented(v.url(), { format: 'uri', minLength: 1, maxLength: MAX_WEBHOOK_URL_LENGTH }),
+    about('Where deliveries are POSTed (as normalised by the WHATWG URL parser).', 'https://example.com/hooks/task-board'),
+  ),
+  events: v.pipe(
+    v.array(v.picklist(BOARD_EVENT_KINDS)),
+    v.maxLength(BOARD_EVENT_KINDS.length),
+    about('The event types delivered; empty: all of them (never `access.revoked`; `webhook.ping` whatever this says).', [
+      'card.moved',
+    ]),
+  ),
+  description: v.pipe(v.nullable(webhookDescription()), about('Up to 256 characters, or null.', 'Mirror to the release tracker')),
+  active: v.pipe(v.boolean(), about('Whether events are delivered (pings are, either way).', true)),
+  disabled_reason: v.pipe(
+    v.nullable(v.picklist(['failing'])),
+    about(
+      '`failing` when the service switched the webhook off (all deliveries failing for 5 days, or 50 failed in a row); null otherwise. PATCH `active: true` switches it on again.',
+    ),
+  ),
+  created_at: timestamp('When the webhook was created'),
+});
+const SECRET_TEXT =
+  'The signing secret: `whsec_` and the base64 of 32 random bytes (Standard Webhooks). Shown only in this answer: keep it. After a rotation the previous secret also signs for 24 hours (two signatures in `webhook-signature`).';
+export const webhook = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.strictObject(webhookEntries()),
+    about('A webhook of a board (its secret is never shown again after creation or rotation).'),
+  ),
+);
+export const webhookWithSecret = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.strictObject({
+      ...webhookEntries(),
+      secret: v.pipe(
+        v.string(),
+        documented(v.regex(/^whsec_[A-Za-z0-9+/]{43}=$/, 'must be a whsec_ secret'), { minLength: 50, maxLength: 50 }),
+        about(SECRET_TEXT, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8N2t8jBtWwE='),
+      ),
+    }),
+    about('A webhook with its signing secret: the answer of creation and of rotation only.'),
+  ),
+);
+export const webhookList = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(v.array(webhook()), v.maxLength(10), about("The board's webhooks, oldest first (created_at, then id); at most 10.")),
+);
+const nullableTimestamp = (text: string) => v.pipe(v.nullable(timestamp(text)), about(`${text}; null when unknown.`));
+export const delivery = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.strictObject({
+      id: v.pipe(
+        v.string(),
+        documented(v.regex(/^msg_[A-Za-z0-9_-]{22}$/, 'must be a delivery id'), { minLength: 26, maxLength: 26 }),
+        about('The `webhook-id` header: the same on every attempt of this delivery.', 'msg_2KWPBgLlAfxdpx2AI54pPJ'),
+      ),
+      event_id: id("The delivered event's `event_id`."),
+      type: v.pipe(
+        v.picklist([...BOARD_EVENT_KINDS, 'webhook.ping']),
+        about('The event type (`webhook.ping` for a ping).', 'card.moved'),
+      ),
+      seq: v.pipe(
+        v.nullable(seqNumber(1, "The event's `seq` on its board.", 42)),
+        about("The event's `seq` on its board; null for a ping."),
+      ),
+      status: v.pipe(
+        v.picklist(['pending', 'delivered', 'failed']),
+        about('`pending` while attempts remain, `delivered` after a 2xx, `failed` when the retries are spent.', 'delivered'),
+      ),
+      attempts: v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(0),
+        v.maxValue(1000),
+        v.metadata({ format: 'int32', description: 'Attempts made so far.', examples: [1] }),
+      ),
+      last_attempt_at: nullableTimestamp('When the latest attempt was made'),
+      last_status_code: v.pipe(
+        v.nullable(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599))),
+        v.metadata({ format: 'int32', description: "The latest attempt's HTTP status; null when it got none.", examples: [200] }),
+      ),
+      last_error: v.pipe(
+        v.nullable(v.pipe(v.string(), characters({ maxLength: 256 }))),
+        about('Why the latest attempt failed without a status (such as `timeout` or `forbidden_address`), or null.', 'timeout'),
+      ),
+      next_attempt_at: nullableTimestamp('When the next attempt is due (pending deliveries)'),
+    }),
+    about('A delivery of one event to the webhook.'),
+  ),
+);
+export const deliveryList = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.array(delivery()),
+    v.maxLength(MAX_DELIVERIES_PAGE),
+    about("The webhook's deliveries, newest first (by the event's time), at most `limit`; kept at least 7 days."),
+  ),
+);
+
 export const account = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
@@ -741,5 +950,10 @@ export const responseSchemas = {
   memberList,
   account,
   eventPage,
+  webhook,
+  webhookWithSecret,
+  webhookList,
+  delivery,
+  deliveryList,
 } satisfies Record<string, Lazy>;
 export type ResponseSchemaName = keyof typeof responseSchemas;

@@ -262,3 +262,15 @@ export async function rotateWebhookSecret(scope: BoardScope): Promise<WebhookWit
     }
   });
 }
+
+/**
+ * A new `webhook.ping` event for one webhook (webhooks.md): its own id, no `seq`, delivered whatever
+ * the webhook's `events` and `active` say.
+ */
+export const pingEvent = (webhook: Pick<WebhookRecord, 'id' | 'board_id'>) => ({
+  type: 'webhook.ping',
+  event_id: randomUUID(),
+  board_id: webhook.board_id,
+  webhook_id: webhook.id,
+  occurred_at: now(),
+});
