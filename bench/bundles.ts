@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
 import { functionIdOf } from '../infra/api-function';
-import { type RouteId, routeIds, routes, schedules, socketRoutes, streamConsumers } from '../lib/routes';
+import { queueConsumers, type RouteId, routeIds, routes, schedules, socketRoutes, streamConsumers } from '../lib/routes';
 import { DEPLOYED_OPTIONS } from './esbuild-options';
 import { log, median, min, REPO_ROOT, round } from './util';
 
@@ -225,42 +225,75 @@ const COMPONENTS: { id: string; label: string; contents: string }[] = [
   { id: 'sdk+routes', label: '+ the route table (lib/routes.ts)', contents: "export * from './lib/routes';" },
 ];
 
-/** The SDK floor of a function that needs both clients (registration): DocumentClient and Cognito client. */
-const BOTH_CLIENTS_ONLY = `${DOCUMENT_CLIENT_ONLY}
-import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
-export const cognito = new CognitoIdentityProviderClient({});
-`;
+/**
+ * The SDK clients a function can bundle, each with a string that only that client's code holds
+ * (its protocol's target prefix or its service name) and the floor's line that builds it. A
+ * function's SDK floor is the bundle of exactly the clients found in its own bundle, built in the
+ * same run, so that a function is held to its own code, not to the clients its work needs.
+ */
+const SDK_CLIENTS = {
+  dynamodb: { marker: 'DynamoDB_20120810', source: DOCUMENT_CLIENT_ONLY },
+  cognito: {
+    marker: 'AWSCognitoIdentityProviderService',
+    source: `import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
+export const cognito = new CognitoIdentityProviderClient({});`,
+  },
+  connections: {
+    marker: 'ApiGatewayManagementApi',
+    source: `import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
+export const management = new ApiGatewayManagementApiClient({ endpoint: 'https://bench.execute-api.us-east-1.amazonaws.com/live' });`,
+  },
+  sqs: {
+    marker: 'AmazonSQS',
+    source: `import { SQSClient } from '@aws-sdk/client-sqs';
+export const sqs = new SQSClient({});`,
+  },
+  kms: {
+    marker: 'TrentService',
+    source: `import { KMSClient } from '@aws-sdk/client-kms';
+export const kms = new KMSClient({});`,
+  },
+} as const;
+export type SdkClient = keyof typeof SDK_CLIENTS;
 
-/** The SDK floor of the functions that send to sockets (broadcaster, sweeper): DocumentClient and connections API client. */
-const SOCKET_CLIENTS_ONLY = `${DOCUMENT_CLIENT_ONLY}
-import { ApiGatewayManagementApiClient } from '@aws-sdk/client-apigatewaymanagementapi';
-export const management = new ApiGatewayManagementApiClient({ endpoint: 'https://bench.execute-api.us-east-1.amazonaws.com/live' });
-`;
+/** The SDK clients in a bundle, by their markers; a bundle with none is held to the DocumentClient floor. */
+export function clientsIn(file: string): SdkClient[] {
+  const text = readFileSync(file, 'utf8');
+  const found = (Object.keys(SDK_CLIENTS) as SdkClient[]).filter((client) => text.includes(SDK_CLIENTS[client].marker));
+  return found.length > 0 ? found : ['dynamodb'];
+}
 
-/** Live board events' functions: the WebSocket routes, the stream consumers and the sweeper. */
-const EVENT_FUNCTIONS: { id: string; entry: string; sends: boolean }[] = [
-  ...Object.entries(socketRoutes).map(([id, row]) => ({ id, entry: row.entry, sends: false })),
-  ...[...Object.entries(streamConsumers), ...Object.entries(schedules)].map(([id, row]) => ({
-    id,
-    entry: row.entry,
-    // The rows that send to sockets are granted the connections API (and so bundle its client).
-    sends: (row as { manageConnections?: boolean }).manageConnections === true,
-  })),
-];
+/**
+ * How a floor's SDK is built. `sdk`: as anyone bundles the SDK, its default credential chain
+ * included: the reference the issue measures against. `env`: with the deployed aliases
+ * (infra/bundling.ts: credentials from the environment only), so that the ratio to it is what
+ * the service's own code adds to the same SDK.
+ */
+type FloorBuild = 'sdk' | 'env';
+const floorId = (clients: SdkClient[], build: FloorBuild) => `floor:${clients.join('+')}:${build}`;
+
+/** Live board events' and webhooks' functions: the WebSocket routes, the stream and queue consumers and the sweeper. */
+const EVENT_FUNCTIONS: { id: string; entry: string }[] = [socketRoutes, streamConsumers, queueConsumers, schedules].flatMap(
+  (table) => Object.entries(table).map(([id, row]) => ({ id, entry: (row as { entry: string }).entry })),
+);
 
 export interface BundleReport {
   synthMs: number;
   importRuns: number;
   baseline: { bytes: number; import: ImportStats };
-  /** The SDK floor of a function that needs the Cognito client as well (registration). */
-  bothClients: { bytes: number; import: ImportStats };
-  /** ratio: to the DocumentClient-only baseline; floorRatio: to the SDK floor of the clients the route uses. */
+  /** Every SDK floor of the run, by id (`floor:<clients>:<sdk|env>`). */
+  floors: Record<string, { clients: SdkClient[]; build: FloorBuild; bytes: number; import: ImportStats }>;
+  /**
+   * ratio: to the DocumentClient-only baseline; floorRatio: to the plain SDK floor of the clients
+   * found in the bundle (the target); ownRatio: to that floor built with the deployed aliases.
+   */
   routes: (SynthesizedFunction & {
     import: ImportStats;
     ratio: number;
     cpuRatio: number;
-    floor: 'document-client' | 'both-clients';
+    clients: SdkClient[];
     floorRatio: number;
+    ownRatio: number;
   })[];
   /** The same route (cards.get) bundled differently: ESM vs CJS, minify, source maps, SDK external. */
   variants: { id: string; label: string; bytes: number; import: ImportStats; ratio: number; cpuRatio: number }[];
@@ -280,8 +313,16 @@ export interface BundleReport {
    * baseline and, for the two that send to sockets, to the DocumentClient + connections API floor.
    */
   events?: {
-    socketClients: { bytes: number; import: ImportStats };
-    functions: { id: string; entry: string; bytes: number; import: ImportStats; ratio: number; floorRatio: number }[];
+    functions: {
+      id: string;
+      entry: string;
+      bytes: number;
+      import: ImportStats;
+      clients: SdkClient[];
+      ratio: number;
+      floorRatio: number;
+      ownRatio: number;
+    }[];
   };
 }
 
@@ -307,8 +348,9 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
     mkdirSync(dir, { recursive: true });
     return dir;
   };
+  // The plain SDK-only bundle: the default credential chain, as anyone would build it.
   const baselineFile = join(out('baseline'), 'index.mjs');
-  const baselineBytes = await bundleTo(baselineFile, { contents: DOCUMENT_CLIENT_ONLY });
+  const baselineBytes = await bundleTo(baselineFile, { contents: DOCUMENT_CLIENT_ONLY }, { alias: {} });
 
   const entry = { file: routes[VARIANT_ROUTE].entry };
   const variantDefs: {
@@ -330,6 +372,12 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
       label: 'CommonJS loaded with import() (Node first scans it for named exports)',
       file: 'index.js',
       options: { format: 'cjs', banner: {} },
+    },
+    {
+      id: 'esm-default-credentials',
+      label: "the SDK's default credential chain instead of the environment's credentials (no alias)",
+      file: 'index.mjs',
+      options: { alias: {} },
     },
     { id: 'esm-nomin', label: 'not minified', file: 'index.mjs', options: { minify: false } },
     {
@@ -357,60 +405,66 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
   const componentBundles: Bundle[] = [];
   for (const component of COMPONENTS) {
     const file = join(out(component.id), 'index.mjs');
-    const bytes = await bundleTo(file, { contents: `${DOCUMENT_CLIENT_ONLY}\n${component.contents}` });
+    // Built as the baseline is (default credential chain), so that the difference is the component's.
+    const bytes = await bundleTo(file, { contents: `${DOCUMENT_CLIENT_ONLY}\n${component.contents}` }, { alias: {} });
     componentBundles.push({ id: `component:${component.id}`, label: component.label, file, bytes });
   }
 
   const baseline: Bundle = { id: 'baseline', label: 'DynamoDB DocumentClient only', file: baselineFile, bytes: baselineBytes };
-  const bothClientsFile = join(out('both-clients'), 'index.mjs');
-  const bothClients: Bundle = {
-    id: 'both-clients',
-    label: 'DocumentClient and Cognito client only',
-    file: bothClientsFile,
-    bytes: await bundleTo(bothClientsFile, { contents: BOTH_CLIENTS_ONLY }),
-  };
   const routeBundles: Bundle[] = functions.map((f) => ({
     id: `route:${f.routeId}`,
     label: f.routeId,
     file: f.file,
     bytes: f.bytes,
   }));
-  const socketClientsFile = join(out('socket-clients'), 'index.mjs');
-  const socketClients: Bundle = {
-    id: 'socket-clients',
-    label: 'DocumentClient and connections API client only',
-    file: socketClientsFile,
-    bytes: await bundleTo(socketClientsFile, { contents: SOCKET_CLIENTS_ONLY }),
-  };
   const eventBundles: Bundle[] = [];
   for (const fn of EVENT_FUNCTIONS) {
     const file = join(out(`event-${fn.id}`), 'index.mjs');
     eventBundles.push({ id: `event:${fn.id}`, label: fn.id, file, bytes: await bundleTo(file, { file: fn.entry }) });
   }
-  const all = [baseline, bothClients, ...routeBundles, ...variantBundles, ...componentBundles, socketClients, ...eventBundles];
+  // One floor per set of clients some function bundles, built both ways.
+  const clientsOf = new Map([...routeBundles, ...eventBundles].map((b) => [b.id, clientsIn(b.file)]));
+  const floorSets = new Map([...clientsOf.values()].map((clients) => [clients.join('+'), clients]));
+  const floorBundles: (Bundle & { clients: SdkClient[]; build: FloorBuild })[] = [];
+  for (const clients of floorSets.values()) {
+    for (const build of ['sdk', 'env'] as const) {
+      const id = floorId(clients, build);
+      const file = join(out(id.replaceAll(/[:+]/g, '-')), 'index.mjs');
+      const contents = clients.map((client) => SDK_CLIENTS[client].source).join('\n');
+      const bytes = await bundleTo(file, { contents }, build === 'sdk' ? { alias: {} } : {});
+      floorBundles.push({ id, label: `${clients.join(' + ')} (${build})`, file, bytes, clients, build });
+    }
+  }
+  const all = [baseline, ...floorBundles, ...routeBundles, ...variantBundles, ...componentBundles, ...eventBundles];
   log(`cold import: ${all.length} bundles x ${runs} runs (+1 warm-up round), each in a fresh node`);
   const stats = await measureImports(all, runs);
   const base = stats.get('baseline')!;
   const deployedVariant = variantBundles.find((b) => b.id === 'variant:esm-min')!;
   const deployedRoute = functions.find((f) => f.routeId === VARIANT_ROUTE)!;
-  const both = stats.get('both-clients')!;
+  const againstFloors = (id: string, s: ImportStats) => {
+    const clients = clientsOf.get(id)!;
+    return {
+      clients,
+      floorRatio: pairedRatio(s, stats.get(floorId(clients, 'sdk'))!),
+      ownRatio: pairedRatio(s, stats.get(floorId(clients, 'env'))!),
+    };
+  };
 
   return {
     synthMs: round(synthMs, 0),
     importRuns: runs,
     baseline: { bytes: baselineBytes, import: base },
-    bothClients: { bytes: bothClients.bytes, import: both },
+    floors: Object.fromEntries(
+      floorBundles.map((b) => [b.id, { clients: b.clients, build: b.build, bytes: b.bytes, import: stats.get(b.id)! }]),
+    ),
     routes: functions.map((f) => {
       const s = stats.get(`route:${f.routeId}`)!;
-      const row = routes[f.routeId];
-      const floor = row.cognito.length > 0 && row.table.length > 0 ? ('both-clients' as const) : ('document-client' as const);
       return {
         ...f,
         import: s,
         ratio: pairedRatio(s, base),
         cpuRatio: round(s.medianCpuMs / base.medianCpuMs),
-        floor,
-        floorRatio: pairedRatio(s, floor === 'both-clients' ? both : base),
+        ...againstFloors(`route:${f.routeId}`, s),
       };
     }),
     variants: variantBundles.map((b) => {
@@ -438,7 +492,6 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
     }),
     replicaCheck: { route: VARIANT_ROUTE, deployedBytes: deployedRoute.bytes, replicaBytes: deployedVariant.bytes },
     events: {
-      socketClients: { bytes: socketClients.bytes, import: stats.get('socket-clients')! },
       functions: EVENT_FUNCTIONS.map((fn, i) => {
         const s = stats.get(`event:${fn.id}`)!;
         return {
@@ -447,7 +500,7 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
           bytes: eventBundles[i]!.bytes,
           import: s,
           ratio: pairedRatio(s, base),
-          floorRatio: pairedRatio(s, fn.sends ? stats.get('socket-clients')! : base),
+          ...againstFloors(`event:${fn.id}`, s),
         };
       }),
     },
