@@ -471,3 +471,122 @@ export function eventCostModel(delivery: DeliveryReport, routes: RouteSummary[],
     perThousandSocketHours: round(1000 * socketHour, 5),
   };
 }
+
+/**
+ * Webhook deliveries (issue 30; docs/webhooks.md "Figures"): what 1,000 deliveries cost, each
+ * delivered at its first attempt, on top of the change that made the event. Per delivery: the
+ * fanout's share (its invocation, its Query of the board's webhooks, the delivery's Put, the
+ * SendMessage), then the worker's (SQS receive and delete, BatchGetItem of delivery and webhook,
+ * the claim and the record, a KMS Decrypt unless cached, its log line and its billed duration,
+ * which is mostly the receiver's answer time). Worst case throughout: one event per fanout batch,
+ * one webhook per event, one message per worker batch, no secret cached.
+ */
+export const WEBHOOK_PRICES = {
+  /** Standard queue, after the first million requests a month; each 64 KB of a request is one request. */
+  sqsPerMillionRequests: 0.4,
+  kmsPerRequest: 0.03 / 10_000,
+  kmsKeyPerMonth: 1,
+};
+
+export const WEBHOOK_ASSUMPTIONS = {
+  /** The receiver's answer time as the worker waits for it (not measurable here): the largest part of its bill. */
+  receiverMs: 200,
+  /** In-region SQS and KMS round trips. */
+  sqsMs: 10,
+  kmsMs: 8,
+  /** The fanout's and the worker's own CPU per message (the REST routes' own time is 0.3-0.7 ms; these do more I/O than work). */
+  ownMs: 2,
+  /** One attempt's log line plus START/END/REPORT per invocation. */
+  logBytes: 650,
+  /** Attributes of a delivery item beside its body (keys, ids, status fields, ttl). */
+  itemOverheadBytes: 420,
+  /** Days a delivery item is stored: 7 kept + about a day of schedule + TTL's up to 2 days late. */
+  storedDays: 10,
+  memoryMb: [128, 256] as const,
+};
+
+export interface WebhookCostReport {
+  asOf: string;
+  rows: { part: string; units: string; dollarsPerThousand: number }[];
+  totalPerThousand128: number;
+  totalPerThousand256: number;
+  /** SQS requests of one delivery that fails every attempt of the default schedule (15-minute hops). */
+  hopsOfDefaultSchedule: number;
+  notes: string[];
+}
+
+export function webhookCostModel(measured: { bodyBytes: number }): WebhookCostReport {
+  const a = WEBHOOK_ASSUMPTIONS;
+  const itemBytes = measured.bodyBytes + a.itemOverheadBytes;
+  const wruPerWrite = Math.ceil(itemBytes / 1024);
+  const rcuPerItem = Math.ceil(itemBytes / 4096);
+  const perThousand = (dollarsEach: number) => round(dollarsEach * 1000, 6);
+  const gbSecond = (ms: number, memoryMb: number) => (ms / 1000) * (memoryMb / 1024) * PRICES.lambdaArm64PerGbSecond;
+  const fanoutMs = a.ownMs + 2 * ASSUMPTIONS.dynamoRoundTripMs + a.sqsMs; // Query, Put, SendMessage
+  const workerMs = a.ownMs + 3 * ASSUMPTIONS.dynamoRoundTripMs + a.kmsMs + a.receiverMs; // BatchGet, claim, record
+  const writes = 3 * wruPerWrite; // Put, claim, record
+  const reads = 1 + rcuPerItem + 1; // fanout Query, BatchGet: delivery + webhook
+  const rows = [
+    { part: 'table stream read by the fanout (Lambda trigger)', units: 'free', dollarsPerThousand: 0 },
+    {
+      part: 'DynamoDB reads: fanout Query (strongly consistent), worker BatchGetItem (2 items)',
+      units: `${reads} RRU`,
+      dollarsPerThousand: perThousand((reads * PRICES.dynamoOnDemandPerMillionReadUnits) / 1e6),
+    },
+    {
+      part: `DynamoDB writes: delivery Put, claim, record (${itemBytes} B item)`,
+      units: `${writes} WRU`,
+      dollarsPerThousand: perThousand((writes * PRICES.dynamoOnDemandPerMillionWriteUnits) / 1e6),
+    },
+    {
+      part: 'SQS: send, receive, delete',
+      units: '3 requests',
+      dollarsPerThousand: perThousand((3 * WEBHOOK_PRICES.sqsPerMillionRequests) / 1e6),
+    },
+    {
+      part: 'KMS Decrypt (uncached; cached 5 min per container)',
+      units: '≤ 1 request',
+      dollarsPerThousand: perThousand(WEBHOOK_PRICES.kmsPerRequest),
+    },
+    {
+      part: 'Lambda requests: fanout and worker invocations',
+      units: '2',
+      dollarsPerThousand: perThousand((2 * PRICES.lambdaPerMillionRequests) / 1e6),
+    },
+    {
+      part: `Lambda duration, 128 MB arm64 (fanout ${fanoutMs} ms + worker ${workerMs} ms, receiver ${a.receiverMs} ms)`,
+      units: 'GB-s',
+      dollarsPerThousand: perThousand(gbSecond(fanoutMs + workerMs, 128)),
+    },
+    {
+      part: 'CloudWatch Logs',
+      units: `${a.logBytes} B`,
+      dollarsPerThousand: perThousand((a.logBytes / 2 ** 30) * PRICES.cloudWatchLogsPerGbIngested),
+    },
+    {
+      part: `Storage of the delivery item (${a.storedDays} days)`,
+      units: `${itemBytes + LOG_STORAGE.overheadBytesPerItem} B`,
+      dollarsPerThousand: perThousand(
+        ((itemBytes + LOG_STORAGE.overheadBytesPerItem) / LOG_STORAGE.bytesPerGb) *
+          PRICES.dynamoStoragePerGbMonth *
+          (a.storedDays / LOG_STORAGE.daysPerMonth),
+      ),
+    },
+  ];
+  const base = rows.reduce((sum, row) => sum + row.dollarsPerThousand, 0);
+  const extra256 = perThousand(gbSecond(fanoutMs + workerMs, 256) - gbSecond(fanoutMs + workerMs, 128));
+  // Every delay of the default schedule waits in hops of at most 15 minutes (SQS's longest delay).
+  const hops = [5, 300, 1800, 7200, 18000, 36000, 36000].reduce((sum, d) => sum + Math.ceil(d / 900), 0);
+  return {
+    asOf: PRICES.asOf,
+    rows,
+    totalPerThousand128: round(base, 6),
+    totalPerThousand256: round(base + extra256, 6),
+    hopsOfDefaultSchedule: hops,
+    notes: [
+      `A delivery that fails all 8 attempts of the default schedule: 7 more attempts (their claim and record writes, invocations and receiver waits) and ${hops} queue hops of ≤ 15 min, ${hops * 3} SQS requests ($${round(hops * 3 * WEBHOOK_PRICES.sqsPerMillionRequests * 1e-6 * 1000, 4)} per 1,000 such deliveries).`,
+      `A receiver that never answers bills the worker its full 10 s: $${round(gbSecond(10_000, 128) * 1000, 4)} per 1,000 such attempts at 128 MB.`,
+      `Fixed: the KMS key $${WEBHOOK_PRICES.kmsKeyPerMonth}/month; Lambda's SQS pollers' empty long polls (~5 pollers, one ReceiveMessage per 20 s each: ~650,000 requests, about $0.26/month).`,
+    ],
+  };
+}

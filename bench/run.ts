@@ -13,6 +13,7 @@ import { benchLoad } from './load';
 import { evaluateTargets, type Results, renderMarkdown } from './report';
 import { benchScale } from './scale';
 import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
+import { benchWebhooks, renderWebhooks, type WebhookBench } from './webhooks';
 
 /**
  * `npm run bench`: the performance benchmark of issue 5, on the local stack (docs/performance.md).
@@ -24,7 +25,9 @@ import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
  * 6. live board events: delivery latency to one watcher and to 20, the broadcaster's own work, the
  *    event log's items (sizes, write units);
  * 7. contention: N writers racing on one board (creates into one column, edits of their own cards);
- * 8. catch-up: 1,000 changes on a board read back through GET /boards/{id}/events, limit 1000 and 100.
+ * 8. catch-up: 1,000 changes on a board read back through GET /boards/{id}/events, limit 1000 and 100;
+ * 9. webhooks: delivery latency, REST answer → receiver on 127.0.0.1 (BENCH_WEBHOOK_EVENTS, default
+ *    240), and the cost per 1,000 deliveries (bench/webhooks.ts, bench/cost.ts webhookCostModel).
  * Prints markdown, writes bench/results/latest.json and latest.md (a run with BENCH_SKIP writes
  * partial-<UTC date and time>.json and .md instead, so that it never replaces the full run the
  * documents quote; BENCH_OUT=<name> picks the name). CI never runs it.
@@ -37,7 +40,7 @@ import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
  * the synthesized bundles, BENCH_DELIVERY_CHANGES (240 changes to one watcher), BENCH_FANOUT_CHANGES
  * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_WRITERS (16 concurrent writers) and BENCH_WRITES (10
  * writes each) of the contention phase, BENCH_CATCHUP_EVENTS (1000 changes to catch up on),
- * BENCH_SKIP=bundles,delivery,contention,catchup,load,scale,huge leaves phases out (for trying the
+ * BENCH_SKIP=bundles,delivery,contention,catchup,load,scale,huge,webhooks leaves phases out (for trying the
  * bench; `huge` is the 50,000-card board of the scale phase).
  */
 
@@ -63,6 +66,7 @@ const settings = {
   },
   contention: { writers: envNumber('BENCH_WRITERS', 16), writes: envNumber('BENCH_WRITES', 10) },
   catchUpEvents: envNumber('BENCH_CATCHUP_EVENTS', 1000),
+  webhookEvents: envNumber('BENCH_WEBHOOK_EVENTS', 240),
 };
 
 const started = performance.now();
@@ -106,6 +110,7 @@ if (!skip.has('bundles')) results.bundles = await phase('bundles', () => benchBu
 const dataRoot = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 const dataDir = mkdtempSync(join(dataRoot, 'task-board-bench-'));
 let stack: RunningStack | undefined;
+let webhooks: WebhookBench | undefined;
 try {
   stack = await phase('start local stack', () =>
     // INFO logging, as deployed: the request log line is part of the service's own time.
@@ -146,6 +151,10 @@ try {
         benchContention(client, settings.contention.writers, settings.contention.writes),
       );
     if (!skip.has('catchup')) results.catchUp = await phase('catch-up', () => benchCatchUp(client, settings.catchUpEvents));
+    if (!skip.has('webhooks')) {
+      webhooks = await phase('webhooks', () => benchWebhooks(running.url, settings.webhookEvents));
+      if (webhooks) webhooks.loadAverage = loadAverage();
+    }
   }
 } finally {
   if (stack) await stopStackProcess(stack.child);
@@ -163,7 +172,8 @@ results.targets = evaluateTargets(results);
 Object.assign(results.meta, { durationS: round((performance.now() - started) / 1000, 1) });
 (results.meta.loadAverage as { end: number[] }).end = loadAverage();
 
-const markdown = renderMarkdown(results);
+if (webhooks) (results as Results & { webhooks?: WebhookBench }).webhooks = webhooks;
+const markdown = renderMarkdown(results) + (webhooks ? `\n${renderWebhooks(webhooks)}` : '');
 const outDir = join(REPO_ROOT, 'bench', 'results');
 mkdirSync(outDir, { recursive: true });
 // Only a full run replaces latest.*, which docs/performance.md quotes.
