@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { byLabelName, byNewestFirst, byPosition } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
-import { deleteItems, getItems, type Item, queryAll, queryPages, retryLostRaces, transactWrite } from './db';
+import { deleteItems, getItems, type Item, queryAll, queryPages, retryLostRaces, type TransactItem, transactWrite } from './db';
 import { commitChange, seqOf } from './event-log';
+import { type FoldedCount, QuotaUsedUp } from './rate-limits';
 import {
   type Board,
   type BoardRecord,
@@ -22,8 +23,12 @@ import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keys } from './table';
 import { accountGone } from './users';
 
-/** One TransactWriteItems: the board, the owner's membership and its mirror under the user. */
-export async function createBoard(ownerId: string, title: string): Promise<Board> {
+/**
+ * One TransactWriteItems: the board, the owner's membership and its mirror under the user. With a
+ * `count` (the rate limiter's, lib/data/rate-limits.ts), the counter's conditional increment is
+ * one more item of it: no round trip before the create, and a refused request writes nothing.
+ */
+export async function createBoard(ownerId: string, title: string, count?: FoldedCount): Promise<Board> {
   const board: BoardRecord = {
     id: randomUUID(),
     owner_id: ownerId,
@@ -33,18 +38,26 @@ export async function createBoard(ownerId: string, title: string): Promise<Board
     labels: {},
   };
   const member: MemberRecord = { board_id: board.id, user_id: ownerId, role: 'owner', joined_at: board.created_at };
+  const items: TransactItem[] = [
+    { Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { Item: { ...keys.member(board.id, ownerId), type: 'member', ...member } } },
+    { Put: { Item: { ...keys.userBoard(ownerId, board.id), type: 'user_board', ...member } } },
+    // A deleted account's token creates nothing (its profile went in the deletion's transaction).
+    { ConditionCheck: { Key: keys.userProfile(ownerId), ConditionExpression: 'attribute_exists(pk)' } },
+  ];
+  // Last, so that its index in CancellationReasons is known; claim() throws, without a write, a window this instance saw refused.
+  const counterIndex = items.length;
+  if (count) items.push(count.claim());
   try {
-    await transactWrite([
-      { Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { Item: { ...keys.member(board.id, ownerId), type: 'member', ...member } } },
-      { Put: { Item: { ...keys.userBoard(ownerId, board.id), type: 'user_board', ...member } } },
-      // A deleted account's token creates nothing (its profile went in the deletion's transaction).
-      { ConditionCheck: { Key: keys.userProfile(ownerId), ConditionExpression: 'attribute_exists(pk)' } },
-    ]);
+    await transactWrite(items);
   } catch (error) {
-    if (cancellationCodes(error)?.[3] === 'ConditionalCheckFailed') throw accountGone();
+    const codes = cancellationCodes(error);
+    // The counter's own reason tells its refusal apart from the others' (or from no answer at all).
+    if (count?.cancelled(codes?.[counterIndex])) throw new QuotaUsedUp();
+    if (codes?.[3] === 'ConditionalCheckFailed') throw accountGone();
     throw error;
   }
+  count?.committed();
   return toBoard(board);
 }
 

@@ -1,5 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, isConditionFailure, tableName } from './db';
+import { randomUUID } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, isConditionFailure, type TransactItem, tableName } from './db';
 import { type ItemKey, keyHash, TTL_ATTRIBUTE } from './table';
 
 /**
@@ -21,6 +22,11 @@ import { type ItemKey, keyHash, TTL_ATTRIBUTE } from './table';
  * every later request of that window is refused too: this instance remembers that until the window
  * ends and refuses them without a write (a loop against one function instance costs no write
  * units once it is over its quota).
+ *
+ * A route whose first table call is its own transaction (POST /boards) does not count with a
+ * request of its own: it takes a `FoldedCount`, the same conditional increment as one more item of
+ * that transaction (no round trip before it; a refusal cancels the transaction, so nothing else is
+ * written). Its count comes back from a consistent read of the counter sent beside the transaction.
  */
 export type RateLimitSubject = { policy: 'user'; userId: string } | { policy: 'address'; address: string };
 
@@ -54,6 +60,31 @@ function rememberExhausted(id: string, resetAt: number, now: number): void {
   exhausted.set(id, resetAt);
 }
 
+/** The counter's conditional increment: the same for a request of its own and an item of a transaction. */
+function increment(quota: number, windowStart: number, windowSeconds: number) {
+  return {
+    UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
+    ConditionExpression: 'attribute_not_exists(#count) OR #count < :quota',
+    ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': TTL_ATTRIBUTE } as Record<string, string>,
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':quota': quota,
+      ':type': 'rate_limit',
+      ':ttl': windowStart + 2 * windowSeconds,
+    } as Record<string, unknown>,
+  };
+}
+
+/**
+ * A count sent while a transaction holds the same counter (a POST /boards of the same subject in
+ * flight) is refused with TransactionConflictException, which the SDK does not retry: it says
+ * nothing about the quota, so it is sent again (a few times, with jitter) before the request fails
+ * open.
+ */
+const CONFLICT_ATTEMPTS = 5;
+const isTransactionConflict = (error: unknown) => error instanceof Error && error.name === 'TransactionConflictException';
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Counts one request of `subject` in the window of `at` (epoch ms), unless its quota is used up. */
 export async function countRequest(
   subject: RateLimitSubject,
@@ -66,22 +97,153 @@ export async function countRequest(
   const key = rateLimitKey(subject, windowStart);
   const id = `${key.pk}\u0000${key.sk}`;
   if ((exhausted.get(id) ?? 0) > at) return { allowed: false, count: quota, resetAt };
-  try {
-    const out = await documentClient.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :quota',
-        ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: { ':one': 1, ':quota': quota, ':type': 'rate_limit', ':ttl': windowStart + 2 * windowSeconds },
-        ReturnValues: 'UPDATED_NEW',
-      }),
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const out = await documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          ...increment(quota, windowStart, windowSeconds),
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return { allowed: true, count: Number(out.Attributes?.count ?? 1), resetAt };
+    } catch (error) {
+      if (isTransactionConflict(error) && attempt < CONFLICT_ATTEMPTS) {
+        await pause(Math.random() * 10 * attempt);
+        continue;
+      }
+      if (!isConditionFailure(error)) throw error;
+      rememberExhausted(id, resetAt, at);
+      return { allowed: false, count: quota, resetAt };
+    }
+  }
+}
+
+/** Thrown by a transaction that carried a `FoldedCount` its counter refused: the quota is used up, nothing was written. */
+export class QuotaUsedUp extends Error {
+  override name = 'QuotaUsedUp';
+  constructor() {
+    super('the rate limit quota of this window is used up');
+  }
+}
+
+/** The attribute a folded count marks the counter with: which request's increment the counter last took. */
+const MARKER_ATTRIBUTE = 'last_request';
+
+/**
+ * One request's count made inside the caller's own TransactWriteItems (POST /boards): `claim()`
+ * gives the counter's conditional increment as one more item of the transaction, and the caller
+ * reports how the transaction ended (`committed()`, or `cancelled()` with the item's own code from
+ * CancellationReasons). `result()` is then the count, or undefined when the request was not
+ * counted (the transaction failed for another reason, or was never sent): the caller counts it on
+ * its own then.
+ *
+ * A committed transaction returns nothing, so the window's count comes from a strongly consistent
+ * GetItem of the counter, sent beside the transaction (no round trip after it). The increment marks
+ * the counter with this request's token: a read that sees the token came after this increment and
+ * its count includes it; one that does not came before it (this request is then the count + 1).
+ * Exact whenever the subject's requests do not overlap; while they do, a read can straddle other
+ * increments, so `r` can be off by those (never by a refusal: who is served is decided by the
+ * condition alone).
+ */
+export class FoldedCount {
+  private readonly token = randomUUID();
+  private readonly windowStart: number;
+  private readonly key: ItemKey;
+  readonly resetAt: number;
+  private state: 'held' | 'sent' | 'committed' | 'refused' | 'failed' = 'held';
+  private read?: Promise<{ count?: number; marker?: string } | undefined>;
+
+  constructor(
+    subject: RateLimitSubject,
+    private readonly quota: number,
+    private readonly windowSeconds: number,
+    private readonly at: number = Date.now(),
+  ) {
+    this.windowStart = windowStartOf(at, windowSeconds);
+    this.resetAt = (this.windowStart + windowSeconds) * 1000;
+    this.key = rateLimitKey(subject, this.windowStart);
+  }
+
+  private get id() {
+    return `${this.key.pk}\u0000${this.key.sk}`;
+  }
+
+  /**
+   * The counter's increment, for the caller's transaction; starts the read beside it. Throws
+   * QuotaUsedUp, without a write, when this instance already saw the window refused.
+   */
+  claim(): TransactItem {
+    if (this.state !== 'held') throw new Error('a folded count is claimed once');
+    if ((exhausted.get(this.id) ?? 0) > this.at) {
+      this.state = 'refused';
+      throw new QuotaUsedUp();
+    }
+    this.state = 'sent';
+    const { ExpressionAttributeNames, ExpressionAttributeValues, ...expression } = increment(
+      this.quota,
+      this.windowStart,
+      this.windowSeconds,
     );
-    return { allowed: true, count: Number(out.Attributes?.count ?? 1), resetAt };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    rememberExhausted(id, resetAt, at);
-    return { allowed: false, count: quota, resetAt };
+    this.read = documentClient
+      .send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: this.key,
+          ConsistentRead: true,
+          ProjectionExpression: '#count, #marker',
+          ExpressionAttributeNames: { '#count': 'count', '#marker': MARKER_ATTRIBUTE },
+        }),
+      )
+      .then(
+        (out) => ({ count: out.Item?.count as number | undefined, marker: out.Item?.[MARKER_ATTRIBUTE] as string | undefined }),
+        (error: unknown) => {
+          this.readError = error;
+          return undefined;
+        },
+      );
+    return {
+      Update: {
+        Key: this.key,
+        ...expression,
+        UpdateExpression: `${expression.UpdateExpression}, #marker = :marker`,
+        ExpressionAttributeNames: { ...ExpressionAttributeNames, '#marker': MARKER_ATTRIBUTE },
+        ExpressionAttributeValues: { ...ExpressionAttributeValues, ':marker': this.token },
+      },
+    };
+  }
+
+  /** Why the read beside the transaction failed, if it did (the count is then unknown). */
+  readError: unknown;
+
+  committed(): void {
+    if (this.state === 'sent') this.state = 'committed';
+  }
+
+  /**
+   * The transaction failed; `code` is the counter item's own reason in CancellationReasons
+   * (undefined: not a cancellation, e.g. throttled or no answer). True when the counter refused
+   * (the quota is used up): nothing was written.
+   */
+  cancelled(code: string | undefined): boolean {
+    if (this.state !== 'sent') return this.state === 'refused';
+    this.state = code === 'ConditionalCheckFailed' ? 'refused' : 'failed';
+    if (this.state === 'refused') rememberExhausted(this.id, this.resetAt, this.at);
+    return this.state === 'refused';
+  }
+
+  /**
+   * How the request stands once the transaction is answered: refused, served (its count from the
+   * read; undefined if the read failed) or undefined when it was not counted at all (`counted` false).
+   */
+  async result(): Promise<{ counted: boolean; count?: RateLimitCount }> {
+    if (this.state === 'refused') return { counted: true, count: { allowed: false, count: this.quota, resetAt: this.resetAt } };
+    if (this.state !== 'committed') return { counted: false };
+    const seen = await this.read;
+    if (!seen) return { counted: true };
+    const before = seen.count ?? 0;
+    const count = seen.marker === this.token ? before : Math.min(this.quota, before + 1);
+    return { counted: true, count: { allowed: true, count: Math.max(1, count), resetAt: this.resetAt } };
   }
 }

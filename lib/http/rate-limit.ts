@@ -1,5 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { countRequest, type RateLimitSubject } from '../data/rate-limits';
+import { countRequest, FoldedCount, type RateLimitCount, type RateLimitSubject } from '../data/rate-limits';
 import { Unauthorized } from '../domain/errors';
 import { type RateLimitPolicy, type RouteRow, rateLimitOf } from '../rows/row';
 import { ENV, type EnvName, requireEnv, secondsFromEnv } from '../runtime/config';
@@ -20,7 +21,8 @@ import { type RouteMiddleware, type RouteState, requestIdOf } from './types';
  * (lib/rows/row.ts `rateLimitOf`) is counted once, in the table (lib/data/rate-limits.ts), against
  * its user's quota when it presents a valid token and against its source address's otherwise.
  * The count starts as soon as its subject is known and runs beside the route's first read (the
- * membership check of a board route, a GET's handler); what writes or calls Cognito waits for it.
+ * membership check of a board route, a GET's handler, login's InitiateAuth), or is one more item
+ * of the route's first write (POST /boards: `PLACEMENT`); only what has neither waits for it.
  * Over the quota: 429 `rate_limited` with Retry-After, and nothing done. Every counted answer
  * carries RateLimit-Policy and RateLimit. When the store fails, the request goes on uncounted
  * (fail open) and the metric RateLimitFailOpen says so.
@@ -64,6 +66,48 @@ export class RateLimited extends Error {
 
 const secondsUntil = (at: number) => Math.max(1, Math.ceil((at - Date.now()) / 1000));
 
+/**
+ * Where the count of a row goes so that it adds no sequential round trip (api-contract.md, issue
+ * 29), for the rows whose first call is not a read; every other row is placed by its shape in
+ * `rateLimitSteps` (a GET of scope user: `beside`; a board row: beside its membership read, then
+ * `gate`).
+ * - `fold`: the handler's first call is its own TransactWriteItems, which takes the counter's
+ *   conditional increment as one more item (`heldCount()`): a refusal cancels the transaction,
+ *   so the request writes nothing.
+ * - `beside`: the handler changes nothing the request could be refused after (login's
+ *   InitiateAuth only answers tokens): it runs beside the count, and over the quota its answer is
+ *   dropped for the 429 (no token leaves the function).
+ * Registration stays behind the gate: its first call, SignUp, creates a Cognito user, and it has
+ * no read before it (docs/rate-limits.md, "Where it sits in a request").
+ */
+const PLACEMENT: Readonly<Record<string, 'fold' | 'beside'>> = {
+  'boards.create': 'fold',
+  'auth.login': 'beside',
+};
+
+/** The count a `fold` row's handler puts in its transaction, for the request being handled. */
+const heldCounts = new AsyncLocalStorage<FoldedCount>();
+
+/**
+ * The rate limiter's count for the handler of a `fold` row to pass to its transaction
+ * (lib/data/boards.ts `createBoard`); undefined when the request is not counted this way (no
+ * quota, or counted already: a request with an Idempotency-Key, whose claim is its first write).
+ */
+export const heldCount = (): FoldedCount | undefined => heldCounts.getStore();
+
+/** A count as the answer's outcome: `t` is computed when the answer is made. */
+function outcomeOf(quota: RateLimitQuota, { allowed, count, resetAt }: RateLimitCount): RateLimitOutcome {
+  return {
+    ...quota,
+    allowed,
+    remaining: Math.max(0, quota.quota - count),
+    // Answer time, not count time: what the client should wait from when it reads it.
+    get resetSeconds() {
+      return secondsUntil(resetAt);
+    },
+  };
+}
+
 /** The outcome with `t` fixed once for the answer: its RateLimit field and its Retry-After say the same. */
 const atAnswer = (outcome: RateLimitOutcome | undefined): RateLimitOutcome | undefined =>
   outcome && { ...outcome, resetSeconds: outcome.resetSeconds };
@@ -92,15 +136,7 @@ export function rateLimitedResponse(outcome: RateLimitOutcome, requestId?: strin
  */
 function startCount(quota: RateLimitQuota, subject: RateLimitSubject, routeId: string): Promise<RateLimitOutcome | undefined> {
   return countRequest(subject, quota.quota, quota.windowSeconds).then(
-    ({ allowed, count, resetAt }) => ({
-      ...quota,
-      allowed,
-      remaining: Math.max(0, quota.quota - count),
-      // Answer time, not count time: what the client should wait from when it reads it.
-      get resetSeconds() {
-        return secondsUntil(resetAt);
-      },
-    }),
+    (count) => outcomeOf(quota, count),
     (error: unknown) => {
       logger.warn('rate limit not counted', { route: routeId, policy: quota.policy, error });
       emitMetric(RATE_LIMIT_FAIL_OPEN_METRIC, { service: SERVICE });
@@ -124,8 +160,10 @@ export interface RateLimitSteps {
   /** Before what the request does (writes, Cognito): waits for the count, 429 when over. */
   gate?: RouteMiddleware;
   /**
-   * Instead of the gate, on a read-only route without an access read of its own (a GET of scope
-   * user): its handler runs beside the count, and its answer is dropped for the 429 when over.
+   * Instead of the gate, around the handler: on a row without an access read of its own whose
+   * handler changes nothing (a GET of scope user, login), the handler runs beside the count and
+   * its answer is dropped for the 429 when over; on a `fold` row, the count is made in the
+   * handler's own transaction.
    */
   beside?: <T>(state: RouteState, work: () => Promise<T>) => Promise<T>;
 }
@@ -140,6 +178,7 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
     return quota === undefined ? undefined : { policy: which, quota, windowSeconds: config.windowSeconds };
   };
   const user = policy === 'user' ? quotaOf('user') : undefined;
+  const placement = PLACEMENT[row.id] ?? (row.method === 'GET' && row.access.scope === 'user' ? 'beside' : 'gate');
   // Credential rows count per address; token rows too, when the token is missing or bad.
   const address = quotaOf('address');
   if (!user && !address) return undefined;
@@ -175,17 +214,66 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
     },
     countAddress: policy === 'address' ? { before: ({ context, event }) => byAddress(context.route, event) } : undefined,
     countUser:
-      policy === 'user' && user
+      policy === 'user' && user && placement !== 'fold'
         ? {
             before: ({ context }) => {
               context.route.rateLimit = startCount(user, { policy: 'user', userId: context.route.caller!.id }, row.id);
             },
           }
         : undefined,
-    ...(row.method === 'GET' && row.access.scope === 'user'
-      ? { beside: besideCount }
-      : { gate: { before: ({ context }) => gateOf(context.route) } }),
+    ...(placement === 'fold'
+      ? { beside: <T>(state: RouteState, work: () => Promise<T>) => foldCount(row.id, user, state, work) }
+      : placement === 'beside'
+        ? { beside: besideCount }
+        : { gate: { before: ({ context }) => gateOf(context.route) } }),
   };
+}
+
+/**
+ * A `fold` row's handler with its count in its own transaction (`heldCount()`): no round trip
+ * before it, and a refused request cancels the transaction, so it writes nothing. A request the
+ * transaction did not count (it failed for another reason, or the handler never sent it) is
+ * counted on its own afterwards, so that every request counts; one with an Idempotency-Key is
+ * counted first, as behind the gate: the key's claim is its first write.
+ */
+async function foldCount<T>(
+  routeId: string,
+  quota: RateLimitQuota | undefined,
+  state: RouteState,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (!quota) return work();
+  const subject: RateLimitSubject = { policy: 'user', userId: state.caller!.id };
+  if (state.idempotencyKey !== undefined) {
+    state.rateLimit = startCount(quota, subject, routeId);
+    const outcome = await state.rateLimit;
+    if (outcome && !outcome.allowed) throw new RateLimited(outcome);
+    return work();
+  }
+  const folded = new FoldedCount(subject, quota.quota, quota.windowSeconds);
+  let settle!: (outcome: RateLimitOutcome | undefined) => void;
+  state.rateLimit = new Promise((resolve) => {
+    settle = resolve;
+  });
+  let outcome: RateLimitOutcome | undefined;
+  try {
+    const [done] = await Promise.allSettled([heldCounts.run(folded, work)]);
+    const counted = await folded.result();
+    if (counted.counted) {
+      outcome = counted.count && outcomeOf(quota, counted.count);
+      // Served and counted, but the read beside the transaction failed: no fields (as failing open).
+      if (!counted.count) logger.warn('rate limit counted, fields unknown', { route: routeId, error: folded.readError });
+    } else {
+      if (done.status === 'fulfilled') logger.error('a fold row answered without its count', { route: routeId });
+      outcome = await startCount(quota, subject, routeId);
+    }
+    // Over the quota the 429 wins, as behind the gate (a refused transaction wrote nothing).
+    if (outcome && !outcome.allowed) throw new RateLimited(outcome);
+    if (done.status === 'rejected') throw done.reason;
+    return done.value;
+  } finally {
+    settle(outcome);
+  }
 }
 
 /** Runs a `beside` row's handler and its count together: the count's 429 wins over whatever the handler did. */

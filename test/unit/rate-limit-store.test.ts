@@ -215,10 +215,16 @@ describe('per address', () => {
     expect(JSON.stringify(count)).not.toContain('198.51.100.7');
   });
 
-  it('never runs a credential route over its quota: a refused login does not reach Cognito', async () => {
+  const refusedAfterOne = () =>
+    ddb
+      .on(UpdateCommand)
+      .resolvesOnce({ Attributes: { count: 3 } })
+      .rejects(new ConditionalCheckFailedException({ message: 'over', $metadata: {} }));
+
+  it('runs a login beside its count, and over the quota drops its tokens for the 429', async () => {
     const { credentialRoute } = await import('../../lib/http/credential-route');
     const { authLogin } = await import('../../lib/rows/auth');
-    const signIn = jest.fn(async () => ({ status: 200, body: { token: 'a token' } }));
+    const signIn = jest.fn(async () => ({ status: 200, body: { token: 'a token', refresh_token: 'a refresh token' } }));
     const login = credentialRoute(authLogin, signIn) as unknown as Handler;
     const attempt = () =>
       login(
@@ -231,16 +237,39 @@ describe('per address', () => {
         ),
         context,
       );
-    ddb
-      .on(UpdateCommand)
-      .resolvesOnce({ Attributes: { count: 3 } })
-      .rejects(new ConditionalCheckFailedException({ message: 'over', $metadata: {} }));
+    refusedAfterOne();
     const last = await attempt();
     expect(last.statusCode).toBe(200);
     expect(last.headers?.ratelimit).toMatch(/^"address";r=0;t=\d+$/);
     const refused = await attempt();
     expect(refused.statusCode).toBe(429);
     expect(JSON.parse(refused.body!)).toMatchObject({ code: 'rate_limited' });
-    expect(signIn).toHaveBeenCalledTimes(1);
+    expect(refused.body).not.toContain('a token');
+    expect(refused.body).not.toContain('a refresh token');
+    // Beside the count, the refused login still reached Cognito (docs/rate-limits.md says what that costs).
+    expect(signIn).toHaveBeenCalledTimes(2);
+  });
+
+  it('never runs a credential route that changes something over its quota: a refused password-forgot does not reach Cognito', async () => {
+    const { credentialRoute } = await import('../../lib/http/credential-route');
+    const { authPasswordForgot } = await import('../../lib/rows/accounts');
+    const send = jest.fn(async () => ({ status: 202 }));
+    const forgot = credentialRoute(authPasswordForgot, send) as unknown as Handler;
+    const attempt = () =>
+      forgot(
+        fromAddress(
+          {
+            ...apiEvent('', 'POST', '/auth/password/forgot', { email: 'ada@example.test' }),
+            headers: { 'content-type': 'application/json' },
+          },
+          '203.0.113.10',
+        ),
+        context,
+      );
+    refusedAfterOne();
+    expect((await attempt()).statusCode).toBe(202);
+    const refused = await attempt();
+    expect(refused.statusCode).toBe(429);
+    expect(send).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { apiEvent } from '../support/events';
+import { accessClaims, makeSigner } from '../support/tokens';
+
+/**
+ * The limiter adds no sequential round trip (issue 29) on the routes whose first call is not a
+ * read: the real SDK clients (DynamoDB's and Cognito's) talk to a stub endpoint of this test,
+ * which holds every request until the ones the route should send together have all arrived, and
+ * records how many were in flight at once. A count sent one after the route's first call would
+ * never have company: the stub then answers it alone (after a bound, so that a failure reads as
+ * one rather than as a hang), and the peak says so. Nothing here measures time.
+ */
+
+process.env.RATE_LIMIT_REQUESTS = '5';
+process.env.AUTH_RATE_LIMIT_REQUESTS = '3';
+process.env.RATE_LIMIT_WINDOW_SECONDS = '60';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+const context = { getRemainingTimeInMillis: () => 10_000 } as Context;
+const signer = makeSigner();
+
+interface Call {
+  /** DynamoDB or Cognito operation, from X-Amz-Target. */
+  operation: string;
+  body: any;
+}
+type Answer = { status?: number; body: unknown };
+
+let server: Server;
+let calls: Call[] = [];
+let inFlight = 0;
+let peak = 0;
+/** How many requests the stub waits for before it answers any (the ones a route should send together). */
+let together = 1;
+let waiting: (() => void)[] = [];
+let answer: (call: Call) => Answer = () => ({ body: {} });
+
+function handle(req: IncomingMessage, res: ServerResponse) {
+  let text = '';
+  req.on('data', (chunk) => {
+    text += chunk;
+  });
+  req.on('end', async () => {
+    const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+    const call = { operation, body: JSON.parse(text || '{}') };
+    calls.push(call);
+    inFlight++;
+    peak = Math.max(peak, inFlight);
+    if (inFlight >= together) {
+      for (const release of waiting.splice(0)) release();
+    } else {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        timer = setTimeout(resolve, 2_000);
+      });
+      clearTimeout(timer);
+    }
+    inFlight--;
+    const { status = 200, body } = answer(call);
+    res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+    res.end(JSON.stringify(body));
+  });
+}
+
+const dynamoError = (type: string, extra: Record<string, unknown> = {}): Answer => ({
+  status: 400,
+  body: { __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: type, ...extra },
+});
+
+let login: Handler;
+let createBoard: Handler;
+
+beforeAll(async () => {
+  server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The clients are made when the handlers are loaded: point them at the stub first.
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
+  process.env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER = endpoint;
+  const { accessTokenVerifier } = await import('../../lib/auth/verifier');
+  accessTokenVerifier.cacheJwks(signer.jwks as any);
+  login = (await import('../../functions/auth/login')).handler as unknown as Handler;
+  createBoard = (await import('../../functions/boards/create')).handler as unknown as Handler;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+beforeEach(() => {
+  calls = [];
+  inFlight = 0;
+  peak = 0;
+  waiting = [];
+});
+
+let nextAddress = 1;
+function loginEvent(password: string): APIGatewayProxyEventV2 {
+  const event = apiEvent('', 'POST', '/auth/login', { email: 'ada@example.test', password });
+  event.headers = { 'content-type': 'application/json' };
+  // A new address each time: an instance remembers the windows it saw refused.
+  event.requestContext.http.sourceIp = `198.51.100.${nextAddress++}`;
+  return event;
+}
+
+const tokens = { AccessToken: 'header.claims.signature', ExpiresIn: 3600, RefreshToken: 'a-refresh-token', TokenType: 'Bearer' };
+
+describe('POST /auth/login', () => {
+  it('sends the count and InitiateAuth together', async () => {
+    together = 2;
+    answer = ({ operation }) =>
+      operation === 'UpdateItem' ? { body: { Attributes: { count: { N: '1' } } } } : { body: { AuthenticationResult: tokens } };
+    const reply = await login(loginEvent('the password'), context);
+    expect(reply.statusCode).toBe(200);
+    expect(JSON.parse(reply.body!)).toMatchObject({ token: tokens.AccessToken });
+    expect(reply.headers?.ratelimit).toMatch(/^"address";r=2;t=\d+$/);
+    expect(calls.map((call) => call.operation).sort()).toEqual(['InitiateAuth', 'UpdateItem']);
+    expect(peak).toBe(2);
+  });
+
+  it("over the quota answers 429 and drops Cognito's tokens", async () => {
+    together = 2;
+    answer = ({ operation }) =>
+      operation === 'UpdateItem' ? dynamoError('ConditionalCheckFailedException') : { body: { AuthenticationResult: tokens } };
+    const reply = await login(loginEvent('the password'), context);
+    expect(reply.statusCode).toBe(429);
+    expect(JSON.parse(reply.body!)).toMatchObject({ code: 'rate_limited' });
+    expect(reply.body).not.toContain(tokens.AccessToken);
+    expect(reply.body).not.toContain(tokens.RefreshToken);
+    expect(reply.headers?.ratelimit).toMatch(/^"address";r=0;t=\d+$/);
+    // What a refused login still costs: the Cognito call, made beside the count.
+    expect(peak).toBe(2);
+  });
+});
+
+describe('POST /boards', () => {
+  const userId = randomUUID();
+  const boardEvent = () => {
+    const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: userId }));
+    return apiEvent(token, 'POST', '/boards', { title: 'Plans' });
+  };
+  const transactionOf = () => calls.find((call) => call.operation === 'TransactWriteItems')!.body;
+
+  it("counts in the create's own transaction, its count read beside it: one round trip", async () => {
+    together = 2;
+    answer = ({ operation }) => (operation === 'GetItem' ? { body: { Item: { count: { N: '2' } } } } : { body: {} });
+    const reply = await createBoard(boardEvent(), context);
+    expect(reply.statusCode).toBe(201);
+    // The read came before the increment (no marker of this request): this request is the third.
+    expect(reply.headers?.ratelimit).toMatch(/^"user";r=2;t=\d+$/);
+    expect(calls.map((call) => call.operation).sort()).toEqual(['GetItem', 'TransactWriteItems']);
+    expect(peak).toBe(2);
+    const counter = transactionOf().TransactItems.at(-1).Update;
+    expect(counter.Key.pk.S).toBe(`RATE#user#${userId}`);
+    expect(counter.ConditionExpression).toBe('attribute_not_exists(#count) OR #count < :quota');
+    expect(counter.ExpressionAttributeValues[':quota']).toEqual({ N: '5' });
+  });
+
+  it('reads its own increment when the read comes after it (the marker), without counting it twice', async () => {
+    together = 2;
+    answer = ({ operation }) => {
+      if (operation !== 'GetItem') return { body: {} };
+      const marker = transactionOf().TransactItems.at(-1).Update.ExpressionAttributeValues[':marker'].S;
+      return { body: { Item: { count: { N: '3' }, last_request: { S: marker } } } };
+    };
+    const reply = await createBoard(boardEvent(), context);
+    expect(reply.statusCode).toBe(201);
+    expect(reply.headers?.ratelimit).toMatch(/^"user";r=2;t=\d+$/);
+  });
+
+  it('over the quota: the transaction is cancelled by the counter (its index), 429, and nothing else is sent', async () => {
+    together = 2;
+    answer = ({ operation }) =>
+      operation === 'TransactWriteItems'
+        ? dynamoError('TransactionCanceledException', {
+            CancellationReasons: [
+              { Code: 'None' },
+              { Code: 'None' },
+              { Code: 'None' },
+              { Code: 'None' },
+              { Code: 'ConditionalCheckFailed' },
+            ],
+          })
+        : { body: {} };
+    const reply = await createBoard(boardEvent(), context);
+    expect(reply.statusCode).toBe(429);
+    expect(JSON.parse(reply.body!)).toMatchObject({ code: 'rate_limited' });
+    expect(reply.headers?.ratelimit).toMatch(/^"user";r=0;t=\d+$/);
+    expect(calls.map((call) => call.operation).sort()).toEqual(['GetItem', 'TransactWriteItems']);
+    // The instance remembers the window: the next request is refused without a call.
+    calls = [];
+    const again = await createBoard(boardEvent(), context);
+    expect(again.statusCode).toBe(429);
+    expect(calls).toEqual([]);
+  });
+
+  it("a transaction cancelled by another item (the account's check) is counted on its own, and answers its error", async () => {
+    together = 1;
+    const other = randomUUID();
+    const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: other }));
+    answer = ({ operation }) =>
+      operation === 'TransactWriteItems'
+        ? dynamoError('TransactionCanceledException', {
+            CancellationReasons: [
+              { Code: 'None' },
+              { Code: 'None' },
+              { Code: 'None' },
+              { Code: 'ConditionalCheckFailed' },
+              { Code: 'None' },
+            ],
+          })
+        : operation === 'UpdateItem'
+          ? { body: { Attributes: { count: { N: '1' } } } }
+          : { body: {} };
+    const reply = await createBoard(apiEvent(token, 'POST', '/boards', { title: 'Plans' }), context);
+    expect(reply.statusCode).toBe(401);
+    expect(reply.headers?.ratelimit).toMatch(/^"user";r=4;t=\d+$/);
+    expect(calls.map((call) => call.operation)).toContain('UpdateItem');
+  });
+});
