@@ -85,6 +85,17 @@ const CONFLICT_ATTEMPTS = 5;
 const isTransactionConflict = (error: unknown) => error instanceof Error && error.name === 'TransactionConflictException';
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The refusal of a request of `subject` in the window of `at` when this instance already saw that
+ * window refused (no call needed: a count never goes down within its window); undefined otherwise.
+ */
+export function usedUpHere(subject: RateLimitSubject, quota: number, windowSeconds: number, at: number = Date.now()) {
+  const windowStart = windowStartOf(at, windowSeconds);
+  const key = rateLimitKey(subject, windowStart);
+  const resetAt = (windowStart + windowSeconds) * 1000;
+  return (exhausted.get(`${key.pk}\u0000${key.sk}`) ?? 0) > at ? { allowed: false, count: quota, resetAt } : undefined;
+}
+
 /** Counts one request of `subject` in the window of `at` (epoch ms), unless its quota is used up. */
 export async function countRequest(
   subject: RateLimitSubject,

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { countRequest, FoldedCount, type RateLimitCount, type RateLimitSubject } from '../data/rate-limits';
+import { countRequest, FoldedCount, type RateLimitCount, type RateLimitSubject, usedUpHere } from '../data/rate-limits';
 import { Unauthorized } from '../domain/errors';
 import { type RateLimitPolicy, type RouteRow, rateLimitOf } from '../rows/row';
 import { ENV, type EnvName, requireEnv, secondsFromEnv } from '../runtime/config';
@@ -170,6 +170,20 @@ export interface RateLimitSteps {
 
 const subjectAddress = (event: APIGatewayProxyEventV2) => event.requestContext?.http?.sourceIp;
 
+/**
+ * Requests this instance refused from memory (their window was already refused here), before any
+ * call: a `beside` row's handler is then not run at all, so a loop over its quota against a warm
+ * login function does not reach Cognito.
+ */
+const refusedHere = new WeakSet<RouteState>();
+
+/** Starts the count of one request, or refuses it at once when this instance remembers its window refused. */
+function beginCount(state: RouteState, quota: RateLimitQuota, subject: RateLimitSubject, routeId: string): void {
+  const known = usedUpHere(subject, quota.quota, quota.windowSeconds);
+  if (known) refusedHere.add(state);
+  state.rateLimit = known ? Promise.resolve(outcomeOf(quota, known)) : startCount(quota, subject, routeId);
+}
+
 export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimitConfigFromEnv()): RateLimitSteps | undefined {
   const policy = rateLimitOf(row);
   if (!policy) return undefined;
@@ -187,7 +201,7 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
   const byAddress = (state: RouteState, event: APIGatewayProxyEventV2) => {
     const sourceIp = subjectAddress(event);
     if (!address || !sourceIp) return;
-    state.rateLimit = startCount(address, { policy: 'address', address: sourceIp }, row.id);
+    beginCount(state, address, { policy: 'address', address: sourceIp }, row.id);
   };
   const gateOf = async (state: RouteState) => {
     const outcome = await state.rateLimit;
@@ -217,7 +231,7 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
       policy === 'user' && user && placement !== 'fold'
         ? {
             before: ({ context }) => {
-              context.route.rateLimit = startCount(user, { policy: 'user', userId: context.route.caller!.id }, row.id);
+              beginCount(context.route, user, { policy: 'user', userId: context.route.caller!.id }, row.id);
             },
           }
         : undefined,
@@ -278,6 +292,7 @@ async function foldCount<T>(
 
 /** Runs a `beside` row's handler and its count together: the count's 429 wins over whatever the handler did. */
 async function besideCount<T>(state: RouteState, work: () => Promise<T>): Promise<T> {
+  if (refusedHere.has(state)) throw new RateLimited((await state.rateLimit)!);
   const [count, result] = await Promise.allSettled([state.rateLimit, work()]);
   const outcome = count.status === 'fulfilled' ? count.value : undefined;
   if (outcome && !outcome.allowed) throw new RateLimited(outcome);

@@ -248,6 +248,11 @@ describe('per address', () => {
     expect(refused.body).not.toContain('a refresh token');
     // Beside the count, the refused login still reached Cognito (docs/rate-limits.md says what that costs).
     expect(signIn).toHaveBeenCalledTimes(2);
+    // Once this instance saw the window refused, the rest of it is refused before any call.
+    const again = await attempt();
+    expect(again.statusCode).toBe(429);
+    expect(signIn).toHaveBeenCalledTimes(2);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(2);
   });
 
   it('never runs a credential route that changes something over its quota: a refused password-forgot does not reach Cognito', async () => {
