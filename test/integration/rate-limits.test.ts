@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type BareItem, type Item, parseItem, parseList, serializeItem, serializeList } from 'structured-headers';
 import { subjectOf } from '../support/api';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
+import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { verifyAddress } from '../support/mail';
 
 /**
@@ -28,13 +30,16 @@ const WINDOW_SECONDS = 20;
 const dataDir = mkdtempSync(join(tmpdir(), 'task-board-rate-limits-'));
 let stack: RunningStack | undefined;
 let baseUrl: string;
+/** The stack's own folder (its local-env.json names its table), for looking behind the API. */
+let stackDir: string;
 
 beforeAll(async () => {
   // A second DynamoDB Local beside the shared stack's: on a machine busy enough that one does not
   // get ready in its time, start again (in a new folder) rather than fail the file.
   for (let attempt = 1; ; attempt++) {
     try {
-      stack = await startStackProcess(join(dataDir, String(attempt)), {
+      stackDir = join(dataDir, String(attempt));
+      stack = await startStackProcess(stackDir, {
         RATE_LIMIT_REQUESTS: String(USER_QUOTA),
         AUTH_RATE_LIMIT_REQUESTS: String(ADDRESS_QUOTA),
         RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
@@ -426,6 +431,122 @@ describe('per-address quota', () => {
       body: { email, password: `pw-${randomUUID()}`, display_name: 'Later' },
     });
     expect(later.status).toBe(201);
+  });
+});
+
+// --- the routes whose first call is not a read ------------------------------------------------------
+
+/** Every item of the stack's table, each as canonical JSON (keys sorted at every depth), sorted. */
+async function tableContents(): Promise<string[]> {
+  const env = localEnv(stackDir);
+  const client = localDocumentClient(env);
+  const canonical = (value: unknown): unknown =>
+    value && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Set)
+      ? Object.fromEntries(
+          Object.entries(value)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .map(([key, item]) => [key, canonical(item)]),
+        )
+      : value instanceof Set
+        ? [...value].sort()
+        : value;
+  try {
+    const items: string[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(new ScanCommand({ TableName: env.TABLE_NAME, ConsistentRead: true, ExclusiveStartKey }));
+      for (const item of page.Items ?? []) items.push(JSON.stringify(canonical(item)));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items.sort();
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The boards a user is a member of, read behind the API (the API would spend the user's quota). */
+async function boardsOf(userId: string): Promise<string[]> {
+  const env = localEnv(stackDir);
+  const client = localDocumentClient(env);
+  try {
+    const items = await readPartition(client, env.TABLE_NAME!, `USER#${userId}`);
+    return items.filter((item) => String(item.sk).startsWith('BOARD#')).map((item) => String(item.board_id));
+  } finally {
+    client.destroy();
+  }
+}
+
+describe("routes whose first call is not a read: the count in POST /boards' transaction, beside login's Cognito call", () => {
+  it('serves POST /boards the quota one after another, r counting down; a refused create changes nothing in the table', async () => {
+    const { served, refused, before, after, user } = await inOneWindow(async () => {
+      const user = await newUser();
+      await atWindowStart();
+      const address = newAddress();
+      const served: Reply[] = [];
+      for (let i = 0; i < USER_QUOTA; i++) {
+        served.push(await call('POST', '/boards', { from: address, token: user.token, body: { title: `board ${i}` } }));
+      }
+      const before = await tableContents();
+      const refused = await call('POST', '/boards', { from: address, token: user.token, body: { title: 'one too many' } });
+      const after = await tableContents();
+      return { replies: [...served, refused], result: { served, refused, before, after, user } };
+    });
+    expect(served.map((reply) => reply.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(served.map((reply) => fieldsOf(reply))).toEqual(
+      [4, 3, 2, 1, 0].map((r) => expect.objectContaining({ policy: 'user', q: USER_QUOTA, r })),
+    );
+    expectRefused(refused, 'user');
+    // Not one item written or changed: no board, no membership, and the counter as it was.
+    expect(after).toEqual(before);
+    expect((await boardsOf(user.id)).sort()).toEqual(served.map((reply) => reply.body.id).sort());
+  });
+
+  it('serves exactly the quota of a burst of board creations and reads sent at once: only the served boards exist', async () => {
+    const { replies, user } = await inOneWindow(async () => {
+      const user = await newUser();
+      await atWindowStart();
+      const address = newAddress();
+      const replies = await Promise.all([
+        ...Array.from({ length: USER_QUOTA + 1 }, (_, i) =>
+          call('POST', '/boards', { from: address, token: user.token, body: { title: `burst ${i}` } }),
+        ),
+        ...Array.from({ length: 3 }, () => call('GET', '/auth/me', { from: address, token: user.token })),
+      ]);
+      return { replies, result: { replies, user } };
+    });
+    const ok = replies.filter((reply) => reply.status === 200 || reply.status === 201);
+    const refused = replies.filter((reply) => reply.status === 429);
+    expect(ok).toHaveLength(USER_QUOTA);
+    expect(refused).toHaveLength(replies.length - USER_QUOTA);
+    for (const reply of refused) expectRefused(reply, 'user');
+    for (const reply of ok) expect(fieldsOf(reply).r).toBeLessThan(USER_QUOTA);
+    const created = ok.filter((reply) => reply.status === 201).map((reply) => reply.body.id as string);
+    expect((await boardsOf(user.id)).sort()).toEqual(created.sort());
+  });
+
+  it('serves exactly the quota of a burst of logins sent at once: the refused ones carry no token', async () => {
+    const user = await newUser();
+    const replies = await inOneWindow(async () => {
+      await atWindowStart();
+      const address = newAddress();
+      const replies = await Promise.all(
+        Array.from({ length: ADDRESS_QUOTA + 3 }, () =>
+          call('POST', '/auth/login', { from: address, body: { email: user.email, password: user.password } }),
+        ),
+      );
+      return { replies, result: replies };
+    });
+    const ok = replies.filter((reply) => reply.status === 200);
+    const refused = replies.filter((reply) => reply.status !== 200);
+    expect(ok).toHaveLength(ADDRESS_QUOTA);
+    expect(ok.map((reply) => fieldsOf(reply).r).sort()).toEqual([0, 1, 2, 3]);
+    for (const reply of ok) expect(typeof reply.body.token).toBe('string');
+    expect(refused).toHaveLength(3);
+    for (const reply of refused) {
+      expectRefused(reply, 'address');
+      expect(reply.body).not.toHaveProperty('token');
+      expect(reply.body).not.toHaveProperty('refresh_token');
+    }
   });
 });
 
