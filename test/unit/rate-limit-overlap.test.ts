@@ -196,6 +196,18 @@ describe('POST /boards', () => {
     expect(calls).toEqual([]);
   });
 
+  it('with an Idempotency-Key, counts before the key is claimed: a refused request writes no claim', async () => {
+    together = 1;
+    const other = randomUUID();
+    const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: other }));
+    answer = ({ operation }) => (operation === 'UpdateItem' ? dynamoError('ConditionalCheckFailedException') : { body: {} });
+    const event = apiEvent(token, 'POST', '/boards', { title: 'Plans' });
+    event.headers['idempotency-key'] = randomUUID();
+    const reply = await createBoard(event, context);
+    expect(reply.statusCode).toBe(429);
+    expect(calls.map((call) => call.operation)).toEqual(['UpdateItem']);
+  });
+
   it("a transaction cancelled by another item (the account's check) is counted on its own, and answers its error", async () => {
     together = 1;
     const other = randomUUID();
