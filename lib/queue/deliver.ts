@@ -1,7 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import {
   claimAttempt,
-  type DeliveryMessage,
   endWithoutAttempt,
   parseMessage,
   readDelivery,
@@ -183,5 +182,3 @@ function logAttempt(delivery: DeliveryRecord, attempts: number, outcome: Attempt
   if (outcome.ok) logger.info('webhook delivered', fields);
   else logger.warn('webhook attempt failed', fields);
 }
-
-export type { DeliveryMessage };
