@@ -1,4 +1,4 @@
-import { webhookAllowHosts } from '../../lib/contract/schemas';
+import { webhookAllowHosts } from '../../lib/contract/webhook-schemas';
 import { secretKeyId } from '../../lib/data/webhook-secrets';
 import { createWebhook } from '../../lib/data/webhooks';
 import { route } from '../../lib/http/route';

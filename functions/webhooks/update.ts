@@ -1,4 +1,4 @@
-import { webhookAllowHosts } from '../../lib/contract/schemas';
+import { webhookAllowHosts } from '../../lib/contract/webhook-schemas';
 import { updateWebhook } from '../../lib/data/webhooks';
 import { route } from '../../lib/http/route';
 import { webhooksUpdate } from '../../lib/rows/webhooks';

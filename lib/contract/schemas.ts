@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 import { BOARD_EVENT_KINDS, type BoardEventKind } from '../domain/events';
 import { MAX_DESCRIPTION_LENGTH, MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD, MAX_SEQ, MAX_TOKEN_LENGTH } from '../domain/limits';
-import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH, parseAllowHosts } from '../domain/webhook-address';
 import { KINDS } from './error-kinds';
 
 /**
@@ -19,7 +18,7 @@ import { KINDS } from './error-kinds';
 
 /** A schema built when first asked for, then reused for the life of the container. */
 export type Lazy<T extends v.GenericSchema = v.GenericSchema> = () => T;
-function onFirstUse<T extends v.GenericSchema>(build: () => T): Lazy<T> {
+export function onFirstUse<T extends v.GenericSchema>(build: () => T): Lazy<T> {
   let built: T | undefined;
   return () => {
     built ??= build();
@@ -56,7 +55,7 @@ function characterCount(s: string): number {
 type LengthLimit = { minLength?: number; maxLength?: number };
 /** JSON Schema keywords of the actions valibot's converter cannot describe (or not fully). */
 const documentedKeywords = new WeakMap<object, Record<string, unknown>>();
-function documented<A extends object>(action: A, keywords: Record<string, unknown>): A {
+export function documented<A extends object>(action: A, keywords: Record<string, unknown>): A {
   documentedKeywords.set(action, keywords);
   return action;
 }
@@ -72,7 +71,7 @@ export const NOT_BLANK_PATTERN = '\\S';
 const notBlankShape = new RegExp(NOT_BLANK_PATTERN);
 
 /** A lone surrogate is not Unicode text; DynamoDB would refuse it (as a 500), so it is a 400 here. */
-const wellFormed = () =>
+export const wellFormed = () =>
   documented(
     v.check((s: string) => s.isWellFormed(), 'must be well-formed Unicode text'),
     { pattern: WELL_FORMED_PATTERN },
@@ -87,7 +86,7 @@ const notBlank = () =>
  * A length limit in characters. Valibot's own length actions count UTF-16 units, so an emoji
  * would count twice; the contract and the published JSON Schema count characters.
  */
-function characters(limit: LengthLimit) {
+export function characters(limit: LengthLimit) {
   const { minLength = 0, maxLength = Number.POSITIVE_INFINITY } = limit;
   const message =
     limit.maxLength === undefined
@@ -115,7 +114,7 @@ export function documentedKeywordsOf(action: object): Record<string, unknown> | 
 const EMAIL_SHAPE = /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
 
 /** Documentation of a field or schema (converted to JSON Schema `description` and `examples`). */
-const about = <T>(description: string, ...examples: unknown[]) =>
+export const about = <T>(description: string, ...examples: unknown[]) =>
   v.metadata<T, Record<string, unknown>>(examples.length > 0 ? { description, examples } : { description });
 
 const title = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: 256 }), notBlank());
@@ -384,47 +383,18 @@ export const moveColumnBody = /* @__PURE__ */ onFirstUse(() =>
 );
 
 /**
- * `WEBHOOK_ALLOW_HOSTS` (lib/runtime/config.ts ENV.webhookAllowHosts: the contract layer imports no
- * configuration module, so the name is repeated here and a unit test holds the two equal): the hosts
- * for which `http` and non-public IP literals are allowed. Read once per container; the functions
- * whose bodies carry a URL call this at cold start, so a malformed value fails it, naming the entry.
+ * The longest webhook URL (webhooks.md: 2,048 characters), for the response schemas. The same as
+ * lib/domain/webhook-address.ts MAX_WEBHOOK_URL_LENGTH, which a unit test holds it to: that module
+ * builds its address blocks at load, so only the webhook bodies (lib/contract/webhook-schemas.ts)
+ * import it, and no other function's bundle carries it.
  */
-export const WEBHOOK_ALLOW_HOSTS_VARIABLE = 'WEBHOOK_ALLOW_HOSTS';
-let allowHosts: ReadonlySet<string> | undefined;
-export const webhookAllowHosts = () => (allowHosts ??= parseAllowHosts(process.env[WEBHOOK_ALLOW_HOSTS_VARIABLE]));
-
-/**
- * A webhook URL (webhooks.md): absolute, `https` (or `http` for an allowed host), at most 2,048
- * characters, and not an IP literal of a non-public block (decimal, octal, hex and IPv4-mapped forms
- * included: lib/domain/webhook-address.ts). A refusal names the rule and never repeats the value;
- * the URL is stored as the WHATWG parser normalises it, the form that was checked.
- */
-const webhookUrl = () =>
-  v.pipe(
-    v.string(),
-    documented(
-      v.rawCheck<string>(({ dataset, addIssue }) => {
-        if (!dataset.typed) return;
-        const verdict = checkWebhookUrl(dataset.value, webhookAllowHosts());
-        if (!verdict.ok) addIssue({ message: verdict.detail });
-      }),
-      { format: 'uri', minLength: 1, maxLength: MAX_WEBHOOK_URL_LENGTH },
-    ),
-    v.transform((url: string) => {
-      const verdict = checkWebhookUrl(url, webhookAllowHosts());
-      return verdict.ok ? verdict.url : url;
-    }),
-    about(
-      `Where deliveries are POSTed: an absolute \`https\` URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters whose host is not an IP address of a private, loopback, link-local or otherwise non-public range (plain \`http\` and such hosts only for those in WEBHOOK_ALLOW_HOSTS, which deployed stacks leave unset). Stored as normalised by the WHATWG URL parser.`,
-      'https://example.com/hooks/task-board',
-    ),
-  );
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
 /**
  * The event types a webhook may select: the board's (realtime.md). `access.revoked` is never
  * delivered and `webhook.ping` always is, so selecting either would mean nothing: both are 400.
  */
-const webhookEvents = () =>
+export const webhookEvents = () =>
   v.pipe(
     v.array(v.picklist(BOARD_EVENT_KINDS)),
     v.maxLength(BOARD_EVENT_KINDS.length),
@@ -433,45 +403,11 @@ const webhookEvents = () =>
       { uniqueItems: true },
     ),
   );
-const WEBHOOK_EVENTS_TEXT =
+export const WEBHOOK_EVENTS_TEXT =
   'The event types delivered (those of the AsyncAPI document, each at most once); empty: all of them. `access.revoked` is never delivered and `webhook.ping` always is, so neither is accepted here.';
 /** A webhook's description: up to 256 characters (webhooks.md). */
 const WEBHOOK_DESCRIPTION_LENGTH = 256;
-const webhookDescription = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: WEBHOOK_DESCRIPTION_LENGTH }));
-
-export const createWebhookBody = /* @__PURE__ */ onFirstUse(() =>
-  v.object({
-    url: webhookUrl(),
-    events: v.pipe(
-      v.nullish(webhookEvents()),
-      about(`${WEBHOOK_EVENTS_TEXT} Null or omitted: all.`, ['card.moved', 'card.created']),
-    ),
-    description: v.pipe(
-      v.nullish(webhookDescription()),
-      about('Up to 256 characters; null or omitted: none (null).', 'Mirror to the release tracker'),
-    ),
-  }),
-);
-export const updateWebhookBody = /* @__PURE__ */ onFirstUse(() =>
-  v.object({
-    url: v.pipe(v.nullish(webhookUrl()), about('The new URL (same rules as at creation); null or omitted: unchanged.')),
-    events: v.pipe(
-      v.nullish(webhookEvents()),
-      about(`${WEBHOOK_EVENTS_TEXT} Null or omitted: unchanged; \`[]\`: all.`, ['card.moved']),
-    ),
-    description: v.pipe(
-      v.nullish(webhookDescription()),
-      about('The new description, up to 256 characters; null or omitted: unchanged (send "" to empty it).', 'Release tracker'),
-    ),
-    active: v.pipe(
-      v.nullish(v.boolean()),
-      about(
-        'false: deliveries stop (pings still go); true: they resume, and a webhook the service switched off (`disabled_reason` `failing`) is switched on afresh. Null or omitted: unchanged.',
-        true,
-      ),
-    ),
-  }),
-);
+export const webhookDescription = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: WEBHOOK_DESCRIPTION_LENGTH }));
 
 /** The most deliveries one page lists (webhooks.md: `limit` 1-100, default 20). */
 export const MAX_DELIVERIES_PAGE = 100;
@@ -814,7 +750,7 @@ const webhookEntries = () => ({
   board_id: id('The board whose events it receives.'),
   url: v.pipe(
     v.string(),
-    documented(v.url(), { format: 'uri', minLength: 1, maxLength: MAX_WEBHOOK_URL_LENGTH }),
+    documented(v.url(), { format: 'uri', minLength: 1, maxLength: WEBHOOK_URL_MAX_LENGTH }),
     about('Where deliveries are POSTed (as normalised by the WHATWG URL parser).', 'https://example.com/hooks/task-board'),
   ),
   events: v.pipe(
@@ -889,12 +825,23 @@ export const delivery = /* @__PURE__ */ onFirstUse(() =>
       ),
       last_attempt_at: nullableTimestamp('When the latest attempt was made'),
       last_status_code: v.pipe(
-        v.nullable(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599))),
-        v.metadata({ format: 'int32', description: "The latest attempt's HTTP status; null when it got none.", examples: [200] }),
+        v.nullable(
+          v.pipe(
+            v.number(),
+            v.integer(),
+            v.minValue(100),
+            v.maxValue(599),
+            v.metadata({ format: 'int32', description: 'An HTTP status code.', examples: [200] }),
+          ),
+        ),
+        about("The latest attempt's HTTP status; null when it got none.", 200),
       ),
       last_error: v.pipe(
-        v.nullable(v.pipe(v.string(), characters({ maxLength: 256 }))),
-        about('Why the latest attempt failed without a status (such as `timeout` or `forbidden_address`), or null.', 'timeout'),
+        v.nullable(v.pipe(v.string(), wellFormed(), characters({ maxLength: 256 }))),
+        about(
+          'Why the latest attempt failed, such as `http_500`, `timeout`, `connection_error` or `forbidden_address`; null after a success or before any attempt.',
+          'timeout',
+        ),
       ),
       next_attempt_at: nullableTimestamp('When the next attempt is due (pending deliveries)'),
     }),

@@ -1,4 +1,5 @@
-import { createWebhookBody, deliveriesQuery, idParams, updateWebhookBody } from '../contract/schemas';
+import { deliveriesQuery, idParams } from '../contract/schemas';
+import { createWebhookBody, updateWebhookBody } from '../contract/webhook-schemas';
 import type { RouteRow } from './row';
 
 /**

@@ -1,17 +1,18 @@
 import type * as v from 'valibot';
+import { deliveriesQuery, WEBHOOK_URL_MAX_LENGTH } from '../../lib/contract/schemas';
+import { checkValue } from '../../lib/contract/validation';
 import {
   createWebhookBody,
-  deliveriesQuery,
   updateWebhookBody,
   WEBHOOK_ALLOW_HOSTS_VARIABLE,
   webhookAllowHosts,
-} from '../../lib/contract/schemas';
-import { checkValue } from '../../lib/contract/validation';
+} from '../../lib/contract/webhook-schemas';
 import { BOARD_EVENT_KINDS } from '../../lib/domain/events';
+import { MAX_WEBHOOK_URL_LENGTH } from '../../lib/domain/webhook-address';
 import { ENV } from '../../lib/runtime/config';
 
 /**
- * The webhook bodies of lib/contract/schemas.ts as the routes apply them (checkValue, as
+ * The webhook bodies of lib/contract/webhook-schemas.ts as the routes apply them (checkValue, as
  * lib/http/parse.ts does): the URL rules with the tricks attackers use, each refusal naming the
  * rule and never the value; the event types; the description; PATCH's null = unchanged. The unit
  * environment leaves WEBHOOK_ALLOW_HOSTS unset, as on AWS: nothing is allowed through.
@@ -31,6 +32,10 @@ it('the variable the contract reads is the one lib/runtime/config.ts names', () 
   expect(WEBHOOK_ALLOW_HOSTS_VARIABLE).toBe(ENV.webhookAllowHosts);
   expect(process.env[ENV.webhookAllowHosts]).toBeUndefined();
   expect([...webhookAllowHosts()]).toEqual([]);
+});
+
+it("the response schemas' URL limit is the address rules' (schemas.ts repeats it so that no other bundle loads those rules)", () => {
+  expect(WEBHOOK_URL_MAX_LENGTH).toBe(MAX_WEBHOOK_URL_LENGTH);
 });
 
 describe('url', () => {
