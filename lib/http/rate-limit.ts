@@ -74,15 +74,17 @@ const secondsUntil = (at: number) => Math.max(1, Math.ceil((at - Date.now()) / 1
  * - `fold`: the handler's first call is its own TransactWriteItems, which takes the counter's
  *   conditional increment as one more item (`heldCount()`): a refusal cancels the transaction,
  *   so the request writes nothing.
- * - `beside`: the handler changes nothing the request could be refused after (login's
- *   InitiateAuth only answers tokens): it runs beside the count, and over the quota its answer is
- *   dropped for the 429 (no token leaves the function).
+ * - `beside`: the handler changes nothing the request could be refused after (login's and
+ *   refresh's InitiateAuth only answer tokens): it runs beside the count, and over the quota its
+ *   answer is dropped for the 429 (no token leaves the function).
  * Registration stays behind the gate: its first call, SignUp, creates a Cognito user, and it has
  * no read before it (docs/rate-limits.md, "Where it sits in a request").
  */
 const PLACEMENT: Readonly<Record<string, 'fold' | 'beside'>> = {
   'boards.create': 'fold',
   'auth.login': 'beside',
+  // REFRESH_TOKEN_AUTH: a new access token for a refresh token, nothing changed either.
+  'auth.refresh': 'beside',
 };
 
 /** The count a `fold` row's handler puts in its transaction, for the request being handled. */

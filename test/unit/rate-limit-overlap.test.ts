@@ -72,6 +72,7 @@ const dynamoError = (type: string, extra: Record<string, unknown> = {}): Answer 
 });
 
 let login: Handler;
+let refresh: Handler;
 let createBoard: Handler;
 
 beforeAll(async () => {
@@ -84,6 +85,7 @@ beforeAll(async () => {
   const { accessTokenVerifier } = await import('../../lib/auth/verifier');
   accessTokenVerifier.cacheJwks(signer.jwks as any);
   login = (await import('../../functions/auth/login')).handler as unknown as Handler;
+  refresh = (await import('../../functions/auth/refresh')).handler as unknown as Handler;
   createBoard = (await import('../../functions/boards/create')).handler as unknown as Handler;
 });
 afterAll(async () => {
@@ -131,6 +133,37 @@ describe('POST /auth/login', () => {
     expect(reply.body).not.toContain(tokens.RefreshToken);
     expect(reply.headers?.ratelimit).toMatch(/^"address";r=0;t=\d+$/);
     // What a refused login still costs: the Cognito call, made beside the count.
+    expect(peak).toBe(2);
+  });
+});
+
+describe('POST /auth/refresh', () => {
+  it('sends the count and InitiateAuth together; over the quota drops the new token', async () => {
+    together = 2;
+    let refused = false;
+    answer = ({ operation }) =>
+      operation === 'UpdateItem'
+        ? refused
+          ? dynamoError('ConditionalCheckFailedException')
+          : { body: { Attributes: { count: { N: '1' } } } }
+        : { body: { AuthenticationResult: { AccessToken: tokens.AccessToken, ExpiresIn: 3600, TokenType: 'Bearer' } } };
+    const event = () => {
+      const refreshEvent = loginEvent('unused');
+      refreshEvent.rawPath = '/auth/refresh';
+      refreshEvent.routeKey = 'POST /auth/refresh';
+      refreshEvent.requestContext.http.path = '/auth/refresh';
+      refreshEvent.body = JSON.stringify({ refresh_token: 'a-refresh-token' });
+      return refreshEvent;
+    };
+    const served = await refresh(event(), context);
+    expect(served.statusCode).toBe(200);
+    expect(JSON.parse(served.body!)).toMatchObject({ token: tokens.AccessToken });
+    expect(peak).toBe(2);
+    refused = true;
+    peak = 0;
+    const over = await refresh(event(), context);
+    expect(over.statusCode).toBe(429);
+    expect(over.body).not.toContain(tokens.AccessToken);
     expect(peak).toBe(2);
   });
 });
