@@ -53,7 +53,7 @@ export async function benchWebhooks(url: string, events: number): Promise<Webhoo
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
-    const owner = await newUser(url);
+    const owner = await newUser(url, { verified: false });
     const board = await newBoard(owner, 'Webhook bench', url);
     const created = await call('POST', `/boards/${board.id}/webhooks`, {
       token: owner.token,
