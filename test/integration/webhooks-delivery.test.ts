@@ -474,3 +474,37 @@ it('attempts a delivery once, however many copies of its message arrive while it
   expect(hook.received).toHaveLength(final!.attempts);
   expect(new Set(hook.received.map((got) => got.headers['webhook-id'])).size).toBe(1);
 });
+
+it("switching off is conditional on the failure fields the worker read: an owner's PATCH in between wins", async () => {
+  const owner = await newUser(url);
+  const board = await newBoard(owner, 'Raced', url);
+  const hook = await receiver();
+  const webhook = await createWebhook(owner, board.id, { url: hook.url });
+  // The worker's own writes, run here against the stack's table.
+  const env = localEnv(dataDir);
+  Object.assign(process.env, {
+    TABLE_NAME: env.TABLE_NAME,
+    AWS_ENDPOINT_URL_DYNAMODB: env.AWS_ENDPOINT_URL_DYNAMODB,
+    AWS_REGION: env.AWS_REGION ?? 'us-east-1',
+    AWS_ACCESS_KEY_ID: env.AWS_ACCESS_KEY_ID ?? 'local',
+    AWS_SECRET_ACCESS_KEY: env.AWS_SECRET_ACCESS_KEY ?? 'local',
+  });
+  const { switchOff, webhookFailed } = await import('../../lib/data/deliveries');
+  const get = async () => (await call('GET', `/webhooks/${webhook.id}`, { token: owner.token, url })).body;
+
+  // The worker reads the fields after a failure, then the owner switches the webhook on (which
+  // resets them) before the worker's switch-off lands: the switch-off does nothing.
+  const seen = await webhookFailed(board.id, webhook.id, new Date(), true);
+  expect(seen).toMatchObject({ active: true, failed_in_row: 1 });
+  expect((await call('PATCH', `/webhooks/${webhook.id}`, { token: owner.token, body: { active: true }, url })).status).toBe(200);
+  expect(await switchOff(board.id, webhook.id, seen!)).toBe(false);
+  expect(await get()).toMatchObject({ active: true, disabled_reason: null });
+
+  // With nothing in between it lands.
+  const again = await webhookFailed(board.id, webhook.id, new Date(), true);
+  expect(again).toMatchObject({ active: true, failed_in_row: 1 });
+  expect(await switchOff(board.id, webhook.id, again!)).toBe(true);
+  expect(await get()).toMatchObject({ active: false, disabled_reason: 'failing' });
+  // A second worker that read the same fields finds it already off.
+  expect(await switchOff(board.id, webhook.id, again!)).toBe(false);
+});
