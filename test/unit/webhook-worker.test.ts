@@ -1,0 +1,215 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { BatchGetCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { DeliveryRecord, WebhookRecord } from '../../lib/data/records';
+import { keys } from '../../lib/data/table';
+import { deliverMessage, type WorkerDeps } from '../../lib/queue/deliver';
+import type { AttemptOutcome } from '../../lib/webhooks/attempt';
+import { newSecret } from '../../lib/webhooks/signature';
+
+/**
+ * The worker's decisions for one message (lib/queue/deliver.ts) at an injected moment, with the
+ * table and the queue stubbed: what the integration test cannot wait for (a 10-hour wait hopping
+ * 15 minutes at a time, 5 days of failures) and the branches a race takes (a claim lost). The
+ * flows themselves run over the real local stack in test/integration/webhooks-delivery.test.ts.
+ */
+process.env.WEBHOOK_QUEUE_URL = 'http://sqs.local/000000000000/webhook-deliveries';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+
+const now = new Date('2026-11-27T10:00:00.000Z');
+const secret = newSecret();
+const webhook = (over: Partial<WebhookRecord> = {}): WebhookRecord & { pk: string; sk: string } => ({
+  ...keys.webhook('b1', 'w1'),
+  id: 'w1',
+  board_id: 'b1',
+  url: 'https://hooks.example.com/in',
+  events: [],
+  description: null,
+  active: true,
+  disabled_reason: null,
+  created_at: '2026-11-01T00:00:00.000Z',
+  secret_enc: new Uint8Array([1, 2, 3]),
+  ...over,
+});
+const deliverySk = 'DELIVERY#1764237600000#msg_x';
+const delivery = (over: Partial<DeliveryRecord> = {}): DeliveryRecord & { pk: string; sk: string } => ({
+  pk: 'WEBHOOK#w1',
+  sk: deliverySk,
+  id: 'msg_x',
+  webhook_id: 'w1',
+  board_id: 'b1',
+  event_id: 'e1',
+  type: 'card.created',
+  seq: 3,
+  body: '{"type":"card.created"}',
+  status: 'pending',
+  attempts: 0,
+  last_attempt_at: null,
+  last_status_code: null,
+  last_error: null,
+  next_attempt_at: null,
+  occurred_at: '2026-11-27T09:59:59.000Z',
+  ttl: 0,
+  ...over,
+});
+const message = { messageId: 'm1', body: JSON.stringify({ webhook_id: 'w1', board_id: 'b1', delivery_sk: deliverySk }) };
+
+let attempts: { url: string; id: string; body: string; secrets: readonly string[] }[];
+const deps = (outcome: AttemptOutcome, schedule: readonly number[] = [1, 1]): WorkerDeps => ({
+  now: () => now,
+  attempt: async (input) => {
+    attempts.push(input);
+    return outcome;
+  },
+  open: async () => secret,
+  schedule: () => schedule,
+  allowHosts: new Set(),
+});
+const items = (...found: object[]) => ddb.on(BatchGetCommand).resolves({ Responses: { 'unit-test-table': found } });
+const updates = () => ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
+const sends = () => sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+const conditionFailed = () => Object.assign(new Error('condition'), { name: 'ConditionalCheckFailedException' });
+
+beforeEach(() => {
+  ddb.reset();
+  sqs.reset();
+  attempts = [];
+  ddb.on(UpdateCommand).resolves({});
+  sqs.on(SendMessageCommand).resolves({});
+});
+
+describe('the delivery worker', () => {
+  it('delivers a due delivery once claimed, signing with the decrypted secret, and records it', async () => {
+    items(delivery(), webhook());
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 204, error: null }))).toBe('delivered');
+    expect(attempts).toEqual([
+      { url: 'https://hooks.example.com/in', id: 'msg_x', body: '{"type":"card.created"}', secrets: [secret] },
+    ]);
+    const [claim, record] = updates();
+    expect(claim!.ConditionExpression).toContain('attempts = :seen');
+    expect(record!.ExpressionAttributeValues).toMatchObject({
+      ':status': 'delivered',
+      ':code': 204,
+      ':error': null,
+      ':next': null,
+    });
+    expect(sends()).toEqual([]);
+  });
+
+  it('waits in hops of at most 15 minutes: a retry 10 hours away is sent again with 900 s, nothing attempted', async () => {
+    items(delivery({ attempts: 6, next_attempt_at: new Date(now.getTime() + 10 * 3600_000).toISOString() }), webhook());
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('waiting');
+    expect(sends()).toEqual([expect.objectContaining({ DelaySeconds: 900, MessageBody: message.body })]);
+    expect(attempts).toEqual([]);
+    expect(updates()).toEqual([]);
+  });
+
+  it('waits the rest when it is under 15 minutes', async () => {
+    items(delivery({ attempts: 1, next_attempt_at: new Date(now.getTime() + 100_500).toISOString() }), webhook());
+    await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }));
+    expect(sends()).toEqual([expect.objectContaining({ DelaySeconds: 101 })]);
+  });
+
+  it('makes no attempt when the claim is lost to another copy of the message', async () => {
+    items(delivery(), webhook());
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('claimed_elsewhere');
+    expect(attempts).toEqual([]);
+  });
+
+  it.each([
+    ['the delivery is gone', [webhook()], 'gone'],
+    ['the webhook is gone', [delivery()], 'gone'],
+    ['the delivery is no longer pending', [delivery({ status: 'delivered', attempts: 1 }), webhook()], 'not_pending'],
+  ])('drops the message when %s', async (_what, found, handled) => {
+    items(...found);
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe(handled);
+    expect(attempts).toEqual([]);
+    expect(sends()).toEqual([]);
+  });
+
+  it('drops a message that is not a delivery', async () => {
+    expect(await deliverMessage({ messageId: 'm', body: '{"nope":1}' }, deps({ ok: true, status_code: 200, error: null }))).toBe(
+      'malformed',
+    );
+  });
+
+  it('ends a pending delivery of a switched-off webhook as webhook_disabled, but still delivers its ping', async () => {
+    items(delivery(), webhook({ active: false, disabled_reason: 'failing' }));
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('disabled');
+    expect(updates()[0]!.ExpressionAttributeValues).toMatchObject({ ':failed': 'failed', ':error': 'webhook_disabled' });
+    expect(attempts).toEqual([]);
+
+    ddb.reset();
+    ddb.on(UpdateCommand).resolves({});
+    items(delivery({ type: 'webhook.ping', seq: null }), webhook({ active: false, disabled_reason: 'failing' }));
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('delivered');
+    expect(attempts).toHaveLength(1);
+  });
+
+  it('signs with both secrets within 24 hours of a rotation, and with the new one only after', async () => {
+    const older = newSecret();
+    const open: WorkerDeps['open'] = async (ciphertext) => (ciphertext[0] === 9 ? older : secret);
+    const rotated = (hoursAgo: number) =>
+      webhook({
+        previous_secret_enc: new Uint8Array([9]),
+        rotated_at: new Date(now.getTime() - hoursAgo * 3600_000).toISOString(),
+      });
+    items(delivery(), rotated(23));
+    await deliverMessage(message, { ...deps({ ok: true, status_code: 200, error: null }), open });
+    items(delivery(), rotated(25));
+    await deliverMessage(message, { ...deps({ ok: true, status_code: 200, error: null }), open });
+    expect(attempts.map((a) => a.secrets)).toEqual([[secret, older], [secret]]);
+  });
+
+  it('retries a failed attempt after the schedule’s next delay, with a new message', async () => {
+    items(delivery(), webhook());
+    ddb.on(UpdateCommand).resolves({ Attributes: { active: true, failing_since: now.toISOString(), failed_in_row: 0 } });
+    expect(await deliverMessage(message, deps({ ok: false, status_code: 500, error: 'http_500' }, [30, 60]))).toBe('retrying');
+    const record = updates()[1]!;
+    expect(record.ExpressionAttributeValues).toMatchObject({
+      ':status': 'pending',
+      ':code': 500,
+      ':error': 'http_500',
+      ':next': new Date(now.getTime() + 30_000).toISOString(),
+    });
+    expect(sends()).toEqual([expect.objectContaining({ DelaySeconds: 30 })]);
+  });
+
+  it('ends failed when the schedule is spent, and switches the webhook off at 50 in a row', async () => {
+    items(delivery({ attempts: 2 }), webhook());
+    ddb
+      .on(UpdateCommand)
+      .resolves({})
+      .on(UpdateCommand, { ReturnValues: 'ALL_NEW' })
+      .resolves({ Attributes: { active: true, failing_since: now.toISOString(), failed_in_row: 50 } });
+    expect(await deliverMessage(message, deps({ ok: false, status_code: null, error: 'timeout' }))).toBe('failed');
+    const all = updates();
+    expect(all[1]!.ExpressionAttributeValues).toMatchObject({ ':status': 'failed', ':next': null, ':error': 'timeout' });
+    const off = all.find((u) => u.UpdateExpression?.includes('disabled_reason'));
+    expect(off?.ConditionExpression).toContain('failed_in_row = :count');
+    expect(off?.ExpressionAttributeValues).toMatchObject({ ':count': 50, ':since': now.toISOString() });
+    expect(sends()).toEqual([]);
+  });
+
+  it('switches off after 5 days of failures, judged at the injected moment', async () => {
+    const since = new Date(now.getTime() - 5 * 24 * 3600_000).toISOString();
+    items(delivery(), webhook({ failing_since: since, failed_in_row: 3 }));
+    ddb
+      .on(UpdateCommand)
+      .resolves({})
+      .on(UpdateCommand, { ReturnValues: 'ALL_NEW' })
+      .resolves({ Attributes: { active: true, failing_since: since, failed_in_row: 3 } });
+    expect(await deliverMessage(message, deps({ ok: false, status_code: 503, error: 'http_503' }))).toBe('retrying');
+    expect(updates().some((u) => u.UpdateExpression?.includes('disabled_reason'))).toBe(true);
+  });
+
+  it('records nothing more when its claim was taken meanwhile (expired and claimed by another copy)', async () => {
+    items(delivery(), webhook());
+    ddb.on(UpdateCommand).resolvesOnce({}).rejects(conditionFailed());
+    expect(await deliverMessage(message, deps({ ok: false, status_code: 500, error: 'http_500' }))).toBe('claim_lost');
+    expect(sends()).toEqual([]);
+  });
+});
