@@ -11,6 +11,7 @@ import {
   LostRace,
   queryAll,
   retryLostRaces,
+  StorageBusy,
   tableName,
   transactWrite,
 } from './db';
@@ -54,6 +55,27 @@ export const toWebhook = (r: WebhookRecord): Webhook => ({
   disabled_reason: r.disabled_reason ?? null,
   created_at: r.created_at,
 });
+
+/**
+ * A single write that meets a transaction in flight on the same item (a DELETE's, a create's on
+ * the board) is refused with TransactionConflictException, which the SDK does not retry and which
+ * says nothing about the request: it is sent again, with jitter, a few times before it surfaces
+ * (as 503, never 500).
+ */
+const CONFLICT_ATTEMPTS = 6;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const conflict = error instanceof Error && error.name === 'TransactionConflictException';
+      if (!conflict) throw error;
+      if (attempt >= CONFLICT_ATTEMPTS) throw new StorageBusy('a webhook write kept meeting transactions on the same item');
+      await pause(Math.random() * 20 * attempt);
+    }
+  }
+}
 
 const limitReached = () => new LimitReached(`A board can have at most ${MAX_WEBHOOKS_PER_BOARD} webhooks; delete one first.`);
 
@@ -172,16 +194,18 @@ export async function updateWebhook(scope: BoardScope, changes: WebhookChanges):
   }
   if (set.length === 0) return toWebhook(webhook);
   try {
-    const out = await documentClient.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhook(webhook.board_id, webhook.id),
-        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl)',
-        ExpressionAttributeNames: { ...names, '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
+    const out = await retryingConflicts(() =>
+      documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhook(webhook.board_id, webhook.id),
+          UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl)',
+          ExpressionAttributeNames: { ...names, '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
     );
     return toWebhook(out.Attributes as WebhookRecord);
   } catch (error) {
@@ -240,17 +264,19 @@ export async function rotateWebhookSecret(scope: BoardScope): Promise<WebhookWit
     // rotateSecret's state change, on ciphertexts: the current secret becomes the previous one.
     const rotatedAt = new Date().toISOString();
     try {
-      const out = await documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.webhook(webhook.board_id, webhook.id),
-          UpdateExpression: 'SET secret_enc = :new, previous_secret_enc = :old, rotated_at = :at',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl) AND secret_enc = :old',
-          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':new': sealed, ':old': webhook.secret_enc, ':at': rotatedAt },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+      const out = await retryingConflicts(() =>
+        documentClient.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.webhook(webhook.board_id, webhook.id),
+            UpdateExpression: 'SET secret_enc = :new, previous_secret_enc = :old, rotated_at = :at',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl) AND secret_enc = :old',
+            ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: { ':new': sealed, ':old': webhook.secret_enc, ':at': rotatedAt },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
       );
       return { ...toWebhook(out.Attributes as WebhookRecord), secret };
     } catch (error) {
