@@ -17,6 +17,7 @@ import {
   type FunctionRow,
   functionTimeoutSeconds,
   isCatchAll,
+  type QueueConsumerRow,
   type RouteRow,
   routeKeyOf,
   type ScheduleRow,
@@ -27,15 +28,17 @@ import { rateLimitOf, tableActionsOf } from '../lib/rows/row';
 import { ENV, type EnvName } from '../lib/runtime/config';
 import { aliasArgs, BUNDLE_BANNER } from './bundling';
 import type { RateLimits } from './config';
+import { WEBHOOK_ENV } from './webhooks';
 
-/** Any row of lib/routes.ts: HTTP route, WebSocket route, stream consumer or schedule. */
-export type AnyRow = RouteRow | SocketRouteRow | StreamConsumerRow | ScheduleRow;
+/** Any row of lib/routes.ts: HTTP route, WebSocket route, stream consumer, queue consumer or schedule. */
+export type AnyRow = RouteRow | SocketRouteRow | StreamConsumerRow | QueueConsumerRow | ScheduleRow;
 
 /** What invokes a row's function, in words: `GET /boards`, `WebSocket watch`, `DynamoDB stream`, `every 1 minute`. */
 export function triggerOf(row: FunctionRow): string {
   if ('method' in row) return routeKeyOf(row as RouteRow);
   if ('routeKey' in row) return `WebSocket ${(row as SocketRouteRow).routeKey}`;
   if ('filter' in row) return 'DynamoDB stream';
+  if ('maxReceiveCount' in row) return 'SQS webhook deliveries';
   if ('everyMinutes' in row) {
     const minutes = (row as ScheduleRow).everyMinutes;
     return `every ${minutes} minute${minutes === 1 ? '' : 's'}`;
@@ -52,9 +55,10 @@ export const functionIdOf = (rowId: string) =>
 
 /**
  * Configuration a row may name in `env` and leave unset: the code has a default (lib/runtime/config.ts):
- * a socket ticket's 60 s, the event log's 7 days.
+ * a socket ticket's 60 s, the event log's 7 days, the webhook retry schedule of about a day, and
+ * no webhook host let through the address check (WEBHOOK_ALLOW_HOSTS is for the local stack only).
  */
-const OPTIONAL_ENV: EnvName[] = [ENV.ticketSeconds, ENV.eventRetentionSeconds];
+const OPTIONAL_ENV: EnvName[] = [ENV.ticketSeconds, ENV.eventRetentionSeconds, ENV.webhookRetrySchedule, ENV.webhookAllowHosts];
 
 /**
  * Files a function reads at run time, by its entry: copied after bundling from the repository's
@@ -266,7 +270,9 @@ export class ApiFunction extends Construct {
     for (const name of env) {
       const value = values[name];
       if (value !== undefined) this.fn.addEnvironment(name, value);
-      else if (!OPTIONAL_ENV.includes(name)) throw new Error(`${this.props.row.entry}: no value for ${name}`);
+      else if (!OPTIONAL_ENV.includes(name) && !WEBHOOK_ENV.includes(name))
+        // set by infra/webhooks.ts
+        throw new Error(`${this.props.row.entry}: no value for ${name}`);
     }
     if (!manageConnections) return;
     const stack = Stack.of(this);

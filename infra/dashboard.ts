@@ -25,6 +25,7 @@ import { Construct } from 'constructs';
 import { isCatchAll, type RouteRow, routeKeyOf } from '../lib/routes';
 import { METRICS_NAMESPACE, SERVICE } from '../lib/runtime/metrics';
 import type { ApiFunction } from './api-function';
+import { WEBHOOK_METRICS, WEBHOOK_OLDEST_MESSAGE_ALARM_SECONDS } from './monitoring';
 
 /** CloudWatch's own limits on a dashboard (service quotas): checked at synth. */
 export const DASHBOARD_LIMITS = { widgets: 500, metricsPerWidget: 500 } as const;
@@ -50,6 +51,8 @@ export interface DashboardProps {
   socketStage: WebSocketStage;
   /** Table stream consumers with their dead-letter queues. */
   consumers: { id: string; fn: ApiFunction; deadLetters: IQueue }[];
+  /** The webhook deliveries queue and its dead-letter queue (infra/webhooks.ts). */
+  webhooks?: { queue: IQueue; deadLetters: IQueue };
   /** The HTTP API's access log group (JSON lines: routeKey, status, latencyMs, integrationError, ...). */
   accessLogs: ILogGroup;
   /** Every alarm of the stack: their states head the dashboard. */
@@ -136,6 +139,7 @@ export class Dashboard extends Construct {
     this.tableWidgets(props);
     this.cognitoWidgets(props);
     this.liveWidgets(props);
+    this.webhookWidgets(props);
     this.businessWidgets(props);
     this.logWidgets(props);
   }
@@ -457,6 +461,47 @@ export class Dashboard extends Construct {
       new GraphWidget({
         title: 'Events sent to sockets (EventsSent, per minute)',
         left: [serviceMetric('EventsSent')],
+        width: 8,
+      }),
+    );
+  }
+
+  /**
+   * Webhook deliveries: outcomes per attempt (the worker's own counts, namespace TaskBoard without
+   * dimensions), the deliveries queue (waiting, in flight, oldest) and its dead letters.
+   */
+  private webhookWidgets({ webhooks }: DashboardProps) {
+    if (!webhooks) return;
+    const count = (metricName: string, label: string) =>
+      new Metric({ namespace: METRICS_NAMESPACE, metricName, statistic: 'Sum', period, label });
+    this.section('Webhooks', "Deliveries to owners' endpoints: attempts, the deliveries queue and its dead letters.");
+    this.row(
+      new GraphWidget({
+        title: 'Delivery attempts (per minute)',
+        left: [
+          count(WEBHOOK_METRICS.delivered, 'delivered (WebhookDelivered)'),
+          count(WEBHOOK_METRICS.attemptFailed, 'attempt failed (WebhookAttemptFailed)'),
+          count(WEBHOOK_METRICS.deliveryFailed, 'delivery failed for good (WebhookDeliveryFailed)'),
+          count(WEBHOOK_METRICS.disabled, 'webhooks switched off (WebhookDisabled)'),
+        ],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Deliveries queue: messages',
+        left: [
+          webhooks.queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum', label: 'ready' }),
+          webhooks.queue.metricApproximateNumberOfMessagesNotVisible({ period, statistic: 'Maximum', label: 'in flight' }),
+          webhooks.queue.metricApproximateNumberOfMessagesDelayed({ period, statistic: 'Maximum', label: 'waiting for a retry' }),
+        ],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Oldest message (s) and dead letters',
+        left: [webhooks.queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum', label: 'oldest message (s)' })],
+        leftAnnotations: [{ value: WEBHOOK_OLDEST_MESSAGE_ALARM_SECONDS, label: 'alarm (30 min)' }],
+        right: [
+          webhooks.deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum', label: 'dead letters' }),
+        ],
         width: 8,
       }),
     );

@@ -29,6 +29,8 @@ export interface MonitoringProps {
   groups: AlarmedGroup[];
   /** Table stream consumers: their iterator age and dead-letter depth are watched too. */
   consumers: { id: string; fn: IFunction; deadLetters: IQueue }[];
+  /** The webhook deliveries queue and its dead-letter queue (infra/webhooks.ts). */
+  webhooks?: { queue: IQueue; deadLetters: IQueue };
   table: Table;
   userPool: UserPool;
   appClient: UserPoolClient;
@@ -50,7 +52,27 @@ export const RUNBOOK_ANCHORS = {
   dynamoDbThrottles: 'dynamodb-throttles',
   cognitoThrottles: 'cognito-throttles',
   rateLimitFailOpen: 'rate-limiter-failing-open',
+  webhookDeadLetters: 'webhook-dead-letters',
+  webhookBacklog: 'webhook-deliveries-waiting',
+  webhookAttemptsFailing: 'webhook-attempts-failing',
+  webhooksDisabled: 'webhooks-switched-off',
 } as const;
+
+/** The webhook pipeline's own metrics (lib/queue/deliver.ts: namespace TaskBoard, no dimensions). */
+export const WEBHOOK_METRICS = {
+  delivered: 'WebhookDelivered',
+  attemptFailed: 'WebhookAttemptFailed',
+  deliveryFailed: 'WebhookDeliveryFailed',
+  disabled: 'WebhookDisabled',
+} as const;
+
+/**
+ * The oldest message of the deliveries queue may be this old when all is well: a delivery that
+ * waits for its next attempt hops through the queue in delays of at most 900 s (SQS's longest),
+ * and is picked up within seconds of each hop's end. Twice that (30 min) means the worker is not
+ * taking messages: failing, throttled, or its event source disabled.
+ */
+export const WEBHOOK_OLDEST_MESSAGE_ALARM_SECONDS = 1800;
 export type RunbookAnchor = (typeof RUNBOOK_ANCHORS)[keyof typeof RUNBOOK_ANCHORS];
 
 /** A metric math id for a row id: `cards.labels.attach` → `cardsLabelsAttach`. */
@@ -86,13 +108,13 @@ export class Monitoring extends Construct {
       metric: Metric | MathExpression,
       threshold: number,
       scope: Construct = this,
+      evaluation: { evaluationPeriods: number; datapointsToAlarm: number } = { evaluationPeriods: 3, datapointsToAlarm: 2 },
     ) => {
       const created = new Alarm(scope, alarmId, {
         alarmDescription: `${description}. Runbook: ${props.runbookUrl}#${anchor}`,
         metric,
         threshold,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
+        ...evaluation,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
@@ -187,6 +209,7 @@ export class Monitoring extends Construct {
         1,
       );
     }
+    if (props.webhooks) this.webhookAlarms(props.webhooks, alarm);
     // ThrottledRequests exists only per Operation (no series has TableName alone); the throttle
     // events of the table (its local index included) do, reads and writes, batch items too.
     const tableThrottles = (metricName: string) =>
@@ -251,6 +274,76 @@ export class Monitoring extends Construct {
         label: 'throttled calls',
       }),
       1,
+    );
+  }
+
+  /**
+   * Webhook deliveries: dead letters (a message the worker failed on every receive: a delivery
+   * that will never be attempted again), the oldest message waiting (the worker not taking
+   * messages), most attempts failing across all webhooks (the sending side broken, not one
+   * endpoint: egress, DNS, signing), and many webhooks switched off at once. One failed
+   * delivery or one webhook switched off is an owner's endpoint and alarms nobody: the owner sees
+   * it in GET /webhooks/{id}/deliveries and in `disabled_reason`.
+   */
+  private webhookAlarms(
+    webhooks: { queue: IQueue; deadLetters: IQueue },
+    alarm: (
+      alarmId: string,
+      description: string,
+      anchor: RunbookAnchor,
+      metric: Metric | MathExpression,
+      threshold: number,
+      scope?: Construct,
+      evaluation?: { evaluationPeriods: number; datapointsToAlarm: number },
+    ) => Alarm,
+  ) {
+    const period = Duration.minutes(1);
+    alarm(
+      'WebhookDeadLetters',
+      'Webhook delivery messages dead-lettered: the worker failed on each of their receives',
+      RUNBOOK_ANCHORS.webhookDeadLetters,
+      webhooks.deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+      1,
+    );
+    alarm(
+      'WebhookDeliveriesWaiting',
+      `The oldest webhook delivery message has waited ${WEBHOOK_OLDEST_MESSAGE_ALARM_SECONDS / 60} min or more (hops are at most 15 min)`,
+      RUNBOOK_ANCHORS.webhookBacklog,
+      webhooks.queue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }),
+      WEBHOOK_OLDEST_MESSAGE_ALARM_SECONDS,
+    );
+    const fiveMinutes = Duration.minutes(5);
+    const count = (metricName: string, metricPeriod: Duration) =>
+      new Metric({ namespace: METRICS_NAMESPACE, metricName, statistic: 'Sum', period: metricPeriod });
+    // Half of all attempts failing, over at least 20 attempts in 5 minutes, for 15 minutes: endpoints
+    // fail one by one; all of them at once is this side.
+    alarm(
+      'WebhookAttemptsFailing',
+      'Half or more of all webhook delivery attempts failed (20+ attempts in 5 minutes, three times running)',
+      RUNBOOK_ANCHORS.webhookAttemptsFailing,
+      new MathExpression({
+        expression:
+          'IF(FILL(failed, 0) + FILL(delivered, 0) >= 20, 100 * FILL(failed, 0) / (FILL(failed, 0) + FILL(delivered, 0)), 0)',
+        usingMetrics: {
+          failed: count(WEBHOOK_METRICS.attemptFailed, fiveMinutes),
+          delivered: count(WEBHOOK_METRICS.delivered, fiveMinutes),
+        },
+        period: fiveMinutes,
+        label: 'failed attempts %',
+      }),
+      50,
+      this,
+      { evaluationPeriods: 3, datapointsToAlarm: 3 },
+    );
+    // One webhook switched off is its owner's business; ten in an hour is likely ours.
+    alarm(
+      'WebhooksSwitchedOff',
+      'Ten or more webhooks were switched off as failing within an hour',
+      RUNBOOK_ANCHORS.webhooksDisabled,
+      count(WEBHOOK_METRICS.disabled, Duration.hours(1)),
+      10,
+      this,
+      { evaluationPeriods: 1, datapointsToAlarm: 1 },
     );
   }
 }

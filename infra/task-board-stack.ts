@@ -12,6 +12,8 @@ import {
   corsMethods,
   type FunctionRow,
   isCatchAll,
+  type QueueConsumerRow,
+  queueConsumers,
   type RouteRow,
   routeKeyOf,
   routes,
@@ -30,13 +32,16 @@ import { FunctionGroup } from './function-group';
 import { groupOf, groupStackIdOf, ROOT_LOG_GROUP_ROWS } from './layout';
 import { Monitoring } from './monitoring';
 import { LiveEvents } from './realtime';
+import { Webhooks } from './webhooks';
 
-/** The four row tables of lib/routes.ts, which the stack is made from. */
+/** The row tables of lib/routes.ts, which the stack is made from. */
 export interface RowTables {
   routes: Record<string, RouteRow>;
   socketRoutes: Record<string, SocketRouteRow>;
   streamConsumers: Record<string, StreamConsumerRow>;
   schedules: Record<string, ScheduleRow>;
+  /** The webhook deliveries queue's consumers; none when a test's tables leave it out. */
+  queueConsumers?: Record<string, QueueConsumerRow>;
 }
 
 export interface TaskBoardStackProps extends StackProps {
@@ -55,6 +60,8 @@ const SOCKET_API_PARAMETER = 'SocketApiId';
 function functionDlqReason(row: FunctionRow): string {
   if ('filter' in row)
     return 'Invoked by a table stream event source mapping, whose failed batches go to its own on-failure destination (an SQS queue); a function DLQ applies to asynchronous invocations only.';
+  if ('maxReceiveCount' in row)
+    return "Invoked by the webhook deliveries queue's SQS event source mapping: a message that keeps failing moves to the queue's own dead-letter queue (redrive policy, maxReceiveCount); a function DLQ applies to asynchronous invocations only.";
   if ('everyMinutes' in row)
     return 'Invoked by a schedule whose events carry nothing but the time: a failed run is redone by the next one, which looks back ten minutes, so a dead-lettered event would hold nothing to replay.';
   return 'Invoked synchronously by API Gateway only (HTTP or WebSocket route): a failure is answered to the client, and Lambda never retries or dead-letters synchronous invocations.';
@@ -72,6 +79,7 @@ export class TaskBoardStack extends Stack {
   /** The nested stacks of function groups, by group (infra/layout.ts). */
   readonly groups = new Map<string, FunctionGroup>();
   readonly live: LiveEvents;
+  readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props: TaskBoardStackProps) {
     super(scope, id, props);
@@ -126,7 +134,7 @@ export class TaskBoardStack extends Stack {
       [ENV.userPoolClientId]: appClient.userPoolClientId,
     };
 
-    const tables = props.tables ?? { routes, socketRoutes, streamConsumers, schedules };
+    const tables = props.tables ?? { routes, socketRoutes, streamConsumers, schedules, queueConsumers };
     // One of CloudWatch Logs' periods: the stage file's schema admits only those (infra/settings.ts).
     const retention = config.logRetentionDays as RetentionDays;
 
@@ -175,6 +183,14 @@ export class TaskBoardStack extends Stack {
       accountLogRole: config.accountLogRole,
       logRetention: retention,
       logRemovalPolicy: dataRemoval,
+    });
+    // The queue and the key live here; the deliveries queue's consumers in their group's stack,
+    // unlike the stream consumers: an SQS event source mapping has no position to keep, and a
+    // moved one only polls the same queue beside the old one until cleanup (each message is still
+    // received by one of them at a time).
+    this.webhooks = new Webhooks(this, 'Webhooks', {
+      consumers: withFunctions<QueueConsumerRow>(tables.queueConsumers ?? {}, 'group'),
+      functions: this.functions.values(),
     });
     // Socket addresses for the rows that name them, ManageConnections for the rows that send; a
     // nested function gets the API id under a fixed parameter name (FunctionGroup.parameter).
@@ -274,6 +290,7 @@ export class TaskBoardStack extends Stack {
         functions: [...this.functions].filter(([, fn]) => Stack.of(fn) === group).map(([rowId, fn]) => [rowId, fn.fn]),
       })),
       consumers: this.live.consumers.map(({ id, fn, deadLetters }) => ({ id, fn: fn.fn, deadLetters })),
+      webhooks: this.webhooks,
       table,
       userPool,
       appClient,
@@ -293,6 +310,7 @@ export class TaskBoardStack extends Stack {
       socketApi: this.live.api,
       socketStage: this.live.stage,
       consumers: this.live.consumers,
+      webhooks: this.webhooks,
       accessLogs,
       alarms: monitoring.alarms,
       runbookUrl: config.runbookUrl,
@@ -322,6 +340,14 @@ export class TaskBoardStack extends Stack {
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: appClient.userPoolClientId });
     new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'WebhookQueueUrl', {
+      value: this.webhooks.queue.queueUrl,
+      description: 'The webhook deliveries queue (npm run sam:env; its dead letters: docs/runbook.md)',
+    });
+    new CfnOutput(this, 'WebhookKeyArn', {
+      value: this.webhooks.key.keyArn,
+      description: "The webhook secrets' KMS key (kept when the stack is deleted)",
+    });
   }
 
   /** The nested stack of a row's group, made with the group's first row. */

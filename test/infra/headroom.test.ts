@@ -9,7 +9,7 @@ import {
   overLimits,
 } from '../../infra/template-tree';
 import type { RouteRow } from '../../lib/routes';
-import { routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import { queueConsumers, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 import { synthDeployment } from './deployment';
 
 /**
@@ -66,7 +66,10 @@ const layouts = [
   ],
   [
     `prod with the table at ${ROWS_BEFORE + ROWS_TO_COME} HTTP routes`,
-    synthDeployment({ stage: 'prod' }, { tables: { routes: comingRoutes, socketRoutes, streamConsumers, schedules } }),
+    synthDeployment(
+      { stage: 'prod' },
+      { tables: { routes: comingRoutes, socketRoutes, streamConsumers, schedules, queueConsumers } },
+    ),
   ],
 ] as const;
 
@@ -86,10 +89,11 @@ describe.each(layouts)('%s', (_name, built) => {
 
   it("puts every function in its group's nested stack, but the stream consumers, which stay in the root", () => {
     for (const [rowId, fn] of built.stack.functions) {
-      const expected = rowId in streamConsumers ? built.stack : built.stack.groups.get(groupOf(rowId));
+      const inRoot = rowId in streamConsumers;
+      const expected = inRoot ? built.stack : built.stack.groups.get(groupOf(rowId));
       expect([rowId, Stack.of(fn)]).toEqual([rowId, expected]);
       // A grouped function's name says its stack, group and row (infra/task-board-stack.ts).
-      if (!(rowId in streamConsumers)) expect(fn.functionName).toBe(`${built.stack.stackName}-${groupOf(rowId)}-${fn.node.id}`);
+      if (!inRoot) expect(fn.functionName).toBe(`${built.stack.stackName}-${groupOf(rowId)}-${fn.node.id}`);
     }
   });
 });

@@ -6,7 +6,16 @@ import { type BuildOptions, buildApp } from '../../infra/build-app';
 import { DASHBOARD_LIMITS, DASHBOARD_RUNBOOK_ANCHOR } from '../../infra/dashboard';
 import { RUNBOOK_ANCHORS } from '../../infra/monitoring';
 import { defaultRunbookUrl } from '../../infra/settings';
-import { type RouteRow, routeKeyOf, routes, SOCKET_STAGE, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import {
+  queueConsumers,
+  type RouteRow,
+  routeKeyOf,
+  routes,
+  SOCKET_STAGE,
+  schedules,
+  socketRoutes,
+  streamConsumers,
+} from '../../lib/routes';
 import { METRICS_NAMESPACE } from '../../lib/runtime/metrics';
 import { synthDeployment } from './deployment';
 
@@ -29,7 +38,7 @@ const ofType = (type: string, resources = dev.resources) => Object.entries(resou
 
 const httpRows = Object.values(routes) as RouteRow[];
 const namedRows = httpRows.filter((row) => row.path !== '$default');
-const functionRows = [routes, socketRoutes, streamConsumers, schedules].flatMap(
+const functionRows = [routes, socketRoutes, streamConsumers, queueConsumers, schedules].flatMap(
   (table) => Object.entries(table) as [string, AnyRow][],
 );
 const functionOf = (rowId: string) => {
@@ -220,7 +229,8 @@ describe('dashboard', () => {
   });
 
   it("shows each stream consumer's iterator age and dead-letter depth", () => {
-    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    // The stream's mappings (the deliveries queue's have no on-failure destination: infra/webhooks.ts).
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.StartingPosition);
     expect(mappings).toHaveLength(Object.keys(streamConsumers).length);
     for (const rowId of Object.keys(streamConsumers)) {
       const age = allLines.filter((l) => l.name === 'IteratorAge' && l.dimensions.FunctionName === nameOf(rowId));
@@ -241,10 +251,32 @@ describe('dashboard', () => {
       new Set(['ConnectCount', 'MessageCount', 'ClientError', 'IntegrationError', 'ExecutionError', 'IntegrationLatency']),
     );
     for (const line of socket) expect(line.dimensions.Stage).toBe(SOCKET_STAGE);
-    const own = allLines.filter((l) => l.namespace === METRICS_NAMESPACE && l.name !== 'ColdStart');
+    const own = allLines.filter(
+      (l) => l.namespace === METRICS_NAMESPACE && l.name !== 'ColdStart' && !l.name.startsWith('Webhook'),
+    );
     const business = httpRows.flatMap((row) => (row.metric ? [row.metric] : []));
     expect(own.map((l) => l.name).sort()).toEqual(['EventsSent', ...business].sort());
     for (const line of own) expect(line.dimensions).toEqual({ service: 'task-board' });
+  });
+
+  it("shows webhook deliveries: the worker's counts (no dimensions), the deliveries queue and its dead letters", () => {
+    const counts = allLines.filter((l) => l.namespace === METRICS_NAMESPACE && l.name.startsWith('Webhook'));
+    expect(counts.map((l) => l.name).sort()).toEqual(
+      ['WebhookAttemptFailed', 'WebhookDelivered', 'WebhookDeliveryFailed', 'WebhookDisabled'].sort(),
+    );
+    for (const line of counts) expect(line.dimensions).toEqual({});
+    const queueOf = (prefix: string) => `\${${ofType('AWS::SQS::Queue').find(([id]) => id.startsWith(prefix))![0]}.QueueName}`;
+    const onQueue = (queue: string) =>
+      allLines.filter((l) => l.namespace === 'AWS/SQS' && l.dimensions.QueueName === queue).map((l) => l.name);
+    expect(onQueue(queueOf('WebhooksDeliveries')).sort()).toEqual(
+      [
+        'ApproximateAgeOfOldestMessage',
+        'ApproximateNumberOfMessagesDelayed',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesVisible',
+      ].sort(),
+    );
+    expect(onQueue(queueOf('WebhooksDeadLetters'))).toEqual(['ApproximateNumberOfMessagesVisible']);
   });
 
   it('reads the metrics the service writes (namespace and dimensions of lib/runtime/metrics.ts)', () => {

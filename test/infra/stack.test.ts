@@ -12,6 +12,7 @@ import { COLUMN_POSITION_INDEX, tableDefinition } from '../../lib/data/table';
 import { RATE_LIMIT_FAIL_OPEN_METRIC } from '../../lib/http/rate-limit-fields';
 import {
   type FunctionRow,
+  queueConsumers,
   type RouteRow,
   routes,
   SOCKET_STAGE,
@@ -25,7 +26,7 @@ import { synthDeployment } from './deployment';
 
 /** HTTP route rows; and every function row of every table (HTTP, WebSocket, stream, schedule). */
 const rows = Object.entries(routes) as [string, RouteRow][];
-const functionRows = [routes, socketRoutes, streamConsumers, schedules].flatMap(
+const functionRows = [routes, socketRoutes, streamConsumers, queueConsumers, schedules].flatMap(
   (table) => Object.entries(table) as [string, AnyRow][],
 );
 type Resource = { Type: string; Properties: any; Metadata?: Record<string, string>; DependsOn?: string[] };
@@ -58,11 +59,15 @@ const apiOf = (protocol: 'HTTP' | 'WEBSOCKET') => {
 };
 const httpRoutes = () => ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => r.Properties.ApiId.Ref === apiOf('HTTP'));
 const tableId = ofType('AWS::DynamoDB::Table')[0]![0];
+const deliveriesQueueId = ofType('AWS::SQS::Queue').find(([id]) => id.startsWith('WebhooksDeliveries'))![0];
 
 describe('route tables -> APIs and functions', () => {
-  it('makes exactly one function per row of every table (HTTP, WebSocket, stream, schedule), and nothing else is a function', () => {
+  it('makes exactly one function per row of every table (HTTP, WebSocket, stream, queue, schedule), and nothing else is a function', () => {
     expect(functionRows.length).toBe(
-      [routes, socketRoutes, streamConsumers, schedules].reduce((sum, table) => sum + Object.keys(table).length, 0),
+      [routes, socketRoutes, streamConsumers, queueConsumers, schedules].reduce(
+        (sum, table) => sum + Object.keys(table).length,
+        0,
+      ),
     );
     expect(new Set(functionRows.map(([id]) => functionIdOf(id))).size).toBe(functionRows.length);
     expect(ofType('AWS::Lambda::Function')).toHaveLength(functionRows.length);
@@ -132,6 +137,7 @@ describe('functions', () => {
       const type = resources[id]?.Type;
       if (type === 'AWS::Cognito::UserPool') return 'pool';
       if (type === 'AWS::SQS::Queue') return `queue ${id}`;
+      if (type === 'AWS::KMS::Key') return 'key';
       return json;
     };
     return ofType('AWS::IAM::Policy')
@@ -139,8 +145,12 @@ describe('functions', () => {
       .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as any[])
       .map((statement) => {
         expect(statement.Effect).toBe('Allow');
-        expect(statement.Condition).toBeUndefined();
-        return [[statement.Action].flat().sort(), [statement.Resource].flat().map(resourceOf).sort()];
+        const resources = [statement.Resource].flat().map(resourceOf).sort();
+        // The secrets' key only with its encryption context (infra/webhooks.ts); nothing else has a condition.
+        expect(statement.Condition).toEqual(
+          resources.includes('key') ? { StringEquals: { 'kms:EncryptionContext:purpose': 'webhook-secret' } } : undefined,
+        );
+        return [[statement.Action].flat().sort(), resources];
       });
   };
 
@@ -181,6 +191,17 @@ describe('functions', () => {
         [['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], [`queue ${deadLettersOf(rowId)}`]],
       );
     }
+    // Webhooks (infra/webhooks.ts): `queue` on the deliveries queue alone, `key` on the key alone;
+    // a queue consumer, what its SQS event source needs, on the same queue.
+    const deliveries = `queue ${deliveriesQueueId}`;
+    if ((r.queue ?? []).length > 0) expected.push([[...r.queue!].sort(), [deliveries]]);
+    if ('maxReceiveCount' in r) {
+      expected.push([
+        ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
+        [deliveries],
+      ]);
+    }
+    if ((r.key ?? []).length > 0) expected.push([[...r.key!].sort(), ['key']]);
     const order = (list: [string[], string[]][]) => [...list].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
     expect(order(statementsOf(rowId) as [string[], string[]][])).toEqual(order(expected));
   });
@@ -191,8 +212,10 @@ describe('functions', () => {
     // The table name exactly when it may use the table; the socket addresses its row names.
     expect('TABLE_NAME' in variables).toBe(tableActionsOf(r).length + (r.index ?? []).length > 0);
     // What a row may name and leave unset, the code's default holding (infra/api-function.ts).
-    const optional = ['TICKET_SECONDS', 'EVENT_RETENTION_SECONDS'];
-    const named = Object.keys(variables).filter((name) => name.startsWith('SOCKET_') || optional.includes(name));
+    const optional = ['TICKET_SECONDS', 'EVENT_RETENTION_SECONDS', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_ALLOW_HOSTS'];
+    const named = Object.keys(variables).filter(
+      (name) => name.startsWith('SOCKET_') || name.startsWith('WEBHOOK_') || optional.includes(name),
+    );
     expect(named.sort()).toEqual((r.env ?? []).filter((name) => !optional.includes(name)).sort());
     // A rate-limited route gets the stage file's quotas; no other function any.
     const limits = Object.fromEntries(Object.entries(variables).filter(([name]) => /RATE_LIMIT_/.test(name)));
@@ -370,7 +393,7 @@ describe('production hardening', () => {
     }
   });
 
-  it("alarms on 5xx rate, every function's errors and throttles, DynamoDB and Cognito throttles, live events falling behind or dead-lettered, into the output topic", () => {
+  it("alarms on 5xx rate, every function's errors and throttles, DynamoDB and Cognito throttles, live events and webhook deliveries falling behind or dead-lettered, into the output topic", () => {
     const alarms = Object.values(prodResources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
     const consumers = Object.keys(streamConsumers).length;
     // A stream consumer's errors and throttles are alarmed on their own; every other function's in
@@ -379,8 +402,9 @@ describe('production hardening', () => {
       (sum, group) => sum + 2 * Math.ceil([...prod.stack.functions.values()].filter((fn) => Stack.of(fn) === group).length / 10),
       0,
     );
-    // 5xx rate, DynamoDB, Cognito, the rate limiter failing open; four a consumer; the groups'.
-    expect(alarms).toHaveLength(4 + 4 * consumers + groupAlarms);
+    // 5xx rate, DynamoDB, Cognito, the rate limiter failing open; four a stream consumer; the
+    // webhooks' four (infra/monitoring.ts webhookAlarms); the groups' (queue consumers' included).
+    expect(alarms).toHaveLength(4 + 4 * consumers + 4 + groupAlarms);
     const metricNames = alarms.flatMap((a) =>
       a.Properties.MetricName
         ? [a.Properties.MetricName]
@@ -399,6 +423,10 @@ describe('production hardening', () => {
         'TokenRefreshThrottles',
         'IteratorAge',
         'ApproximateNumberOfMessagesVisible',
+        'ApproximateAgeOfOldestMessage',
+        'WebhookAttemptFailed',
+        'WebhookDelivered',
+        'WebhookDisabled',
         RATE_LIMIT_FAIL_OPEN_METRIC,
       ]),
     );
