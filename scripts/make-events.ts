@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -5,6 +6,8 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../lib/data/table';
 import type { BoardEvent } from '../lib/domain/events';
 import {
+  type QueueConsumerId,
+  queueConsumers,
   type RouteId,
   type RouteRow,
   routeKeyOf,
@@ -22,7 +25,8 @@ import {
 /**
  * Writes one sample event per function row to events/, for `sam local invoke -e events/<row>.json`:
  * an HTTP API (payload v2) event per route row, an API Gateway WebSocket event per socket row, a
- * DynamoDB stream batch per stream consumer and an EventBridge scheduled event per schedule row.
+ * DynamoDB stream batch per stream consumer, an SQS batch per queue consumer and an EventBridge
+ * scheduled event per schedule row.
  * Placeholders: replace ACCESS_TOKEN with a token from /auth/register or /auth/login, REFRESH_TOKEN with
  * its refresh_token, TICKET with
  * a ticket from POST /realtime/tickets, CONNECTION_ID with the id of a connection that ticket
@@ -45,6 +49,10 @@ export const PLACEHOLDER = {
   teammateEmail: 'teammate@example.com',
   /** A refresh token from /auth/register or /auth/login (auth.refresh, auth.logout). */
   refreshToken: 'REFRESH_TOKEN',
+  /** A webhook of the board (the /webhooks/{id} routes, the deliveries queue's messages). */
+  webhook: '99999999-9999-4999-8999-999999999999',
+  /** A delivery's `webhook-id` (lib/webhooks/signature.ts deliveryId). */
+  delivery: 'msg_c2FtcGxlLWRlbGl2ZXJ5AA',
 } as const;
 
 /** Sample time: 2026-11-23T10:00:00Z. */
@@ -64,7 +72,11 @@ type Sample = {
   path?: string;
   query?: Record<string, string>;
 };
-const samples: Record<RouteId, Sample> = {
+/**
+ * Every route row's sample (the index signature lets rows not yet in the table have theirs ready:
+ * `sampleEvent` fails for a row without one).
+ */
+const samples: Record<RouteId, Sample> & Record<string, Sample | undefined> = {
   health: {},
   openapi: {},
   asyncapi: {},
@@ -109,11 +121,23 @@ const samples: Record<RouteId, Sample> = {
   'members.update': { id: PLACEHOLDER.board, userId: PLACEHOLDER.user, body: { role: 'owner' } },
   'members.remove': { id: PLACEHOLDER.board, userId: PLACEHOLDER.user },
   fallback: { path: '/no/such/path' },
+  'webhooks.create': {
+    id: PLACEHOLDER.board,
+    body: { url: 'https://hooks.example.com/task-board', events: ['card.moved', 'card.created'], description: 'CI' },
+  },
+  'webhooks.list': { id: PLACEHOLDER.board },
+  'webhooks.get': { id: PLACEHOLDER.webhook },
+  'webhooks.update': { id: PLACEHOLDER.webhook, body: { events: [], active: true } },
+  'webhooks.delete': { id: PLACEHOLDER.webhook },
+  'webhooks.rotate-secret': { id: PLACEHOLDER.webhook },
+  'webhooks.ping': { id: PLACEHOLDER.webhook },
+  'webhooks.deliveries': { id: PLACEHOLDER.webhook, query: { limit: '20' } },
 };
 
 export function sampleEvent(routeId: RouteId) {
   const row: RouteRow = routes[routeId];
   const sample = samples[routeId];
+  if (!sample) throw new Error(`scripts/make-events.ts has no sample for ${routeId}`);
   const method = row.method === 'ANY' ? 'GET' : row.method;
   const path =
     sample.path ??
@@ -350,6 +374,38 @@ function streamBatch(record: {
   };
 }
 
+/**
+ * An SQS batch of one message, as Lambda's SQS event source hands it to a queue consumer: a webhook
+ * delivery's message (`{webhook_id, board_id, delivery_sk}`, lib/data/deliveries.ts), received once.
+ */
+export function queueEvent(_rowId: QueueConsumerId) {
+  const body = JSON.stringify({
+    webhook_id: PLACEHOLDER.webhook,
+    board_id: PLACEHOLDER.board,
+    delivery_sk: keys.delivery(PLACEHOLDER.webhook, TIME.iso, PLACEHOLDER.delivery).sk,
+  });
+  return {
+    Records: [
+      {
+        messageId: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
+        receiptHandle: 'AQEBsample-receipt-handle',
+        body,
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: String(TIME.epochMs),
+          SenderId: 'AROAEXAMPLE:TaskBoard-dev-webhooks-fanout',
+          ApproximateFirstReceiveTimestamp: String(TIME.epochMs + 20),
+        },
+        messageAttributes: {},
+        md5OfBody: createHash('md5').update(body, 'utf8').digest('hex'),
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:${REGION}:${ACCOUNT}:TaskBoard-dev-WebhooksDeliveries`,
+        awsRegion: REGION,
+      },
+    ],
+  };
+}
+
 /** An EventBridge scheduled event, as the schedule rule invokes the function. */
 export function scheduledEvent(rowId: ScheduleId) {
   return {
@@ -373,6 +429,7 @@ export function sampleEvents(): [string, unknown][] {
     ...(Object.keys(routes) as RouteId[]).map((id): [string, unknown] => [id, sampleEvent(id)]),
     ...(Object.keys(socketRoutes) as SocketRouteId[]).map((id): [string, unknown] => [id, socketEvent(id)]),
     ...(Object.keys(streamConsumers) as StreamConsumerId[]).map((id): [string, unknown] => [id, streamEvent(id)]),
+    ...(Object.keys(queueConsumers) as QueueConsumerId[]).map((id): [string, unknown] => [id, queueEvent(id)]),
     ...(Object.keys(schedules) as ScheduleId[]).map((id): [string, unknown] => [id, scheduledEvent(id)]),
   ];
 }

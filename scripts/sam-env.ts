@@ -99,6 +99,9 @@ export const APP_VARIABLES = [
   'TOKEN_ISSUER',
   'SOCKET_URL',
   'SOCKET_CALLBACK_URL',
+  // Webhooks (infra/webhooks.ts): the deliveries queue and the secrets' key, where a row names them.
+  'WEBHOOK_QUEUE_URL',
+  'WEBHOOK_KEY_ID',
 ] as const;
 
 /**
@@ -108,6 +111,13 @@ export const APP_VARIABLES = [
 export const LOCAL_ONLY_VARIABLES = [
   'AWS_ENDPOINT_URL_DYNAMODB',
   'AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER',
+  // The webhook stand-ins (infra/local/sqs.ts, infra/local/kms.ts).
+  'AWS_ENDPOINT_URL_SQS',
+  'AWS_ENDPOINT_URL_KMS',
+  // Hosts let through the webhook address check (the local stack's receivers); unset on AWS.
+  'WEBHOOK_ALLOW_HOSTS',
+  // Shorter retries, when the local stack was started with them.
+  'WEBHOOK_RETRY_SCHEDULE',
   'AWS_REGION',
   'AWS_ACCESS_KEY_ID',
   'AWS_SECRET_ACCESS_KEY',
@@ -123,7 +133,14 @@ export const SAM_VARIABLES = ['LOG_LEVEL'] as const;
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'TRACE', 'FATAL'];
 
 /** Addresses the function itself calls, which from inside SAM's container are on the host. */
-const CALLED_BY_FUNCTIONS = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER', 'SOCKET_CALLBACK_URL'];
+const CALLED_BY_FUNCTIONS = [
+  'AWS_ENDPOINT_URL_DYNAMODB',
+  'AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER',
+  'AWS_ENDPOINT_URL_SQS',
+  'AWS_ENDPOINT_URL_KMS',
+  'WEBHOOK_QUEUE_URL',
+  'SOCKET_CALLBACK_URL',
+];
 
 /** `http://127.0.0.1:8000` → `http://<host>:8000`; other hosts are left alone. */
 export function onHost(url: string, host: string): string {
@@ -201,6 +218,8 @@ export function stackValues(outputs: Values): Values {
     values.SOCKET_URL = outputs.WebSocketUrl;
     values.SOCKET_CALLBACK_URL = outputs.WebSocketUrl.replace(/^wss:\/\//, 'https://').replace(/\/+$/, '');
   }
+  if (outputs.WebhookQueueUrl) values.WEBHOOK_QUEUE_URL = outputs.WebhookQueueUrl;
+  if (outputs.WebhookKeyArn) values.WEBHOOK_KEY_ID = outputs.WebhookKeyArn;
   return values;
 }
 

@@ -180,6 +180,16 @@ describe('each bundled HTTP function, with the environment sam:env wrote, on its
             })
           ).body
         : undefined;
+    // The /webhooks/{id} routes act on a webhook of the board (the local stack lets 127.0.0.1 through).
+    const webhook =
+      routeId.startsWith('webhooks.') && !['webhooks.create', 'webhooks.list'].includes(routeId)
+        ? (
+            await call<{ id: string }>('POST', `/boards/${board.id}/webhooks`, {
+              token: user.token,
+              body: { url: 'http://127.0.0.1:9/sample-hook' },
+            })
+          ).body
+        : undefined;
     if (routeId === 'cards.labels.detach') await call('PUT', `/cards/${card.id}/labels/${label!.id}`, { token: user.token });
     const ownAccount = ['auth.login', 'auth.password.reset', 'auth.password.change', 'auth.account.delete'].includes(routeId);
     const code =
@@ -197,6 +207,7 @@ describe('each bundled HTTP function, with the environment sam:env wrote, on its
       .replaceAll(PLACEHOLDER.user, teammate.id)
       .replaceAll(PLACEHOLDER.teammateEmail, teammate.email)
       .replaceAll(PLACEHOLDER.label, label?.id ?? PLACEHOLDER.label)
+      .replaceAll(PLACEHOLDER.webhook, webhook?.id ?? PLACEHOLDER.webhook)
       .replaceAll('new-user@example.com', ownAccount ? user.email : uniqueEmail())
       .replaceAll('correct horse battery', ownAccount ? user.password : 'correct horse battery')
       .replaceAll('123456', code);

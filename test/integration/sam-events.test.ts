@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import {
+  queueConsumers,
   type RouteId,
   type RouteRow,
   routes,
@@ -28,7 +29,7 @@ import { closeAllSockets, connect, getTicket } from '../support/sockets';
 const root = join(__dirname, '..', '..');
 const rows = Object.entries(routes) as [RouteId, RouteRow][];
 const socketRows = Object.entries(socketRoutes) as [SocketRouteId, SocketRouteRow][];
-const everyRowId = [routes, socketRoutes, streamConsumers, schedules].flatMap((table) => Object.keys(table));
+const everyRowId = [routes, socketRoutes, streamConsumers, queueConsumers, schedules].flatMap((table) => Object.keys(table));
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 type AnyHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -57,7 +58,7 @@ async function handlerOf(entry: string): Promise<AnyHandler> {
 const context = { awsRequestId: 'sample' } as Context;
 
 describe('sample events (events/)', () => {
-  it('has exactly one sample event per row of every table (HTTP, WebSocket, stream, schedule)', () => {
+  it('has exactly one sample event per row of every table (HTTP, WebSocket, stream, queue, schedule)', () => {
     expect(readdirSync(join(root, 'events')).sort()).toEqual(everyRowId.map(eventFileOf).sort());
   });
 
@@ -82,6 +83,16 @@ describe('sample events (events/)', () => {
             })
           ).body
         : undefined;
+    // The /webhooks/{id} routes act on a webhook of the board (the local stack lets 127.0.0.1 through).
+    const webhook =
+      routeId.startsWith('webhooks.') && !['webhooks.create', 'webhooks.list'].includes(routeId)
+        ? (
+            await call<{ id: string }>('POST', `/boards/${board.id}/webhooks`, {
+              token: user.token,
+              body: { url: 'http://127.0.0.1:9/sample-hook' },
+            })
+          ).body
+        : undefined;
     if (routeId === 'cards.labels.detach') {
       await call('PUT', `/cards/${card.id}/labels/${label!.id}`, { token: user.token });
     }
@@ -102,6 +113,7 @@ describe('sample events (events/)', () => {
       .replaceAll(PLACEHOLDER.user, teammate.id)
       .replaceAll(PLACEHOLDER.teammateEmail, teammate.email)
       .replaceAll(PLACEHOLDER.label, label?.id ?? PLACEHOLDER.label)
+      .replaceAll(PLACEHOLDER.webhook, webhook?.id ?? PLACEHOLDER.webhook)
       .replaceAll('new-user@example.com', ownAccount ? user.email : email)
       .replaceAll('correct horse battery', ownAccount ? user.password : 'correct horse battery')
       .replaceAll('123456', code);
@@ -257,6 +269,25 @@ describe('live events sample events (events/socket-*, events-broadcast, sockets-
       from_position: 1,
     });
   });
+
+  it('events/webhooks-fanout.json runs through the webhook fanout: a board without webhooks schedules nothing, no batch failures', async () => {
+    const user = await newUser();
+    const board = await newBoard(user);
+    const handler = await handlerOf(streamConsumers['webhooks.fanout'].entry);
+    const event = sample('webhooks.fanout', { board: board.id, user: user.id, change: randomUUID() });
+    expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
+  });
+
+  it.each(Object.keys(queueConsumers))(
+    'events/%s runs through the delivery worker: a message whose delivery is not in the table is acknowledged',
+    async (rowId) => {
+      const user = await newUser();
+      const board = await newBoard(user);
+      const handler = await handlerOf(queueConsumers[rowId as keyof typeof queueConsumers].entry);
+      const event = sample(rowId, { board: board.id, webhook: randomUUID() });
+      expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
+    },
+  );
 
   it('events/sockets-sweep.json runs through the sweeper', async () => {
     const handler = await handlerOf(schedules['sockets.sweep'].entry);

@@ -7,11 +7,20 @@ import * as v from 'valibot';
 import type { AccessRule } from '../../lib/data/access';
 import { publicRoute } from '../../lib/http/public-route';
 import { route } from '../../lib/http/route';
-import { type RouteRow, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import {
+  type FunctionRow,
+  queueConsumers,
+  type RouteRow,
+  routes,
+  schedules,
+  socketRoutes,
+  streamConsumers,
+} from '../../lib/routes';
 import { cardsGet } from '../../lib/rows/cards';
 import { rateLimitOf } from '../../lib/rows/row';
 import { servedMethods } from '../../lib/rows/served';
 import { health } from '../../lib/rows/service';
+import { ENV } from '../../lib/runtime/config';
 import { SERVED_FILE, servedText } from '../../scripts/write-openapi';
 
 /**
@@ -167,7 +176,7 @@ async function importedRow(source: string, entry: string, name: string): Promise
 }
 
 describe('the assembled table and the rows it is made of', () => {
-  const tables = { routes, socketRoutes, streamConsumers, schedules };
+  const tables = { routes, socketRoutes, streamConsumers, queueConsumers, schedules };
 
   it.each(Object.entries(tables))("%s: every key is its row's own id (the name in logs and key fingerprints)", (_name, table) => {
     for (const [key, row] of Object.entries(table)) expect({ key, id: row.id }).toEqual({ key, id: key });
@@ -177,6 +186,17 @@ describe('the assembled table and the rows it is made of', () => {
     const entries = Object.values(tables).flatMap((table) => Object.values(table).map((row) => row.entry));
     expect(new Set(entries).size).toBe(entries.length);
   });
+
+  // Webhooks (infra/webhooks.ts): a row that sends to the deliveries queue is told its URL, one
+  // that uses the secrets' key is told its id, and neither is told to a row that may not use it.
+  it.each(Object.values(tables).flatMap((table) => Object.entries(table) as [string, FunctionRow][]))(
+    '%s is told the webhook queue or key exactly when its row may use it',
+    (_id, row) => {
+      const env = row.env ?? [];
+      expect(env.includes(ENV.webhookQueueUrl)).toBe((row.queue ?? []).length > 0);
+      expect(env.includes(ENV.webhookKeyId)).toBe((row.key ?? []).length > 0);
+    },
+  );
 
   it.each(rows.filter(([, row]) => row.idempotent))(
     '%s honours an Idempotency-Key, so its role may PutItem (the key records are conditional PutItems)',
@@ -192,7 +212,17 @@ describe('the assembled table and the rows it is made of', () => {
   });
 
   it('no function and no run-time chain imports the assembled table (each imports its own row)', () => {
-    const runtime = ['functions', 'lib/http', 'lib/socket', 'lib/stream', 'lib/schedule', 'lib/data', 'lib/auth', 'lib/contract'];
+    const runtime = [
+      'functions',
+      'lib/http',
+      'lib/socket',
+      'lib/stream',
+      'lib/queue',
+      'lib/schedule',
+      'lib/data',
+      'lib/auth',
+      'lib/contract',
+    ];
     // The OpenAPI document describes every row: only the openapi function bundles the table.
     const documents = new Set(['lib/http/openapi.ts']);
     const importers = runtime
