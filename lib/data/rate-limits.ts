@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, isConditionFailure, type TransactItem, tableName } from './db';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, getItems, isConditionFailure, type TransactItem, tableName } from './db';
 import { type ItemKey, keyHash, TTL_ATTRIBUTE } from './table';
 
 /**
@@ -151,7 +151,7 @@ const MARKER_ATTRIBUTE = 'last_request';
  * its own then.
  *
  * A committed transaction returns nothing, so the window's count comes from a strongly consistent
- * GetItem of the counter, sent beside the transaction (no round trip after it). The increment marks
+ * read of the counter (`getItems`: BatchGetItem), sent beside the transaction (no round trip after it). The increment marks
  * the counter with this request's token: a read that sees the token came after this increment and
  * its count includes it; one that does not came before it (this request is then the count + 1).
  * Exact whenever the subject's requests do not overlap; while they do, a read can straddle other
@@ -197,23 +197,16 @@ export class FoldedCount {
       this.windowStart,
       this.windowSeconds,
     );
-    this.read = documentClient
-      .send(
-        new GetCommand({
-          TableName: tableName(),
-          Key: this.key,
-          ConsistentRead: true,
-          ProjectionExpression: '#count, #marker',
-          ExpressionAttributeNames: { '#count': 'count', '#marker': MARKER_ATTRIBUTE },
-        }),
-      )
-      .then(
-        (out) => ({ count: out.Item?.count as number | undefined, marker: out.Item?.[MARKER_ATTRIBUTE] as string | undefined }),
-        (error: unknown) => {
-          this.readError = error;
-          return undefined;
-        },
-      );
+    this.read = getItems([this.key]).then(
+      (found) => {
+        const item = found.get<Record<string, unknown>>(this.key);
+        return { count: item?.count as number | undefined, marker: item?.[MARKER_ATTRIBUTE] as string | undefined };
+      },
+      (error: unknown) => {
+        this.readError = error;
+        return undefined;
+      },
+    );
     return {
       Update: {
         Key: this.key,

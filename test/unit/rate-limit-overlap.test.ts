@@ -175,15 +175,22 @@ describe('POST /boards', () => {
     return apiEvent(token, 'POST', '/boards', { title: 'Plans' });
   };
   const transactionOf = () => calls.find((call) => call.operation === 'TransactWriteItems')!.body;
+  /** The answer to the counter's read (a strongly consistent BatchGetItem of its one key). */
+  const counterRead = (item: Record<string, unknown>): Answer => {
+    const read = calls.find((call) => call.operation === 'BatchGetItem')!.body;
+    const [table, { Keys, ConsistentRead }] = Object.entries(read.RequestItems)[0] as [string, any];
+    expect(ConsistentRead).toBe(true);
+    return { body: { Responses: { [table]: [{ ...Keys[0], ...item }] } } };
+  };
 
   it("counts in the create's own transaction, its count read beside it: one round trip", async () => {
     together = 2;
-    answer = ({ operation }) => (operation === 'GetItem' ? { body: { Item: { count: { N: '2' } } } } : { body: {} });
+    answer = ({ operation }) => (operation === 'BatchGetItem' ? counterRead({ count: { N: '2' } }) : { body: {} });
     const reply = await createBoard(boardEvent(), context);
     expect(reply.statusCode).toBe(201);
     // The read came before the increment (no marker of this request): this request is the third.
     expect(reply.headers?.ratelimit).toMatch(/^"user";r=2;t=\d+$/);
-    expect(calls.map((call) => call.operation).sort()).toEqual(['GetItem', 'TransactWriteItems']);
+    expect(calls.map((call) => call.operation).sort()).toEqual(['BatchGetItem', 'TransactWriteItems']);
     expect(peak).toBe(2);
     const counter = transactionOf().TransactItems.at(-1).Update;
     expect(counter.Key.pk.S).toBe(`RATE#user#${userId}`);
@@ -194,9 +201,9 @@ describe('POST /boards', () => {
   it('reads its own increment when the read comes after it (the marker), without counting it twice', async () => {
     together = 2;
     answer = ({ operation }) => {
-      if (operation !== 'GetItem') return { body: {} };
+      if (operation !== 'BatchGetItem') return { body: {} };
       const marker = transactionOf().TransactItems.at(-1).Update.ExpressionAttributeValues[':marker'].S;
-      return { body: { Item: { count: { N: '3' }, last_request: { S: marker } } } };
+      return counterRead({ count: { N: '3' }, last_request: { S: marker } });
     };
     const reply = await createBoard(boardEvent(), context);
     expect(reply.statusCode).toBe(201);
@@ -221,7 +228,7 @@ describe('POST /boards', () => {
     expect(reply.statusCode).toBe(429);
     expect(JSON.parse(reply.body!)).toMatchObject({ code: 'rate_limited' });
     expect(reply.headers?.ratelimit).toMatch(/^"user";r=0;t=\d+$/);
-    expect(calls.map((call) => call.operation).sort()).toEqual(['GetItem', 'TransactWriteItems']);
+    expect(calls.map((call) => call.operation).sort()).toEqual(['BatchGetItem', 'TransactWriteItems']);
     // The instance remembers the window: the next request is refused without a call.
     calls = [];
     const again = await createBoard(boardEvent(), context);
