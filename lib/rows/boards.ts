@@ -27,8 +27,10 @@ export const boardsCreate = {
   body: titleBody,
   success: { status: 201, schema: 'board' },
   idempotent: 'caller',
-  // The board and both sides of the membership, with a check that the caller's account still exists.
-  table: ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
+  // The board and both sides of the membership, with a check that the caller's account still exists;
+  // the rate limiter's count rides in the same transaction and is read back beside it (BatchGetItem:
+  // docs/rate-limits.md, "POST /boards").
+  table: ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchGetItem'],
   metric: 'BoardCreated',
   cognito: [],
 } satisfies RouteRow;
