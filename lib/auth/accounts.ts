@@ -20,6 +20,14 @@ import type { Caller } from './verifier';
  * (GET /auth/me reads the table only: lib/data/users.ts `readAccount`).
  */
 
+/**
+ * What a route awaits after its first read and before its first call that changes something (or
+ * is counted by Cognito, as a password check is): the rate limiter's gate (lib/http/rate-limit.ts
+ * `countGate`), so that the count runs beside the read and a refused request changes nothing.
+ */
+export type BeforeChange = () => Promise<void>;
+const nothing: BeforeChange = async () => {};
+
 /** POST /auth/verify-email/request: Cognito mails a code to the caller's address. */
 export const requestEmailVerification = (caller: Caller): Promise<void> => sendEmailCode(caller.token);
 
@@ -34,8 +42,9 @@ export async function verifyEmail(caller: Caller, code: string): Promise<void> {
  * POST /auth/password/forgot: a reset code to whoever holds the address; the same answer whether
  * anyone does (sendResetCode says how an unproven address still gets its code).
  */
-export async function forgotPassword(email: string): Promise<void> {
+export async function forgotPassword(email: string, beforeChange: BeforeChange = nothing): Promise<void> {
   const account = await findUserByEmail(email);
+  await beforeChange();
   await sendResetCode(email, account && { userId: account.user_id, verified: account.verified });
 }
 
@@ -53,8 +62,14 @@ export async function resetForgottenPassword(email: string, code: string, newPas
 }
 
 /** POST /auth/password: the current password checked, the new one set, every refresh token revoked. */
-export async function changeMyPassword(caller: Caller, current: string, next: string): Promise<void> {
+export async function changeMyPassword(
+  caller: Caller,
+  current: string,
+  next: string,
+  beforeChange: BeforeChange = nothing,
+): Promise<void> {
   const account = await readAccount(caller.id);
+  await beforeChange();
   await checkPassword(account.email, current).catch((error: unknown) => {
     throw error instanceof WrongPassword ? new WrongPassword('The current password is wrong; nothing was changed.') : error;
   });
@@ -68,8 +83,9 @@ export async function changeMyPassword(caller: Caller, current: string, next: st
  * identity deleted (its refresh tokens with it). A retry after a failure between the two finds the
  * marker and finishes.
  */
-export async function deleteMyAccount(caller: Caller, password: string): Promise<void> {
+export async function deleteMyAccount(caller: Caller, password: string, beforeChange: BeforeChange = nothing): Promise<void> {
   const { email, begun } = await accountToDelete(caller.id);
+  await beforeChange();
   await checkPassword(email, password).catch((error: unknown) => {
     throw error instanceof WrongPassword ? wrongDeletionPassword() : error;
   });

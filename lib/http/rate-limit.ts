@@ -77,15 +77,33 @@ const secondsUntil = (at: number) => Math.max(1, Math.ceil((at - Date.now()) / 1
  * - `beside`: the handler changes nothing the request could be refused after (login's and
  *   refresh's InitiateAuth only answer tokens): it runs beside the count, and over the quota its
  *   answer is dropped for the 429 (no token leaves the function).
+ * - `inside`: the handler reads first and changes after (password change, password forgot,
+ *   account deletion): the count runs beside its read, and the handler waits for it before its
+ *   first change (`countGate()`), 429 when over.
  * Registration stays behind the gate: its first call, SignUp, creates a Cognito user, and it has
  * no read before it (docs/rate-limits.md, "Where it sits in a request").
  */
-const PLACEMENT: Readonly<Record<string, 'fold' | 'beside'>> = {
+const PLACEMENT: Readonly<Record<string, 'fold' | 'beside' | 'inside'>> = {
   'boards.create': 'fold',
   'auth.login': 'beside',
   // REFRESH_TOKEN_AUTH: a new access token for a refresh token, nothing changed either.
   'auth.refresh': 'beside',
+  // The account (or the address's owner) read, then Cognito: the count beside the read.
+  'auth.password.change': 'inside',
+  'auth.password.forgot': 'inside',
+  'auth.account.delete': 'inside',
 };
+
+/** The gate an `inside` row's handler awaits before its first change, for the request being handled. */
+const gates = new AsyncLocalStorage<() => Promise<void>>();
+const open = async () => {};
+
+/**
+ * What the handler of an `inside` row awaits after its first read and before its first change:
+ * the request's count, and RateLimited (429) when over the quota. Resolves at once where the
+ * request is not counted this way (no quota, or another placement).
+ */
+export const countGate = (): (() => Promise<void>) => gates.getStore() ?? open;
 
 /** The count a `fold` row's handler puts in its transaction, for the request being handled. */
 const heldCounts = new AsyncLocalStorage<FoldedCount>();
@@ -241,7 +259,15 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
       ? { beside: <T>(state: RouteState, work: () => Promise<T>) => foldCount(row.id, user, state, work) }
       : placement === 'beside'
         ? { beside: besideCount }
-        : { gate: { before: ({ context }) => gateOf(context.route) } }),
+        : placement === 'inside'
+          ? {
+              beside: <T>(state: RouteState, work: () => Promise<T>) =>
+                gates.run(
+                  () => gateOf(state),
+                  () => besideCount(state, work),
+                ),
+            }
+          : { gate: { before: ({ context }) => gateOf(context.route) } }),
   };
 }
 

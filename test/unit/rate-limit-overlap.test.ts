@@ -51,6 +51,8 @@ function handle(req: IncomingMessage, res: ServerResponse) {
     peak = Math.max(peak, inFlight);
     if (inFlight >= together) {
       for (const release of waiting.splice(0)) release();
+      // The calls after the first ones come one at a time.
+      together = 1;
     } else {
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
@@ -74,6 +76,8 @@ const dynamoError = (type: string, extra: Record<string, unknown> = {}): Answer 
 let login: Handler;
 let refresh: Handler;
 let createBoard: Handler;
+let forgot: Handler;
+let changePassword: Handler;
 
 beforeAll(async () => {
   server = createServer(handle);
@@ -86,6 +90,8 @@ beforeAll(async () => {
   accessTokenVerifier.cacheJwks(signer.jwks as any);
   login = (await import('../../functions/auth/login')).handler as unknown as Handler;
   refresh = (await import('../../functions/auth/refresh')).handler as unknown as Handler;
+  forgot = (await import('../../functions/auth/password-forgot')).handler as unknown as Handler;
+  changePassword = (await import('../../functions/auth/password-change')).handler as unknown as Handler;
   createBoard = (await import('../../functions/boards/create')).handler as unknown as Handler;
 });
 afterAll(async () => {
@@ -161,10 +167,62 @@ describe('POST /auth/refresh', () => {
     expect(peak).toBe(2);
     refused = true;
     peak = 0;
+    together = 2;
     const over = await refresh(event(), context);
     expect(over.statusCode).toBe(429);
     expect(over.body).not.toContain(tokens.AccessToken);
     expect(peak).toBe(2);
+  });
+});
+
+describe('routes that read first and change after (password forgot and change)', () => {
+  const forgotEvent = () => {
+    const event = loginEvent('unused');
+    event.rawPath = '/auth/password/forgot';
+    event.routeKey = 'POST /auth/password/forgot';
+    event.requestContext.http.path = '/auth/password/forgot';
+    event.body = JSON.stringify({ email: 'ada@example.test' });
+    return event;
+  };
+
+  it('sends the count beside the first read, and the change only after both', async () => {
+    together = 2;
+    answer = ({ operation }) =>
+      operation === 'UpdateItem' ? { body: { Attributes: { count: { N: '1' } } } } : { body: { Responses: {} } };
+    const reply = await forgot(forgotEvent(), context);
+    expect(reply.statusCode).toBe(202);
+    expect(reply.headers?.ratelimit).toMatch(/^"address";r=2;t=\d+$/);
+    expect(peak).toBe(2);
+    expect(calls.slice(0, 2).map((call) => call.operation).sort()).toEqual(['BatchGetItem', 'UpdateItem']);
+    expect(calls.map((call) => call.operation).at(-1)).toBe('ForgotPassword');
+  });
+
+  it('over the quota answers 429 after the read, and never reaches Cognito', async () => {
+    together = 2;
+    answer = ({ operation }) =>
+      operation === 'UpdateItem' ? dynamoError('ConditionalCheckFailedException') : { body: { Responses: {} } };
+    const reply = await forgot(forgotEvent(), context);
+    expect(reply.statusCode).toBe(429);
+    expect(calls.map((call) => call.operation).sort()).toEqual(['BatchGetItem', 'UpdateItem']);
+  });
+
+  it('a password change checks the password only once its count is in; refused, it calls no Cognito API', async () => {
+    const userId = randomUUID();
+    const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: userId }));
+    together = 2;
+    answer = ({ operation, body }) => {
+      if (operation === 'UpdateItem') return dynamoError('ConditionalCheckFailedException');
+      const [table, { Keys }] = Object.entries(body.RequestItems)[0] as [string, any];
+      const profile = { user_id: { S: userId }, email: { S: 'ada@example.test' }, display_name: { S: 'Ada' } };
+      return { body: { Responses: { [table]: [{ ...Keys[0], ...profile }] } } };
+    };
+    const reply = await changePassword(
+      apiEvent(token, 'POST', '/auth/password', { current_password: 'the old one', new_password: 'a new password!' }),
+      context,
+    );
+    expect(reply.statusCode).toBe(429);
+    expect(peak).toBe(2);
+    expect(calls.map((call) => call.operation).sort()).toEqual(['BatchGetItem', 'UpdateItem']);
   });
 });
 

@@ -255,16 +255,20 @@ describe('per address', () => {
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(2);
   });
 
-  it('never runs a credential route that changes something over its quota: a refused password-forgot does not reach Cognito', async () => {
+  it('never runs a credential route that changes something over its quota: a refused password reset does not reach Cognito', async () => {
     const { credentialRoute } = await import('../../lib/http/credential-route');
-    const { authPasswordForgot } = await import('../../lib/rows/accounts');
-    const send = jest.fn(async () => ({ status: 202 }));
-    const forgot = credentialRoute(authPasswordForgot, send) as unknown as Handler;
+    const { authPasswordReset } = await import('../../lib/rows/accounts');
+    const send = jest.fn(async () => ({ status: 204 }));
+    const reset = credentialRoute(authPasswordReset, send) as unknown as Handler;
     const attempt = () =>
-      forgot(
+      reset(
         fromAddress(
           {
-            ...apiEvent('', 'POST', '/auth/password/forgot', { email: 'ada@example.test' }),
+            ...apiEvent('', 'POST', '/auth/password/reset', {
+              email: 'ada@example.test',
+              code: '123456',
+              new_password: 'a new password!',
+            }),
             headers: { 'content-type': 'application/json' },
           },
           '203.0.113.10',
@@ -272,7 +276,7 @@ describe('per address', () => {
         context,
       );
     refusedAfterOne();
-    expect((await attempt()).statusCode).toBe(202);
+    expect((await attempt()).statusCode).toBe(204);
     const refused = await attempt();
     expect(refused.statusCode).toBe(429);
     expect(send).toHaveBeenCalledTimes(1);
