@@ -193,7 +193,12 @@ describe('routes that read first and change after (password forgot and change)',
     expect(reply.statusCode).toBe(202);
     expect(reply.headers?.ratelimit).toMatch(/^"address";r=2;t=\d+$/);
     expect(peak).toBe(2);
-    expect(calls.slice(0, 2).map((call) => call.operation).sort()).toEqual(['BatchGetItem', 'UpdateItem']);
+    expect(
+      calls
+        .slice(0, 2)
+        .map((call) => call.operation)
+        .sort(),
+    ).toEqual(['BatchGetItem', 'UpdateItem']);
     expect(calls.map((call) => call.operation).at(-1)).toBe('ForgotPassword');
   });
 
