@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
@@ -7,9 +8,9 @@ import { REPO_ROOT } from './http-adapter';
 import { asFunction } from './iam';
 
 /**
- * The local stack's stand-in for Amazon SQS, in this process and in memory (a restart empties the
- * queues: the deliveries they held are still `pending` in the table, and, as when a message is
- * lost on AWS, nothing sends them again; docs/local-stack.md says so). It answers the SQS JSON
+ * The local stack's stand-in for Amazon SQS, in this process, its messages in memory and, given a
+ * file (the local stack's DATA_DIR/sqs.json), written there within 50 ms of each change and at
+ * close, so that a restart keeps them as SQS would (a crash may lose the last 50 ms). It answers the SQS JSON
  * protocol that @aws-sdk/client-sqs speaks (`x-amz-target: AmazonSQS.<Op>`,
  * `application/x-amz-json-1.0`, errors as `__type` plus the `x-amzn-query-error` header the
  * client's query-compatible mode reads), for the operations the service and Lambda's event source
@@ -107,10 +108,13 @@ class LocalQueue {
     for (const message of this.messages.values()) if (next === undefined || message.visibleAt < next) next = message.visibleAt;
     return next;
   }
-  expire(now: number) {
+  /** Drops messages past the retention period; whether any was dropped. */
+  expire(now: number): boolean {
+    let dropped = false;
     for (const [id, message] of this.messages) {
-      if (message.sentAt + this.settings.retentionSeconds * 1000 <= now) this.messages.delete(id);
+      if (message.sentAt + this.settings.retentionSeconds * 1000 <= now) dropped = this.messages.delete(id);
     }
+    return dropped;
   }
 }
 
@@ -126,22 +130,47 @@ export interface ReceivedMessage {
 export class LocalSqs {
   private readonly queues = new Map<string, LocalQueue>();
   endpoint = '';
+  /** What the file held at start, by queue name, until each queue is created. */
+  private readonly saved: Record<string, StoredMessage[]>;
+  private saveTimer: NodeJS.Timeout | undefined;
+
+  /** `file`: where the messages are kept across restarts (none: memory only). */
+  constructor(private readonly file?: string) {
+    this.saved = file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, StoredMessage[]>) : {};
+  }
 
   createQueue(settings: LocalQueueSettings): string {
     if (!this.queues.has(settings.name)) {
-      this.queues.set(
-        settings.name,
-        new LocalQueue({
-          name: settings.name,
-          visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds ?? 30,
-          delaySeconds: settings.delaySeconds ?? 0,
-          retentionSeconds: settings.retentionSeconds ?? 345_600,
-          maxMessageBytes: settings.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-          redrive: settings.redrive,
-        }),
-      );
+      const queue = new LocalQueue({
+        name: settings.name,
+        visibilityTimeoutSeconds: settings.visibilityTimeoutSeconds ?? 30,
+        delaySeconds: settings.delaySeconds ?? 0,
+        retentionSeconds: settings.retentionSeconds ?? 345_600,
+        maxMessageBytes: settings.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+        redrive: settings.redrive,
+      });
+      for (const message of this.saved[settings.name] ?? []) queue.messages.set(message.id, message);
+      this.queues.set(settings.name, queue);
     }
     return this.queueUrl(settings.name);
+  }
+
+  /** Schedules a write of every queue's messages (at most one per 50 ms). */
+  private changed() {
+    if (!this.file || this.saveTimer) return;
+    this.saveTimer = setTimeout(() => this.flush(), 50);
+    this.saveTimer.unref();
+  }
+
+  /** Writes every queue's messages to the file now (atomically: a crash leaves the old or the new). */
+  flush() {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    if (!this.file) return;
+    const state: Record<string, StoredMessage[]> = { ...this.saved };
+    for (const [name, queue] of this.queues) state[name] = [...queue.messages.values()];
+    writeFileSync(`${this.file}.tmp`, JSON.stringify(state));
+    renameSync(`${this.file}.tmp`, this.file);
   }
 
   queueUrl(name: string): string {
@@ -230,6 +259,7 @@ export class LocalSqs {
 
   private store(queue: LocalQueue, message: StoredMessage) {
     queue.messages.set(message.id, message);
+    this.changed();
     queue.notify();
   }
 
@@ -295,7 +325,7 @@ export class LocalSqs {
 
   private take(queue: LocalQueue, max: number, visibilitySeconds: number): ReceivedMessage[] {
     const now = Date.now();
-    queue.expire(now);
+    if (queue.expire(now)) this.changed();
     const ready = [...queue.messages.values()].filter((m) => m.visibleAt <= now).sort((a, b) => a.sentAt - b.sentAt);
     const out: ReceivedMessage[] = [];
     for (const message of ready) {
@@ -304,6 +334,7 @@ export class LocalSqs {
       if (redrive && message.receiveCount >= redrive.maxReceiveCount) {
         // SQS moves it on the receive after the last allowed one, keeping its id, body and sent time.
         queue.messages.delete(message.id);
+        this.changed();
         const dead = this.queues.get(redrive.deadLetterQueue);
         if (dead) {
           dead.messages.set(message.id, {
@@ -318,6 +349,7 @@ export class LocalSqs {
         continue;
       }
       message.receiveCount += 1;
+      this.changed();
       message.firstReceiveAt ??= now;
       message.visibleAt = now + visibilitySeconds * 1000;
       message.receipt = Buffer.from(`${queue.settings.name}\n${message.id}\n${randomUUID()}`).toString('base64');
@@ -356,7 +388,10 @@ export class LocalSqs {
     const queue = this.queue(input.QueueUrl);
     const message = this.byReceipt(queue, input.ReceiptHandle);
     // A stale handle (the message was received again since) succeeds and deletes nothing, as on SQS.
-    if (message) queue.messages.delete(message.id);
+    if (message) {
+      queue.messages.delete(message.id);
+      this.changed();
+    }
     return {};
   }
 
@@ -380,6 +415,7 @@ export class LocalSqs {
       );
     }
     message.visibleAt = Date.now() + visibility! * 1000;
+    this.changed();
     queue.notify();
     return {};
   }
@@ -582,6 +618,7 @@ export async function startLocalSqs(sqs: LocalSqs, port: number, host = '127.0.0
       for (const abort of open) abort.abort();
       await new Promise<void>((done) => server.close(() => done()));
       server.closeAllConnections();
+      sqs.flush();
     },
   };
 }

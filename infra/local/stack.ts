@@ -29,7 +29,7 @@ export interface LocalStack {
   socketUrl: string;
   env: Record<string, string | undefined>;
   pids: { dynamodb: number; cognito: number };
-  /** The SQS stand-in (in this process, in memory): tests look at its queues. */
+  /** The SQS stand-in (in this process; messages kept in DATA_DIR/sqs.json): tests look at its queues. */
   sqs: LocalSqs;
   stop(): Promise<void>;
 }
@@ -68,7 +68,8 @@ export async function startLocalStack(options: {
   const pollers: StreamPoller[] = [];
   const sweepers: NodeJS.Timeout[] = [];
   const queueSources: QueueEventSource[] = [];
-  const sqs = new LocalSqs();
+  // The queues' messages survive a restart on the same DATA_DIR, as SQS keeps them.
+  const sqs = new LocalSqs(join(dataDir, 'sqs.json'));
   let sqsServer: LocalSqsServer | undefined;
   let kmsServer: LocalKmsServer | undefined;
   const stop = async () => {

@@ -222,6 +222,28 @@ describe('SQS stand-in, through @aws-sdk/client-sqs', () => {
   });
 });
 
+describe('SQS stand-in: kept across a restart', () => {
+  it('keeps waiting and in-flight messages, with their receive counts, in its file', async () => {
+    const file = join(keyDir, 'sqs.json');
+    const before = new LocalSqs(file);
+    before.createQueue({ name: 'kept' });
+    const url = before.queueUrl('kept');
+    before.sendMessage({ QueueUrl: url, MessageBody: 'waiting' });
+    before.sendMessage({ QueueUrl: url, MessageBody: 'in flight' });
+    const [first] = await before.receive('kept', 1, 0, 0);
+    expect(first!.Body).toBe('waiting');
+    before.flush();
+    const after = new LocalSqs(file);
+    after.createQueue({ name: 'kept' });
+    expect(after.count('kept')).toBe(2);
+    const again = await after.receive('kept', 10, 30, 0);
+    expect(again.map((m) => [m.Body, m.Attributes.ApproximateReceiveCount])).toEqual([
+      ['waiting', '2'],
+      ['in flight', '1'],
+    ]);
+  });
+});
+
 describe("SQS stand-in's event source (Lambda's SQS trigger)", () => {
   const rowOf = (overrides: Partial<QueueConsumerRow>): QueueConsumerRow => ({
     id: `fixture.consumer${++queueCount}`,
