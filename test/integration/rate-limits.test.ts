@@ -8,7 +8,7 @@ import { type BareItem, type Item, parseItem, parseList, serializeItem, serializ
 import { subjectOf } from '../support/api';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
-import { verifyAddress } from '../support/mail';
+import { outbox, verifyAddress } from '../support/mail';
 
 /**
  * api-contract.md "Rate limits", over HTTP against a local stack of its own whose functions are
@@ -522,6 +522,27 @@ describe("routes whose first call is not a read: the count in POST /boards' tran
     for (const reply of ok) expect(fieldsOf(reply).r).toBeLessThan(USER_QUOTA);
     const created = ok.filter((reply) => reply.status === 201).map((reply) => reply.body.id as string);
     expect((await boardsOf(user.id)).sort()).toEqual(created.sort());
+  });
+
+  it('counts a password reset request beside its read: over the address quota it is refused and mails no code', async () => {
+    const user = await newUser();
+    const { served, refused, mailsBefore, mailsAfter } = await inOneWindow(async () => {
+      await atWindowStart();
+      const address = newAddress();
+      const ask = () => call('POST', '/auth/password/forgot', { from: address, body: { email: user.email } });
+      const served: Reply[] = [];
+      for (let i = 0; i < ADDRESS_QUOTA; i++) served.push(await ask());
+      const mailsBefore = (await outbox(user.email, baseUrl)).length;
+      const refused = await ask();
+      const mailsAfter = (await outbox(user.email, baseUrl)).length;
+      return { replies: [...served, refused], result: { served, refused, mailsBefore, mailsAfter } };
+    });
+    expect(served.map((reply) => reply.status)).toEqual([202, 202, 202, 202]);
+    expect(served.map((reply) => fieldsOf(reply).r)).toEqual([3, 2, 1, 0]);
+    expectRefused(refused, 'address');
+    // The served ones mailed codes; the refused one none.
+    expect(mailsBefore).toBeGreaterThan(0);
+    expect(mailsAfter).toBe(mailsBefore);
   });
 
   it('serves exactly the quota of a burst of logins sent at once: the refused ones carry no token', async () => {
