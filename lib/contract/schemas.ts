@@ -404,7 +404,7 @@ export const webhookEvents = () =>
     ),
   );
 export const WEBHOOK_EVENTS_TEXT =
-  'The event types delivered (those of the AsyncAPI document, each at most once); empty: all of them. `access.revoked` is never delivered and `webhook.ping` always is, so neither is accepted here.';
+  'The board event types delivered (the kinds of the live events, each at most once); empty: all of them. `access.revoked` is never delivered and `webhook.ping` always is, so neither is accepted here.';
 /** A webhook's description: up to 256 characters (webhooks.md). */
 const WEBHOOK_DESCRIPTION_LENGTH = 256;
 export const webhookDescription = () => v.pipe(v.string(), wellFormed(), characters({ maxLength: WEBHOOK_DESCRIPTION_LENGTH }));
