@@ -44,6 +44,12 @@ const localEnv = {
   SOCKET_URL: 'ws://127.0.0.1:3001/live',
   SOCKET_CALLBACK_URL: 'http://127.0.0.1:3001/live',
   TOKEN_JWKS: '{"keys":[{"kty":"RSA","kid":"CognitoLocal","alg":"RS256","use":"sig","n":"n","e":"AQAB"}]}',
+  AWS_ENDPOINT_URL_SQS: 'http://127.0.0.1:41004',
+  AWS_ENDPOINT_URL_KMS: 'http://127.0.0.1:41005',
+  WEBHOOK_QUEUE_URL: 'http://127.0.0.1:41004/000000000000/task-board-local-webhook-deliveries',
+  WEBHOOK_KEY_ID: 'arn:aws:kms:us-east-1:000000000000:key/local',
+  WEBHOOK_ALLOW_HOSTS: '127.0.0.1,localhost',
+  WEBHOOK_RETRY_SCHEDULE: '1,1',
 };
 /** This machine's architecture, as Lambda names it: what the copy's functions run on unless told. */
 const here = localArchitecture(process.arch);
@@ -122,6 +128,9 @@ describe('sam:env local', () => {
       ...localEnv,
       AWS_ENDPOINT_URL_DYNAMODB: 'http://host.docker.internal:41001',
       AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: 'http://host.docker.internal:41002',
+      AWS_ENDPOINT_URL_SQS: 'http://host.docker.internal:41004',
+      AWS_ENDPOINT_URL_KMS: 'http://host.docker.internal:41005',
+      WEBHOOK_QUEUE_URL: 'http://host.docker.internal:41004/000000000000/task-board-local-webhook-deliveries',
       SOCKET_CALLBACK_URL: 'http://host.docker.internal:3001/live',
       // unchanged: the address clients are told to connect to, and the tokens' iss claim
       SOCKET_URL: 'ws://127.0.0.1:3001/live',
