@@ -19,6 +19,7 @@ import {
   type StreamConsumerRow,
 } from './rows/row';
 import * as service from './rows/service';
+import * as webhooks from './rows/webhooks';
 
 export {
   type CognitoAction,
@@ -92,6 +93,14 @@ export const routes = {
   'cards.labels.attach': cards.cardsLabelsAttach,
   'cards.labels.detach': cards.cardsLabelsDetach,
   'realtime.tickets': realtime.realtimeTickets,
+  'webhooks.create': webhooks.webhooksCreate,
+  'webhooks.list': webhooks.webhooksList,
+  'webhooks.get': webhooks.webhooksGet,
+  'webhooks.update': webhooks.webhooksUpdate,
+  'webhooks.delete': webhooks.webhooksDelete,
+  'webhooks.rotate-secret': webhooks.webhooksRotateSecret,
+  'webhooks.ping': webhooks.webhooksPing,
+  'webhooks.deliveries': webhooks.webhooksDeliveries,
   fallback: service.fallback,
 } satisfies Record<string, RouteRow>;
 

@@ -239,6 +239,20 @@ const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
   'cards.labels.detach': 'Takes the label off the card; idempotent (not there: the card as it is). Answers the card.',
   'realtime.tickets':
     "A single-use ticket for one WebSocket connection to `url` (`url?ticket=<ticket>`), so that the token never goes in a URL. It expires after `expires_in` seconds and never outlives the caller's token.",
+  'webhooks.create':
+    "Registers an endpoint for the board's events, signed to the Standard Webhooks specification. Owners only. The answer's `secret` is shown this once (keep it; rotate-secret makes a new one); it is stored only encrypted. At most 10 webhooks a board (409, `code` `limit_reached`). No Idempotency-Key: a key's record would keep the secret; a client that lost the answer lists the webhooks. The URL is refused (400, naming the rule) when it is not an absolute `https` URL of at most 2,048 characters or its host is an IP address of a non-public range, in any of its spellings.",
+  'webhooks.list': "The board's webhooks, oldest first (created_at, then id), without secrets. Owners only.",
+  'webhooks.get': 'The webhook, without its secret. Owners of its board only.',
+  'webhooks.update':
+    'Null-safe partial update: a field omitted or sent as null keeps its value; `events: []` selects every event. `active: true` also switches on a webhook the service switched off (`disabled_reason` back to null, failure counts reset). The URL rules are those of creation.',
+  'webhooks.delete':
+    'Deletes the webhook: no delivery is attempted for it any more (pending ones are dropped). Its deliveries log expires with it.',
+  'webhooks.rotate-secret':
+    'A new secret, shown this once. The previous one keeps signing beside it for 24 hours (two signatures in `webhook-signature`); a second rotation within them drops the oldest.',
+  'webhooks.ping':
+    'Queues one `webhook.ping` event (`{type, event_id, board_id, webhook_id, occurred_at}`, no `seq`) to this webhook alone, whatever its `events` and `active` say; the answer does not wait for the delivery (see the deliveries log).',
+  'webhooks.deliveries':
+    "The webhook's deliveries, newest first by the event's time: status, attempts and the latest attempt's outcome. Kept at least 7 days.",
 };
 
 const TAGS: Record<string, string> = {
@@ -253,6 +267,7 @@ const TAGS: Record<string, string> = {
   members: "A board's members and their roles",
   labels: "A board's labels",
   realtime: 'Tickets for the live board events socket',
+  webhooks: "A board's events delivered to other systems over signed HTTP",
 };
 
 const PATH_PARAMETER_TEXT: Record<string, (row: RouteRow) => string> = {

@@ -36,4 +36,9 @@ export const servedMethods: Record<string, readonly string[]> = {
   '/labels/{id}': ['PATCH', 'DELETE'],
   '/cards/{id}/labels/{label_id}': ['PUT', 'DELETE'],
   '/realtime/tickets': ['POST'],
+  '/boards/{id}/webhooks': ['POST', 'GET'],
+  '/webhooks/{id}': ['GET', 'PATCH', 'DELETE'],
+  '/webhooks/{id}/rotate-secret': ['POST'],
+  '/webhooks/{id}/ping': ['POST'],
+  '/webhooks/{id}/deliveries': ['GET'],
 };

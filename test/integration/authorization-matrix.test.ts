@@ -11,7 +11,8 @@ import { codeSentBy } from '../support/mail';
  * not public is called by {owner of board A, plain member of A, registered stranger, no token,
  * bad token} with the addressed id taken from {board A, board B of somebody else, nothing}; the
  * move rows also take their body ids from {A, B, C (another board of A's owner and member),
- * nothing}; the card label rows also take their label id from {A, B, C, nothing}. The expected status is derived from the row's declared access rule, never written
+ * nothing}; the card label rows also take their label id from {A, B, C, nothing}; the webhook rows (issue 30) address
+ * A's or B's webhook or an unknown id. The expected status is derived from the row's declared access rule, never written
  * per case; the few domain outcomes (a member removing somebody else, a cross-board target) are
  * the spec's. Every answer must also be one the row documents (errorStatuses ∪ success), and a
  * rejected write leaves the addressed board's partition exactly as it was.
@@ -36,6 +37,8 @@ interface BoardWorld {
   cards: [string, string];
   /** A label of the board (issue 14). */
   label: string;
+  /** A webhook of the board (issue 30), delivering nowhere reachable (the discard port refuses). */
+  webhook: string;
 }
 
 interface World {
@@ -54,15 +57,36 @@ interface World {
   C: BoardWorld;
 }
 
-/** A board with two columns and two cards in the first column, a label, and the given members. */
+/** A board with two columns and two cards in the first column, a label, a webhook, and the given members. */
 async function buildBoard(owner: TestUser, members: TestUser[] = []): Promise<BoardWorld> {
   const board = await newBoardWithCards(owner, 'Matrix board');
-  const [label] = await Promise.all([
+  const [label, webhook] = await Promise.all([
     call('POST', `/boards/${board.id}/labels`, { token: owner.token, body: { name: 'Matrix label', color: '#336699' } }),
+    matrixWebhook(owner, board.id),
     ...members.map((member) => addMember(owner, board.id, member)),
   ]);
   if (label.status !== 201) throw new Error(`create label failed: ${label.status} ${JSON.stringify(label.body)}`);
-  return { ...board, owner, label: label.body.id };
+  if (webhook.status !== 201) throw new Error(`create webhook failed: ${webhook.status} ${JSON.stringify(webhook.body)}`);
+  return { ...board, owner, label: label.body.id, webhook: webhook.body.id };
+}
+
+/** Where the matrix's webhooks point: an allowed host of the local stack, on the discard port (nothing listens). */
+const MATRIX_WEBHOOK_URL = 'http://127.0.0.1:9/matrix';
+
+/**
+ * A webhook that selects only board.deleted and is then switched off: no board event is delivered to
+ * it (not even the member and label events of the board's making, which may reach the fanout before
+ * the PATCH), so the delivery worker never writes its failure fields into the board's partition while
+ * a case compares that partition (pings still go, and a ping's failure leaves a switched-off webhook as it is).
+ */
+async function matrixWebhook(owner: TestUser, boardId: string): Promise<Reply> {
+  const made = await call('POST', `/boards/${boardId}/webhooks`, {
+    token: owner.token,
+    body: { url: MATRIX_WEBHOOK_URL, events: ['board.deleted'] },
+  });
+  if (made.status !== 201) return made;
+  const off = await call('PATCH', `/webhooks/${made.body.id}`, { token: owner.token, body: { active: false } });
+  return off.status === 200 ? made : off;
 }
 
 /** `work` over `items`, at most `limit` at a time. */
@@ -256,6 +280,19 @@ const PROFILES: Record<string, Profile> = {
   },
   'cards.labels.attach': { variants: cardLabelVariants(true) },
   'cards.labels.detach': { variants: cardLabelVariants(false) },
+  // Issue 30: owners only, on the board's own webhooks; another board's webhook id is 403, an unknown one 404.
+  // It selects only board.deleted, which board A never sends: no delivery touches A's partition.
+  'webhooks.create': { body: () => ({ url: MATRIX_WEBHOOK_URL, events: ['board.deleted'], description: 'By the matrix' }) },
+  'webhooks.list': {},
+  'webhooks.get': {},
+  'webhooks.update': { body: () => ({ description: 'Changed by the matrix', active: false }) },
+  'webhooks.delete': {
+    fresh: { candidate: false },
+    variants: [{ name: 'the webhook', effect: gone((ctx) => `/webhooks/${ctx.board!.webhook}`, 404) }],
+  },
+  'webhooks.rotate-secret': {},
+  'webhooks.ping': {},
+  'webhooks.deliveries': {},
   // Any signed-in user may open a socket; what it may watch is the socket's own check.
   'realtime.tickets': {},
   // The account rows act on the caller's own account only: a stranger is as entitled as anybody.
@@ -404,7 +441,9 @@ describe.each(protectedRows.filter(([id]) => PROFILES[id]).map(([id, row]) => ({
                 ? board.columns[0]
                 : access.via === 'label'
                   ? board.label
-                  : board.cards[0];
+                  : access.via === 'webhook'
+                    ? board.webhook
+                    : board.cards[0];
       const path = row.path
         .replace('{id}', addressed ?? '')
         .replace('{user_id}', (variant?.userId ?? ((c: CaseContext) => c.world.member.id))(ctx))

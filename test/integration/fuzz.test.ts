@@ -102,6 +102,8 @@ interface World {
   /** A label of A and one of B (issue 14). */
   labelA: string;
   labelB: string;
+  /** A webhook of A (issue 30) that no event reaches: no delivery ever touches A's partition. */
+  webhookA: string;
 }
 
 let w: World;
@@ -114,31 +116,47 @@ async function newLabel(user: TestUser, boardId: string, name: string): Promise<
 
 const board = (owner: TestUser, title: string) => newBoardWithCards(owner, title, 'first card');
 
+async function newWebhook(user: TestUser, boardId: string): Promise<string> {
+  // Selecting only board.deleted (A is never deleted), then switched off: no delivery ever writes A's partition.
+  const made = await call('POST', `/boards/${boardId}/webhooks`, {
+    token: user.token,
+    body: { url: 'http://127.0.0.1:9/fuzz', events: ['board.deleted'] },
+  });
+  if (made.status !== 201) throw new Error(`create webhook failed: ${made.status} ${JSON.stringify(made.body)}`);
+  const off = await call('PATCH', `/webhooks/${made.body.id}`, { token: user.token, body: { active: false } });
+  if (off.status !== 200) throw new Error(`switch webhook off failed: ${off.status} ${JSON.stringify(off.body)}`);
+  return made.body.id;
+}
+
 beforeAll(async () => {
   const env = localEnv();
   tableName = env.TABLE_NAME!;
   documentClient = localDocumentClient(env);
   const [owner, member, other] = await Promise.all([newUser(), newUser(), newUser()]);
   const [A, B] = await Promise.all([board(owner, 'Fuzzed board'), board(other, 'Bystander board')]);
-  const [added, labelA, labelB] = await Promise.all([
+  const [added, labelA, labelB, webhookA] = await Promise.all([
     call('POST', `/boards/${A.id}/members`, { token: owner.token, body: { email: member.email } }),
     newLabel(owner, A.id, 'Fuzzed label'),
     newLabel(other, B.id, 'Bystander label'),
+    newWebhook(owner, A.id),
   ]);
   if (added.status !== 201) throw new Error(`add member failed: ${added.status}`);
-  w = { owner, member, other, A, B, labelA, labelB };
+  w = { owner, member, other, A, B, labelA, labelB, webhookA };
 });
 
 afterAll(() => documentClient?.destroy());
 
 /** Lookup items (column, card and label id -> board) of the fuzzed board, in one read. */
 async function lookups(x: World): Promise<Item[]> {
-  const Keys = [...x.A.columns.map((id) => `COLUMN#${id}`), ...x.A.cards.map((id) => `CARD#${id}`), `LABEL#${x.labelA}`].map(
-    (pk) => ({
-      pk,
-      sk: '#LOOKUP',
-    }),
-  );
+  const Keys = [
+    ...x.A.columns.map((id) => `COLUMN#${id}`),
+    ...x.A.cards.map((id) => `CARD#${id}`),
+    `LABEL#${x.labelA}`,
+    `WEBHOOK#${x.webhookA}`,
+  ].map((pk) => ({
+    pk,
+    sk: '#LOOKUP',
+  }));
   const out = await documentClient.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys, ConsistentRead: true } } }));
   const items = (out.Responses?.[tableName] ?? []) as Item[];
   return items.sort((a, b) => String(a.pk).localeCompare(String(b.pk)));
@@ -216,6 +234,20 @@ const TEMPLATES: Record<string, (world: World) => Template> = {
   'cards.labels.detach': (x) => ({ params: { id: x.A.cards[0], label_id: x.labelA } }),
   'docs.file': () => ({ params: { file: 'swagger-ui.css' } }),
   'realtime.tickets': () => ({ params: {} }),
+  'webhooks.create': (x) => ({
+    params: { id: x.A.id },
+    body: { url: 'https://example.com/fuzz', events: ['card.moved'], description: 'Fuzz' },
+  }),
+  'webhooks.list': (x) => ({ params: { id: x.A.id } }),
+  'webhooks.get': (x) => ({ params: { id: x.webhookA } }),
+  'webhooks.update': (x) => ({
+    params: { id: x.webhookA },
+    body: { url: 'https://example.com/fuzz', events: [], description: 'Fuzz', active: false },
+  }),
+  'webhooks.delete': (x) => ({ params: { id: x.webhookA } }),
+  'webhooks.rotate-secret': (x) => ({ params: { id: x.webhookA } }),
+  'webhooks.ping': (x) => ({ params: { id: x.webhookA } }),
+  'webhooks.deliveries': (x) => ({ params: { id: x.webhookA } }),
 };
 
 const allRows = Object.entries(routes) as [string, RouteRow][];

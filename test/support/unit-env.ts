@@ -11,3 +11,5 @@ process.env.LOG_LEVEL ??= 'SILENT';
 process.env.METRICS_DISABLED ??= 'true';
 process.env.SOCKET_URL ??= 'wss://unit-test.execute-api.us-east-1.amazonaws.com/live';
 process.env.SOCKET_CALLBACK_URL ??= 'https://unit-test.execute-api.us-east-1.amazonaws.com/live';
+process.env.WEBHOOK_KEY_ID ??= 'alias/unit-test-webhook-secrets';
+process.env.WEBHOOK_QUEUE_URL ??= 'https://sqs.us-east-1.amazonaws.com/000000000000/unit-test-webhook-deliveries';
