@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, getItems, isConditionFailure, type TransactItem, tableName } from './db';
+import { documentClient, getItems, isConditionFailure, type TransactItem, tableName, transactWrite } from './db';
+import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keyHash, TTL_ATTRIBUTE } from './table';
 
 /**
@@ -23,8 +24,8 @@ import { type ItemKey, keyHash, TTL_ATTRIBUTE } from './table';
  * ends and refuses them without a write (a loop against one function instance costs no write
  * units once it is over its quota).
  *
- * A route whose first table call is its own transaction (POST /boards) does not count with a
- * request of its own: it takes a `FoldedCount`, the same conditional increment as one more item of
+ * A route whose first table call is its own transaction (POST /boards, POST /realtime/tickets) does
+ * not count with a request of its own: it takes a `FoldedCount` (`transactWriteCounted`), the same conditional increment as one more item of
  * that transaction (no round trip before it; a refusal cancels the transaction, so nothing else is
  * written). Its count comes back from a consistent read of the counter sent beside the transaction.
  */
@@ -250,4 +251,25 @@ export class FoldedCount {
     const count = seen.marker === this.token ? before : Math.min(this.quota, before + 1);
     return { counted: true, count: { allowed: true, count: Math.max(1, count), resetAt: this.resetAt } };
   }
+}
+
+/**
+ * The caller's TransactWriteItems with `count`'s increment as its last item (none without a
+ * count), so the caller's own items keep their indexes in CancellationReasons. Throws QuotaUsedUp
+ * when the counter refused (the transaction was cancelled, or never sent: this instance already saw
+ * the window refused), so nothing was written; any other failure is rethrown as the transaction's
+ * own, for the caller to read its items' codes (the request is then counted on its own, by
+ * lib/http/rate-limit.ts). Every route that folds its count goes through here (POST /boards, POST
+ * /realtime/tickets).
+ */
+export async function transactWriteCounted(items: TransactItem[], count?: FoldedCount): Promise<void> {
+  const counterIndex = items.length;
+  try {
+    await transactWrite(count ? [...items, count.claim()] : items);
+  } catch (error) {
+    // The counter's own reason tells its refusal apart from the others' (or from no answer at all).
+    if (count?.cancelled(cancellationCodes(error)?.[counterIndex])) throw new QuotaUsedUp();
+    throw error;
+  }
+  count?.committed();
 }

@@ -5,6 +5,7 @@ import { MAX_WATCHES_PER_SOCKET } from '../domain/limits';
 import { nowSeconds } from './changes';
 import { deleteItems, documentClient, getItems, isConditionFailure, queryAll, tableName, transactWrite } from './db';
 import { seqOf } from './event-log';
+import { type FoldedCount, transactWriteCounted } from './rate-limits';
 import type { BoardRecord, MemberRecord, Role } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { expiryMinute, keyHash, keys, TTL_ATTRIBUTE } from './table';
@@ -36,14 +37,18 @@ export interface WatchRecord {
 const AFTER_EXPIRY_SECONDS = 60 * 60;
 
 /**
- * A single-use ticket for the caller, bound to their token's expiry: one PutItem. `expiresIn` is
- * the seconds it really has, less than the configured lifetime when the token expires first. A
- * token that expired since it was verified (the second turned meanwhile) gets no ticket.
+ * A single-use ticket for the caller, bound to their token's expiry: one TransactWriteItems.
+ * `expiresIn` is the seconds it really has, less than the configured lifetime when the token
+ * expires first. A token that expired since it was verified (the second turned meanwhile) gets no
+ * ticket. With a `count` (the rate limiter's, lib/data/rate-limits.ts), the counter's conditional
+ * increment is one more item of that transaction: no round trip before it, and a refused request
+ * writes nothing (QuotaUsedUp).
  */
 export async function issueTicket(
   userId: string,
   tokenExpiresAt: number,
   lifetimeSeconds: number,
+  count?: FoldedCount,
 ): Promise<{ ticket: string; expiresIn: number }> {
   const ticket = randomBytes(32).toString('base64url');
   const now = nowSeconds();
@@ -53,22 +58,25 @@ export async function issueTicket(
   try {
     // The ticket, its entry under the user (what an account deletion removes) and, in the same
     // transaction, the account's profile: a deleted account's token gets no ticket.
-    await transactWrite([
-      {
-        Put: {
-          Item: {
-            ...keys.ticket(ticketHash),
-            type: 'ticket',
-            user_id: userId,
-            token_expires_at: tokenExpiresAt,
-            expires_at: expiresAt,
-            [TTL_ATTRIBUTE]: expiresAt,
+    await transactWriteCounted(
+      [
+        {
+          Put: {
+            Item: {
+              ...keys.ticket(ticketHash),
+              type: 'ticket',
+              user_id: userId,
+              token_expires_at: tokenExpiresAt,
+              expires_at: expiresAt,
+              [TTL_ATTRIBUTE]: expiresAt,
+            },
           },
         },
-      },
-      { Put: { Item: { ...keys.userTicket(userId, ticketHash), type: 'user_ticket', [TTL_ATTRIBUTE]: expiresAt } } },
-      { ConditionCheck: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
-    ]);
+        { Put: { Item: { ...keys.userTicket(userId, ticketHash), type: 'user_ticket', [TTL_ATTRIBUTE]: expiresAt } } },
+        { ConditionCheck: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
+      ],
+      count,
+    );
   } catch (error) {
     if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') throw accountGone();
     throw error;

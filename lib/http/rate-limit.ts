@@ -22,7 +22,7 @@ import { type RouteMiddleware, type RouteState, requestIdOf } from './types';
  * its user's quota when it presents a valid token and against its source address's otherwise.
  * The count starts as soon as its subject is known and runs beside the route's first read (the
  * membership check of a board route, a GET's handler, login's InitiateAuth), or is one more item
- * of the route's first write (POST /boards: `PLACEMENT`); only what has neither waits for it.
+ * of the route's first write (POST /boards, POST /realtime/tickets: `PLACEMENT`); only what has neither waits for it.
  * Over the quota: 429 `rate_limited` with Retry-After, and nothing done. Every counted answer
  * carries RateLimit-Policy and RateLimit. When the store fails, the request goes on uncounted
  * (fail open) and the metric RateLimitFailOpen says so.
@@ -85,6 +85,8 @@ const secondsUntil = (at: number) => Math.max(1, Math.ceil((at - Date.now()) / 1
  */
 const PLACEMENT: Readonly<Record<string, 'fold' | 'beside' | 'inside'>> = {
   'boards.create': 'fold',
+  // The ticket, its entry under the user and the account's check: one TransactWriteItems.
+  'realtime.tickets': 'fold',
   'auth.login': 'beside',
   // REFRESH_TOKEN_AUTH: a new access token for a refresh token, nothing changed either.
   'auth.refresh': 'beside',
@@ -93,6 +95,27 @@ const PLACEMENT: Readonly<Record<string, 'fold' | 'beside' | 'inside'>> = {
   'auth.password.forgot': 'inside',
   'auth.account.delete': 'inside',
 };
+
+export type RateLimitPlacement = 'fold' | 'beside' | 'inside' | 'gate';
+
+/**
+ * Where a row's count goes (undefined: the row is not counted): `PLACEMENT`, else `beside` for a
+ * GET of scope user and `gate` for the rest. The one rule the chain and the cost model
+ * (bench/cost.ts) read.
+ */
+export function rateLimitPlacementOf(row: RouteRow): RateLimitPlacement | undefined {
+  if (!rateLimitOf(row)) return undefined;
+  return PLACEMENT[row.id] ?? (row.method === 'GET' && row.access.scope === 'user' ? 'beside' : 'gate');
+}
+
+/**
+ * The sequential round trips a row's count adds: 1 behind the gate where nothing is read before
+ * it (registration, verify-email, logout, password reset); 0 everywhere else (a board row's gate
+ * comes after its membership read, which the count runs beside; `fold`, `beside`, `inside`).
+ */
+export function rateLimitRoundTripsOf(row: RouteRow): 0 | 1 {
+  return rateLimitPlacementOf(row) === 'gate' && row.access.scope !== 'board' ? 1 : 0;
+}
 
 /** The gate an `inside` row's handler awaits before its first change, for the request being handled. */
 const gates = new AsyncLocalStorage<() => Promise<void>>();
@@ -110,8 +133,9 @@ const heldCounts = new AsyncLocalStorage<FoldedCount>();
 
 /**
  * The rate limiter's count for the handler of a `fold` row to pass to its transaction
- * (lib/data/boards.ts `createBoard`); undefined when the request is not counted this way (no
- * quota, or counted already: a request with an Idempotency-Key, whose claim is its first write).
+ * (lib/data/boards.ts `createBoard`, lib/data/sockets.ts `issueTicket`); undefined when the
+ * request is not counted this way (no quota, or counted already: a request with an
+ * Idempotency-Key, whose claim is its first write).
  */
 export const heldCount = (): FoldedCount | undefined => heldCounts.getStore();
 
@@ -212,7 +236,7 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
     return quota === undefined ? undefined : { policy: which, quota, windowSeconds: config.windowSeconds };
   };
   const user = policy === 'user' ? quotaOf('user') : undefined;
-  const placement = PLACEMENT[row.id] ?? (row.method === 'GET' && row.access.scope === 'user' ? 'beside' : 'gate');
+  const placement = rateLimitPlacementOf(row)!;
   // Credential rows count per address; token rows too, when the token is missing or bad.
   const address = quotaOf('address');
   if (!user && !address) return undefined;

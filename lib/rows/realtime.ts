@@ -11,8 +11,10 @@ export const realtimeTickets = {
   summary: 'Get a single-use ticket for a live board events socket (docs/asyncapi.yaml)',
   access: { scope: 'user' },
   success: { status: 201, schema: 'ticketResponse' },
-  // The ticket and its entry under the user, with a check that the account still exists.
-  table: ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
+  // The ticket and its entry under the user, with a check that the account still exists; the rate
+  // limiter's count rides in the same transaction (UpdateItem, added for every counted row) and is
+  // read back beside it (BatchGetItem: docs/rate-limits.md, "Where it sits in a request").
+  table: ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchGetItem'],
   cognito: [],
   env: ['SOCKET_URL', 'TICKET_SECONDS'],
 } satisfies RouteRow;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type BareItem, type Item, parseItem, parseList, serializeItem, serializeList } from 'structured-headers';
+import { keyHash } from '../../lib/data/table';
 import { subjectOf } from '../support/api';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
@@ -476,7 +477,19 @@ async function boardsOf(userId: string): Promise<string[]> {
   }
 }
 
-describe("routes whose first call is not a read: the count in POST /boards' transaction, beside login's Cognito call", () => {
+/** The hashes of the tickets a user holds, from their entries under the user, read behind the API. */
+async function ticketsOf(userId: string): Promise<string[]> {
+  const env = localEnv(stackDir);
+  const client = localDocumentClient(env);
+  try {
+    const items = await readPartition(client, env.TABLE_NAME!, `USER#${userId}`);
+    return items.filter((item) => String(item.sk).startsWith('TICKET#')).map((item) => String(item.sk).slice('TICKET#'.length));
+  } finally {
+    client.destroy();
+  }
+}
+
+describe("routes whose first call is not a read: the count in POST /boards' and tickets' transactions, beside login's Cognito call", () => {
   it('serves POST /boards the quota one after another, r counting down; a refused create changes nothing in the table', async () => {
     const { served, refused, before, after, user } = await inOneWindow(async () => {
       const user = await newUser();
@@ -522,6 +535,51 @@ describe("routes whose first call is not a read: the count in POST /boards' tran
     for (const reply of ok) expect(fieldsOf(reply).r).toBeLessThan(USER_QUOTA);
     const created = ok.filter((reply) => reply.status === 201).map((reply) => reply.body.id as string);
     expect((await boardsOf(user.id)).sort()).toEqual(created.sort());
+  });
+
+  it('serves POST /realtime/tickets the quota one after another, r counting down; a refused ticket changes nothing in the table', async () => {
+    const { served, refused, before, after, user } = await inOneWindow(async () => {
+      const user = await newUser();
+      await atWindowStart();
+      const address = newAddress();
+      const served: Reply[] = [];
+      for (let i = 0; i < USER_QUOTA; i++)
+        served.push(await call('POST', '/realtime/tickets', { from: address, token: user.token }));
+      const before = await tableContents();
+      const refused = await call('POST', '/realtime/tickets', { from: address, token: user.token });
+      const after = await tableContents();
+      return { replies: [...served, refused], result: { served, refused, before, after, user } };
+    });
+    expect(served.map((reply) => reply.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(served.map((reply) => fieldsOf(reply))).toEqual(
+      [4, 3, 2, 1, 0].map((r) => expect.objectContaining({ policy: 'user', q: USER_QUOTA, r })),
+    );
+    expectRefused(refused, 'user');
+    expect(refused.body.ticket).toBeUndefined();
+    // Not one item written or changed: no ticket, no entry under the user, and the counter as it was.
+    expect(after).toEqual(before);
+    const issued = served.map((reply) => keyHash(reply.body.ticket as string));
+    expect((await ticketsOf(user.id)).sort()).toEqual(issued.sort());
+  });
+
+  it('serves exactly the quota of a burst of tickets sent at once: only the served tickets exist', async () => {
+    const { replies, user } = await inOneWindow(async () => {
+      const user = await newUser();
+      await atWindowStart();
+      const address = newAddress();
+      const replies = await Promise.all(
+        Array.from({ length: USER_QUOTA + 3 }, () => call('POST', '/realtime/tickets', { from: address, token: user.token })),
+      );
+      return { replies, result: { replies, user } };
+    });
+    const served = replies.filter((reply) => reply.status === 201);
+    const refused = replies.filter((reply) => reply.status === 429);
+    expect(served).toHaveLength(USER_QUOTA);
+    expect(refused).toHaveLength(3);
+    for (const reply of refused) expectRefused(reply, 'user');
+    for (const reply of served) expect(fieldsOf(reply).r).toBeLessThan(USER_QUOTA);
+    const issued = served.map((reply) => keyHash(reply.body.ticket as string));
+    expect((await ticketsOf(user.id)).sort()).toEqual(issued.sort());
   });
 
   it('counts a password reset request beside its read: over the address quota it is refused and mails no code', async () => {

@@ -78,6 +78,7 @@ let refresh: Handler;
 let createBoard: Handler;
 let forgot: Handler;
 let changePassword: Handler;
+let tickets: Handler;
 
 beforeAll(async () => {
   server = createServer(handle);
@@ -93,6 +94,8 @@ beforeAll(async () => {
   forgot = (await import('../../functions/auth/password-forgot')).handler as unknown as Handler;
   changePassword = (await import('../../functions/auth/password-change')).handler as unknown as Handler;
   createBoard = (await import('../../functions/boards/create')).handler as unknown as Handler;
+  process.env.SOCKET_URL = 'wss://socket.example.test/live';
+  tickets = (await import('../../functions/realtime/tickets')).handler as unknown as Handler;
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -330,6 +333,73 @@ describe('POST /boards', () => {
           ? { body: { Attributes: { count: { N: '1' } } } }
           : { body: {} };
     const reply = await createBoard(apiEvent(token, 'POST', '/boards', { title: 'Plans' }), context);
+    expect(reply.statusCode).toBe(401);
+    expect(reply.headers?.ratelimit).toMatch(/^"user";r=4;t=\d+$/);
+    expect(calls.map((call) => call.operation)).toContain('UpdateItem');
+  });
+});
+
+describe('POST /realtime/tickets', () => {
+  const ticketEvent = (userId = randomUUID()) => {
+    const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: userId }));
+    return apiEvent(token, 'POST', '/realtime/tickets');
+  };
+  const transactionOf = () => calls.find((call) => call.operation === 'TransactWriteItems')!.body;
+  const cancelledAt = (index: number): Answer =>
+    dynamoError('TransactionCanceledException', {
+      CancellationReasons: Array.from({ length: 4 }, (_, i) => ({ Code: i === index ? 'ConditionalCheckFailed' : 'None' })),
+    });
+
+  it("counts in the ticket's own transaction, its count read beside it: one round trip", async () => {
+    const userId = randomUUID();
+    together = 2;
+    answer = ({ operation, body }) => {
+      if (operation !== 'BatchGetItem') return { body: {} };
+      const [table, { Keys, ConsistentRead }] = Object.entries(body.RequestItems)[0] as [string, any];
+      expect(ConsistentRead).toBe(true);
+      return { body: { Responses: { [table]: [{ ...Keys[0], count: { N: '1' } }] } } };
+    };
+    const reply = await tickets(ticketEvent(userId), context);
+    expect(reply.statusCode).toBe(201);
+    expect(JSON.parse(reply.body!).ticket).toEqual(expect.any(String));
+    // The read came before the increment (no marker of this request): this request is the second.
+    expect(reply.headers?.ratelimit).toMatch(/^"user";r=3;t=\d+$/);
+    // No UpdateItem of its own: the count is the transaction's last item, sent with the read.
+    expect(calls.map((call) => call.operation).sort()).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    expect(peak).toBe(2);
+    const items = transactionOf().TransactItems;
+    expect(items).toHaveLength(4);
+    const counter = items[3].Update;
+    expect(counter.Key.pk.S).toBe(`RATE#user#${userId}`);
+    expect(counter.ConditionExpression).toBe('attribute_not_exists(#count) OR #count < :quota');
+  });
+
+  it('over the quota: the transaction is cancelled by the counter (its index), 429 with no ticket, and nothing else is sent', async () => {
+    together = 2;
+    const event = ticketEvent();
+    answer = ({ operation }) => (operation === 'TransactWriteItems' ? cancelledAt(3) : { body: {} });
+    const reply = await tickets(event, context);
+    expect(reply.statusCode).toBe(429);
+    expect(JSON.parse(reply.body!)).toEqual(expect.objectContaining({ code: 'rate_limited' }));
+    expect(JSON.parse(reply.body!).ticket).toBeUndefined();
+    expect(reply.headers?.ratelimit).toMatch(/^"user";r=0;t=\d+$/);
+    expect(calls.map((call) => call.operation).sort()).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    // The instance remembers the window: the next request is refused without a call.
+    calls = [];
+    const again = await tickets(event, context);
+    expect(again.statusCode).toBe(429);
+    expect(calls).toEqual([]);
+  });
+
+  it("a transaction cancelled by another item (the account's check) is counted on its own, and answers its error", async () => {
+    together = 1;
+    answer = ({ operation }) =>
+      operation === 'TransactWriteItems'
+        ? cancelledAt(2)
+        : operation === 'UpdateItem'
+          ? { body: { Attributes: { count: { N: '1' } } } }
+          : { body: {} };
+    const reply = await tickets(ticketEvent(), context);
     expect(reply.statusCode).toBe(401);
     expect(reply.headers?.ratelimit).toMatch(/^"user";r=4;t=\d+$/);
     expect(calls.map((call) => call.operation)).toContain('UpdateItem');
