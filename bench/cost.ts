@@ -1,5 +1,6 @@
+import { rateLimitPlacementOf, rateLimitRoundTripsOf } from '../lib/http/rate-limit';
 import { routes as routeTable } from '../lib/routes';
-import { rateLimitOf } from '../lib/rows/row';
+import type { RouteRow } from '../lib/rows/row';
 import type { RouteSummary } from './client';
 import type { BroadcastCase, DeliveryReport, ItemSizes, LogSample } from './delivery';
 import { round } from './util';
@@ -70,6 +71,34 @@ export const MIX: Record<string, number> = {
  */
 /** Write units of the rate limiter's counter update on a counted request (api-contract.md "Rate limits"). */
 export const RATE_LIMIT_WRU = 1;
+
+/**
+ * What the rate limiter adds to one request of a row (docs/rate-limits.md), by where its count goes
+ * (lib/http/rate-limit.ts `rateLimitPlacementOf`, the chain's own rule): a counter UpdateItem of its
+ * own, RATE_LIMIT_WRU; folded into the route's transaction (POST /boards, POST /realtime/tickets),
+ * the same item billed at the transactional rate (2 × RATE_LIMIT_WRU) plus its strongly consistent
+ * read-back beside it (1 RRU: one item under 4 KB). Sequential round trips: only behind a gate with
+ * no read before it (`rateLimitRoundTripsOf`). Undefined: the row is not counted. The bench's stack
+ * runs without limits, so this is added to what it measures.
+ */
+export function rateLimitCost(row: RouteRow): { rru: number; wru: number; roundTrips: number; source: string } | undefined {
+  const placement = rateLimitPlacementOf(row);
+  if (!placement) return undefined;
+  const roundTrips = rateLimitRoundTripsOf(row);
+  return placement === 'fold'
+    ? {
+        rru: 1,
+        wru: 2 * RATE_LIMIT_WRU,
+        roundTrips,
+        source: "+ 2 WRU and 1 RRU, the rate limiter's counter in the transaction and its read-back",
+      }
+    : {
+        rru: 0,
+        wru: RATE_LIMIT_WRU,
+        roundTrips,
+        source: `+ ${RATE_LIMIT_WRU} WRU, the rate limiter's counter${roundTrips ? ' (1 sequential round trip before the first change)' : ''}`,
+      };
+}
 
 export const UNIT_MODEL: Record<string, (measured: number) => { rru: number; wru: number; source: string }> = {
   health: () => ({ rru: 0, wru: 0, source: 'no table access' }),
@@ -147,13 +176,17 @@ export function costModel(routes: RouteSummary[], memoryMb: number): CostReport 
     const cognito = ASSUMPTIONS.cognitoMs[route] ?? 0;
     // Cognito routes: the local "own" time includes the emulator's answers; 2 ms of own work is assumed instead.
     const serviceMs = cognito > 0 ? 2 : r.ownMs.p50;
-    const billedMs = Math.ceil(serviceMs + r.sequential.median * ASSUMPTIONS.dynamoRoundTripMs + cognito);
     const modelled = UNIT_MODEL[route]?.(r.capacity.median) ?? { rru: r.capacity.median, wru: 0, source: 'measured' };
-    // The rate limiter's counter (docs/rate-limits.md): one conditional UpdateItem of a small item
-    // on every counted request, 1 WRU. The bench's stack runs without limits, so it is added here.
-    const counted = rateLimitOf(routeTable[route as keyof typeof routeTable]) !== undefined;
-    const units = counted
-      ? { ...modelled, wru: modelled.wru + RATE_LIMIT_WRU, source: `${modelled.source}; + 1 WRU, the rate limiter's counter` }
+    // The rate limiter (docs/rate-limits.md): the bench's stack runs without limits, so it is added here.
+    const limiter = rateLimitCost(routeTable[route as keyof typeof routeTable]);
+    const sequential = r.sequential.median + (limiter?.roundTrips ?? 0);
+    const billedMs = Math.ceil(serviceMs + sequential * ASSUMPTIONS.dynamoRoundTripMs + cognito);
+    const units = limiter
+      ? {
+          rru: modelled.rru + limiter.rru,
+          wru: modelled.wru + limiter.wru,
+          source: `${modelled.source}; ${limiter.source}`,
+        }
       : modelled;
     const httpApiUnits = Math.max(1, Math.ceil(r.responseBytes / ASSUMPTIONS.httpApiMeteringBytes));
     const lambda = PRICES.lambdaPerMillionRequests + (memoryMb / 1024) * (billedMs / 1000) * 1e6 * PRICES.lambdaArm64PerGbSecond;
