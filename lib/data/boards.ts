@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { byLabelName, byNewestFirst, byPosition } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
-import { deleteItems, getItems, type Item, queryAll, queryPages, retryLostRaces, type TransactItem, transactWrite } from './db';
+import { deleteItems, getItems, type Item, queryAll, queryPages, retryLostRaces, type TransactItem } from './db';
 import { commitChange, seqOf } from './event-log';
-import { type FoldedCount, QuotaUsedUp } from './rate-limits';
+import { type FoldedCount, transactWriteCounted } from './rate-limits';
 import {
   type Board,
   type BoardRecord,
@@ -45,19 +45,13 @@ export async function createBoard(ownerId: string, title: string, count?: Folded
     // A deleted account's token creates nothing (its profile went in the deletion's transaction).
     { ConditionCheck: { Key: keys.userProfile(ownerId), ConditionExpression: 'attribute_exists(pk)' } },
   ];
-  // Last, so that its index in CancellationReasons is known; claim() throws, without a write, a window this instance saw refused.
-  const counterIndex = items.length;
-  if (count) items.push(count.claim());
   try {
-    await transactWrite(items);
+    // The counter goes last (transactWriteCounted), so these items keep their indexes.
+    await transactWriteCounted(items, count);
   } catch (error) {
-    const codes = cancellationCodes(error);
-    // The counter's own reason tells its refusal apart from the others' (or from no answer at all).
-    if (count?.cancelled(codes?.[counterIndex])) throw new QuotaUsedUp();
-    if (codes?.[3] === 'ConditionalCheckFailed') throw accountGone();
+    if (cancellationCodes(error)?.[3] === 'ConditionalCheckFailed') throw accountGone();
     throw error;
   }
-  count?.committed();
   return toBoard(board);
 }
 

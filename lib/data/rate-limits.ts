@@ -259,8 +259,8 @@ export class FoldedCount {
  * when the counter refused (the transaction was cancelled, or never sent: this instance already saw
  * the window refused), so nothing was written; any other failure is rethrown as the transaction's
  * own, for the caller to read its items' codes (the request is then counted on its own, by
- * lib/http/rate-limit.ts). The fold's one implementation: issueTicket (POST /realtime/tickets)
- * sends through it; createBoard (POST /boards) still holds the same steps inline until it does.
+ * lib/http/rate-limit.ts). The fold's one implementation: createBoard (POST /boards) and
+ * issueTicket (POST /realtime/tickets) send through it.
  */
 export async function transactWriteCounted(items: TransactItem[], count?: FoldedCount): Promise<void> {
   const counterIndex = items.length;
