@@ -30,6 +30,9 @@ export const IMPORT_ENV: Record<string, string> = {
   // Live board events: the WebSocket stage's address (tickets hand it out) and its connections API.
   SOCKET_URL: 'wss://bench.execute-api.us-east-1.amazonaws.com/live',
   SOCKET_CALLBACK_URL: 'https://bench.execute-api.us-east-1.amazonaws.com/live',
+  // Webhooks: the deliveries queue and the secrets' key, which their functions read at cold start.
+  WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/bench-webhook-deliveries',
+  WEBHOOK_KEY_ID: 'arn:aws:kms:us-east-1:123456789012:key/00000000-0000-0000-0000-000000000000',
   // The SDK warns once about Node 20 (Lambda runs 24); the warning is not part of what we measure.
   NODE_NO_WARNINGS: '1',
 };
