@@ -32,6 +32,27 @@ export function eventOfRecord(record: ChangeRecord): BoardEvent | undefined {
   return logItemOf(record)?.event;
 }
 
+/** A board's events in a batch of stream records, each with the record's sequence number (where a retry starts). */
+export type BoardEventsOfBatch = Map<string, { event: BoardEvent; sequence: string }[]>;
+
+/**
+ * A batch's log-item records grouped by board, in the batch's order (which is each board's `seq`
+ * order: one board's items share a partition, and the stream keeps a partition's order). Both
+ * readers of the log's records, the sockets' broadcaster and the webhook fanout, start from it.
+ */
+export function eventsByBoard(records: ChangeRecord[]): BoardEventsOfBatch {
+  const byBoard: BoardEventsOfBatch = new Map();
+  for (const record of records) {
+    const boardId = boardOfRecord(record);
+    const event = eventOfRecord(record);
+    if (!boardId || !event) continue;
+    const list = byBoard.get(boardId) ?? [];
+    list.push({ event, sequence: record.dynamodb?.SequenceNumber ?? '' });
+    byBoard.set(boardId, list);
+  }
+  return byBoard;
+}
+
 /**
  * The deletion a stream record announces, for the collector of a deleted board's or column's
  * items: the log item's kind and, for a column, its id.

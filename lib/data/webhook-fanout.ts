@@ -1,6 +1,5 @@
-import type { BoardEvent } from '../domain/events';
 import { logger } from '../runtime/logger';
-import { boardOfRecord, type ChangeRecord, eventOfRecord } from './change-events';
+import { type ChangeRecord, eventsByBoard } from './change-events';
 import { expireWebhooks, type NewDelivery, scheduleDeliveries } from './deliveries';
 import type { WebhookRecord } from './records';
 import { boardWebhooks } from './webhooks';
@@ -24,15 +23,7 @@ export const selects = (webhook: Pick<WebhookRecord, 'active' | 'events'>, type:
 
 /** Returns the stream sequence numbers to retry from (one per failed board at most). */
 export async function fanOut(records: ChangeRecord[]): Promise<string[]> {
-  const byBoard = new Map<string, { event: BoardEvent; sequence: string }[]>();
-  for (const record of records) {
-    const boardId = boardOfRecord(record);
-    const event = eventOfRecord(record);
-    if (!boardId || !event) continue;
-    const list = byBoard.get(boardId) ?? [];
-    list.push({ event, sequence: record.dynamodb?.SequenceNumber ?? '' });
-    byBoard.set(boardId, list);
-  }
+  const byBoard = eventsByBoard(records);
   const failures: string[] = [];
   await Promise.all(
     [...byBoard].map(async ([boardId, events]) => {

@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse } from 'aws-lambda';
-import { boardOfRecord, type ChangeRecord, eventOfRecord } from '../data/change-events';
+import { type ChangeRecord, eventsByBoard } from '../data/change-events';
 import { type Audience, closeConnection, dropWatches, isExpired, readAudience, type WatchRecord } from '../data/sockets';
 import type { BoardEvent } from '../domain/events';
 import { logger } from '../runtime/logger';
@@ -14,15 +14,7 @@ import { closeSocket, sendFrame } from './management';
  * local poller) retries: delivery is at least once, and clients drop repeats by `event_id`.
  */
 export async function broadcast(records: ChangeRecord[]): Promise<DynamoDBBatchResponse> {
-  const byBoard = new Map<string, { event: BoardEvent; sequence: string }[]>();
-  for (const record of records) {
-    const boardId = boardOfRecord(record);
-    const event = eventOfRecord(record);
-    if (!boardId || !event) continue;
-    const list = byBoard.get(boardId) ?? [];
-    list.push({ event, sequence: record.dynamodb?.SequenceNumber ?? '' });
-    byBoard.set(boardId, list);
-  }
+  const byBoard = eventsByBoard(records);
   const failures: string[] = [];
   let sent = 0;
   await Promise.all(
