@@ -38,7 +38,9 @@ describe('credentials of a deployed function', () => {
   ])('%s is bundled without the SSO, profile, metadata and STS credential sources', async (_id, entry) => {
     const result = await build({ ...DEPLOYED_OPTIONS, entryPoints: [entry], write: false, metafile: true, outfile: 'out.mjs' });
     const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs.filter((path) => /credential-provider-(node|sso|ini|imds|process|web-identity|login|http)\//.test(path))).toEqual([]);
+    expect(
+      inputs.filter((path) => /credential-provider-(node|sso|ini|imds|process|web-identity|login|http)\//.test(path)),
+    ).toEqual([]);
     expect(inputs.filter((path) => path.includes('nested-clients'))).toEqual([]);
     expect(inputs).toContainEqual(expect.stringContaining('credential-provider-env/'));
     expect(inputs).toContain('lib/runtime/env-credentials.ts');
