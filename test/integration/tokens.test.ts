@@ -65,6 +65,9 @@ const validBodies: Partial<Record<keyof typeof routes, unknown>> = {
   'members.update': { role: 'member' },
   'labels.create': { name: 'Label', color: '#123456' },
   'labels.update': { name: 'Label' },
+  // A public https host: a webhook URL is judged by its form here, never looked up.
+  'webhooks.create': { url: 'https://hooks.example.com/task-board' },
+  'webhooks.update': { description: 'Webhook' },
   // A code never mailed, passwords that are not the caller's: nothing changes whoever sends them.
   'auth.verify-email': { code: '000000' },
   'auth.password.change': { current_password: 'not the password', new_password: 'long enough password' },
