@@ -22,18 +22,19 @@ import { keys, TTL_ATTRIBUTE } from './table';
  */
 
 /** A delivery's public shape (webhooks.md "Delivery"); unknown values are null. */
-export interface Delivery {
-  id: string;
-  event_id: string;
-  type: string;
-  seq: number | null;
-  status: DeliveryStatus;
-  attempts: number;
-  last_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  next_attempt_at: string | null;
-}
+export type Delivery = Pick<
+  DeliveryRecord,
+  | 'id'
+  | 'event_id'
+  | 'type'
+  | 'seq'
+  | 'status'
+  | 'attempts'
+  | 'last_attempt_at'
+  | 'last_status_code'
+  | 'last_error'
+  | 'next_attempt_at'
+>;
 
 /** An event to deliver to one webhook (the fanout's, one per selecting webhook; ping's, one). */
 export interface NewDelivery {

@@ -33,16 +33,10 @@ import { sealSecret } from './webhook-secrets';
 export const MAX_WEBHOOKS_PER_BOARD = 10;
 
 /** A webhook as the API shows it: never a secret, never the worker's failure fields. */
-export interface Webhook {
-  id: string;
-  board_id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  active: boolean;
-  disabled_reason: 'failing' | null;
-  created_at: string;
-}
+export type Webhook = Pick<
+  WebhookRecord,
+  'id' | 'board_id' | 'url' | 'events' | 'description' | 'active' | 'disabled_reason' | 'created_at'
+>;
 export type WebhookWithSecret = Webhook & { secret: string };
 
 export const toWebhook = (r: WebhookRecord): Webhook => ({

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook as Verifier } from 'standardwebhooks';
+import type { Webhook } from '../../lib/data/webhooks';
 import { call, expectProblem, newUser, type Reply, type TestUser, UUID, unknownId } from '../support/api';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
@@ -54,17 +55,7 @@ afterAll(async () => {
 
 // --- helpers -------------------------------------------------------------------------------------
 
-interface WebhookView {
-  id: string;
-  board_id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  active: boolean;
-  disabled_reason: 'failing' | null;
-  created_at: string;
-  secret?: string;
-}
+type WebhookView = Webhook & { secret?: string };
 
 const WEBHOOK_FIELDS = ['active', 'board_id', 'created_at', 'description', 'disabled_reason', 'events', 'id', 'url'];
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
