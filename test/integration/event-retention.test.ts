@@ -41,10 +41,13 @@ it('answers 410 resync_required once the events after `after` are past the reten
   const column = await newColumn(user, board.id, 'Kept in the tree', url);
   expect((await renameBoard(user, board.id, 'Renamed')).status).toBe(200);
 
-  // Wait for the retention to pass: until then the log may answer 200 with the events.
+  // Wait for the retention of the latest event (seq 2) to pass: until then the log may answer 200.
+  // Waiting on seq 1 alone is not enough: on a loaded machine the rename can land seconds after
+  // the column, so seq 1 can be gone while seq 2 is still kept (CI saw after=1 answer 200).
+  // Seq 2 was written last, so once it is past its retention so is seq 1.
   await eventually(
     async () => {
-      const reply = await getEvents(user, board.id, { after: 0 }, url);
+      const reply = await getEvents(user, board.id, { after: 1 }, url);
       expect(reply.status).toBe(410);
     },
     120_000,
