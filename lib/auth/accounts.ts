@@ -1,6 +1,6 @@
 import { accountToDelete, beginAccountDeletion, wrongDeletionPassword } from '../data/accounts';
 import { findUserByEmail, markAddressVerified, readAccount } from '../data/users';
-import { WrongPassword } from '../domain/errors';
+import { Unauthorized, WrongPassword } from '../domain/errors';
 import {
   changePassword,
   checkPassword,
@@ -31,10 +31,15 @@ const nothing: BeforeChange = async () => {};
 /** POST /auth/verify-email/request: Cognito mails a code to the caller's address. */
 export const requestEmailVerification = (caller: Caller): Promise<void> => sendEmailCode(caller.token);
 
-/** POST /auth/verify-email: Cognito checks the code, then the table records the proven address. */
-export async function verifyEmail(caller: Caller, code: string): Promise<void> {
-  await confirmEmailCode(caller.token, code);
+/**
+ * POST /auth/verify-email: the account read first (a deleted account's token gets its 401 here,
+ * before the code is tried), then the gate, then Cognito checks the code and the table records the
+ * proven address. A refused request never reaches Cognito, so its code stays unused.
+ */
+export async function verifyEmail(caller: Caller, code: string, beforeChange: BeforeChange = nothing): Promise<void> {
   const account = await readAccount(caller.id);
+  await beforeChange();
+  await confirmEmailCode(caller.token, code);
   await markAddressVerified(caller.id, account.email);
 }
 
@@ -51,14 +56,38 @@ export async function forgotPassword(email: string, beforeChange: BeforeChange =
 /**
  * POST /auth/password/reset: the code that came back proves the address, so the account is now
  * the mailbox owner's: new password, address verified, every refresh token of the account revoked
- * (whoever claimed the address before is signed out for good).
+ * (whoever claimed the address before is signed out for good). The address's owner is read first,
+ * beside the rate limiter's count, and the gate is awaited before Cognito sees the code: a refused
+ * reset neither spends the code nor changes the password. An unknown address reads nothing and
+ * Cognito answers it as before (the same 400 as a wrong code).
  */
-export async function resetForgottenPassword(email: string, code: string, newPassword: string): Promise<void> {
+export async function resetForgottenPassword(
+  email: string,
+  code: string,
+  newPassword: string,
+  beforeChange: BeforeChange = nothing,
+): Promise<void> {
+  const found = await findUserByEmail(email);
+  await beforeChange();
   await resetPassword(email, code, newPassword);
-  const account = await findUserByEmail(email);
+  // The password is the owner's of the address now, at the moment of the reset: if the address
+  // changed hands since the read (its account deleted, the address registered again), the
+  // marking's condition fails, and the owner is read again, as if read after the reset.
+  const account = found && (await markedVerified(found.user_id, email)) ? found : await findUserByEmail(email);
   if (!account) return;
-  await markAddressVerified(account.user_id, email);
+  if (account !== found) await markAddressVerified(account.user_id, email);
   await signOutEverywhere(account.user_id);
+}
+
+/** markAddressVerified, answering false when the account no longer holds the address (deleted, or changed hands). */
+async function markedVerified(userId: string, email: string): Promise<boolean> {
+  try {
+    await markAddressVerified(userId, email);
+    return true;
+  } catch (error) {
+    if (error instanceof Unauthorized) return false;
+    throw error;
+  }
 }
 
 /** POST /auth/password: the current password checked, the new one set, every refresh token revoked. */

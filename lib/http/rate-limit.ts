@@ -78,10 +78,18 @@ const secondsUntil = (at: number) => Math.max(1, Math.ceil((at - Date.now()) / 1
  *   refresh's InitiateAuth only answer tokens): it runs beside the count, and over the quota its
  *   answer is dropped for the 429 (no token leaves the function).
  * - `inside`: the handler reads first and changes after (password change, password forgot,
- *   account deletion): the count runs beside its read, and the handler waits for it before its
- *   first change (`countGate()`), 429 when over.
- * Registration stays behind the gate: its first call, SignUp, creates a Cognito user, and it has
- * no read before it (docs/rate-limits.md, "Where it sits in a request").
+ *   account deletion, verify-email confirm, password reset): the count runs beside its read, and
+ *   the handler waits for it before its first change (`countGate()`), 429 when over. Verify-email
+ *   and the reset read the account (the address's owner) before Cognito checks their code, so a
+ *   refused request leaves the code unused and the password as it was.
+ * The three rows left behind the gate (`gate`, 1 sequential round trip) have no read before their
+ * first call, and that call is the very thing the quota limits or cannot be undone, so it cannot
+ * run beside the count and be dropped (docs/rate-limits.md, "Where it sits in a request"):
+ * - registration: SignUp creates a Cognito user (Cognito's UserCreation quota is what the address
+ *   limit protects); beside the count, a refused request would spend it and leave a user to delete;
+ * - verify-email request: GetUserAttributeVerificationCode mails a code, and the mail is what is
+ *   limited;
+ * - logout: RevokeToken is its only call, and a revoked token stays revoked.
  */
 const PLACEMENT: Readonly<Record<string, 'fold' | 'beside' | 'inside'>> = {
   'boards.create': 'fold',
@@ -94,6 +102,8 @@ const PLACEMENT: Readonly<Record<string, 'fold' | 'beside' | 'inside'>> = {
   'auth.password.change': 'inside',
   'auth.password.forgot': 'inside',
   'auth.account.delete': 'inside',
+  'auth.verify-email': 'inside',
+  'auth.password.reset': 'inside',
 };
 
 export type RateLimitPlacement = 'fold' | 'beside' | 'inside' | 'gate';
@@ -110,7 +120,7 @@ export function rateLimitPlacementOf(row: RouteRow): RateLimitPlacement | undefi
 
 /**
  * The sequential round trips a row's count adds: 1 behind the gate where nothing is read before
- * it (registration, verify-email, logout, password reset); 0 everywhere else (a board row's gate
+ * it (registration, verify-email request, logout: `PLACEMENT` says why); 0 everywhere else (a board row's gate
  * comes after its membership read, which the count runs beside; `fold`, `beside`, `inside`).
  */
 export function rateLimitRoundTripsOf(row: RouteRow): 0 | 1 {

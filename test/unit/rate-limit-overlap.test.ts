@@ -79,6 +79,8 @@ let createBoard: Handler;
 let forgot: Handler;
 let changePassword: Handler;
 let tickets: Handler;
+let verifyEmail: Handler;
+let reset: Handler;
 
 beforeAll(async () => {
   server = createServer(handle);
@@ -94,6 +96,8 @@ beforeAll(async () => {
   forgot = (await import('../../functions/auth/password-forgot')).handler as unknown as Handler;
   changePassword = (await import('../../functions/auth/password-change')).handler as unknown as Handler;
   createBoard = (await import('../../functions/boards/create')).handler as unknown as Handler;
+  verifyEmail = (await import('../../functions/auth/verify-email')).handler as unknown as Handler;
+  reset = (await import('../../functions/auth/password-reset')).handler as unknown as Handler;
   process.env.SOCKET_URL = 'wss://socket.example.test/live';
   tickets = (await import('../../functions/realtime/tickets')).handler as unknown as Handler;
 });
@@ -231,6 +235,182 @@ describe('routes that read first and change after (password forgot and change)',
     expect(reply.statusCode).toBe(429);
     expect(peak).toBe(2);
     expect(calls.map((call) => call.operation).sort()).toEqual(['BatchGetItem', 'UpdateItem']);
+  });
+});
+
+const cognitoError = (type: string): Answer => ({ status: 400, body: { __type: type, message: type } });
+
+/** A BatchGetItem's answer: `item` under the one key it asked for, or nothing found. */
+const found = (body: any, item?: Record<string, unknown>): Answer => {
+  const [table, { Keys }] = Object.entries(body.RequestItems)[0] as [string, any];
+  return { body: { Responses: { [table]: item ? [{ ...Keys[0], ...item }] : [] } } };
+};
+const counted: Answer = { body: { Attributes: { count: { N: '1' } } } };
+const operations = () => calls.map((call) => call.operation);
+/** The first two calls (in flight together), then the rest in order. */
+const inOrder = () => [operations().slice(0, 2).sort(), ...operations().slice(2)];
+
+describe('POST /auth/verify-email: the account read beside the count, the code checked only after both', () => {
+  const verifyEvent = (userId: string) => {
+    const token = signer.sign(accessClaims(process.env.TOKEN_ISSUER!, process.env.USER_POOL_CLIENT_ID!, { sub: userId }));
+    return apiEvent(token, 'POST', '/auth/verify-email', { code: '123456' });
+  };
+  const profile = (userId: string) => ({
+    user_id: { S: userId },
+    email: { S: 'ada@example.test' },
+    display_name: { S: 'Ada' },
+    email_verified: { BOOL: false },
+  });
+
+  it('sends the count and the account read together, then VerifyUserAttribute, then the marking', async () => {
+    const userId = randomUUID();
+    together = 2;
+    answer = ({ operation, body }) =>
+      operation === 'UpdateItem' ? counted : operation === 'BatchGetItem' ? found(body, profile(userId)) : { body: {} };
+    const reply = await verifyEmail(verifyEvent(userId), context);
+    expect(reply.statusCode).toBe(204);
+    expect(reply.headers?.ratelimit).toMatch(/^"user";r=4;t=\d+$/);
+    expect(peak).toBe(2);
+    expect(inOrder()).toEqual([['BatchGetItem', 'UpdateItem'], 'VerifyUserAttribute', 'TransactWriteItems']);
+  });
+
+  it('over the quota answers 429 after the read and never sends the code to Cognito (it stays unused)', async () => {
+    const userId = randomUUID();
+    together = 2;
+    answer = ({ operation, body }) =>
+      operation === 'UpdateItem' ? dynamoError('ConditionalCheckFailedException') : found(body, profile(userId));
+    const reply = await verifyEmail(verifyEvent(userId), context);
+    expect(reply.statusCode).toBe(429);
+    expect(JSON.parse(reply.body!)).toMatchObject({ code: 'rate_limited' });
+    expect(peak).toBe(2);
+    expect(operations().sort()).toEqual(['BatchGetItem', 'UpdateItem']);
+  });
+
+  it("a deleted account's token gets its 401 from the read, before any Cognito call", async () => {
+    together = 2;
+    answer = ({ operation, body }) => (operation === 'UpdateItem' ? counted : found(body));
+    const reply = await verifyEmail(verifyEvent(randomUUID()), context);
+    expect(reply.statusCode).toBe(401);
+    expect(reply.headers?.ratelimit).toMatch(/^"user";r=4;t=\d+$/);
+    expect(operations().sort()).toEqual(['BatchGetItem', 'UpdateItem']);
+  });
+
+  it('a wrong code is 400 invalid_code and marks nothing', async () => {
+    const userId = randomUUID();
+    together = 2;
+    answer = ({ operation, body }) =>
+      operation === 'UpdateItem'
+        ? counted
+        : operation === 'BatchGetItem'
+          ? found(body, profile(userId))
+          : cognitoError('CodeMismatchException');
+    const reply = await verifyEmail(verifyEvent(userId), context);
+    expect(reply.statusCode).toBe(400);
+    expect(JSON.parse(reply.body!)).toMatchObject({ code: 'invalid_code' });
+    expect(inOrder()).toEqual([['BatchGetItem', 'UpdateItem'], 'VerifyUserAttribute']);
+  });
+});
+
+describe("POST /auth/password/reset: the address's owner read beside the count, the code checked only after both", () => {
+  const resetEvent = (email = 'ada@example.test') => {
+    const event = loginEvent('unused');
+    event.rawPath = '/auth/password/reset';
+    event.routeKey = 'POST /auth/password/reset';
+    event.requestContext.http.path = '/auth/password/reset';
+    event.body = JSON.stringify({ email, code: '123456', new_password: 'a new password!' });
+    return event;
+  };
+  const owner = (userId: string) => ({
+    user_id: { S: userId },
+    email: { S: 'ada@example.test' },
+    display_name: { S: 'Ada' },
+    verified: { BOOL: false },
+  });
+  const signedOut = () => calls.filter((call) => call.operation === 'AdminUserGlobalSignOut').map((call) => call.body.Username);
+
+  it('sends the count and the read together, then ConfirmForgotPassword, the marking and the sign-out', async () => {
+    const userId = randomUUID();
+    together = 2;
+    answer = ({ operation, body }) =>
+      operation === 'UpdateItem' ? counted : operation === 'BatchGetItem' ? found(body, owner(userId)) : { body: {} };
+    const reply = await reset(resetEvent(), context);
+    expect(reply.statusCode).toBe(204);
+    expect(reply.headers?.ratelimit).toMatch(/^"address";r=2;t=\d+$/);
+    expect(peak).toBe(2);
+    expect(inOrder()).toEqual([
+      ['BatchGetItem', 'UpdateItem'],
+      'ConfirmForgotPassword',
+      'TransactWriteItems',
+      'AdminUserGlobalSignOut',
+    ]);
+    expect(signedOut()).toEqual([userId]);
+  });
+
+  it('over the quota answers 429 after the read: the code is never sent, so the password is unchanged', async () => {
+    together = 2;
+    answer = ({ operation, body }) =>
+      operation === 'UpdateItem' ? dynamoError('ConditionalCheckFailedException') : found(body, owner(randomUUID()));
+    const reply = await reset(resetEvent(), context);
+    expect(reply.statusCode).toBe(429);
+    expect(peak).toBe(2);
+    expect(operations().sort()).toEqual(['BatchGetItem', 'UpdateItem']);
+  });
+
+  it('an unknown address is still answered by Cognito, 400 invalid_code as a wrong code, and nothing else is sent', async () => {
+    together = 2;
+    answer = ({ operation, body }) =>
+      operation === 'UpdateItem' ? counted : operation === 'BatchGetItem' ? found(body) : cognitoError('UserNotFoundException');
+    const reply = await reset(resetEvent('nobody@example.test'), context);
+    expect(reply.statusCode).toBe(400);
+    expect(JSON.parse(reply.body!)).toMatchObject({ code: 'invalid_code' });
+    expect(inOrder()).toEqual([['BatchGetItem', 'UpdateItem'], 'ConfirmForgotPassword']);
+  });
+
+  it('the address changed hands between the read and the reset: the owner at the reset is marked and signed out', async () => {
+    const before = randomUUID();
+    const now = randomUUID();
+    let reads = 0;
+    let transactions = 0;
+    together = 2;
+    answer = ({ operation, body }) => {
+      if (operation === 'UpdateItem') return counted;
+      if (operation === 'BatchGetItem') return found(body, owner(reads++ === 0 ? before : now));
+      // The first account's marking finds the address no longer its own.
+      if (operation === 'TransactWriteItems' && transactions++ === 0)
+        return dynamoError('TransactionCanceledException', {
+          CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'ConditionalCheckFailed' }],
+        });
+      return { body: {} };
+    };
+    const reply = await reset(resetEvent(), context);
+    expect(reply.statusCode).toBe(204);
+    expect(operations().slice(2)).toEqual([
+      'ConfirmForgotPassword',
+      'TransactWriteItems',
+      'BatchGetItem',
+      'TransactWriteItems',
+      'AdminUserGlobalSignOut',
+    ]);
+    const marked = calls.filter((call) => call.operation === 'TransactWriteItems').at(-1)!.body.TransactItems;
+    expect(marked[1].Update.ExpressionAttributeValues[':user']).toEqual({ S: now });
+    expect(signedOut()).toEqual([now]);
+  });
+
+  it('the account was deleted between the read and the reset: 204, and no one is signed out', async () => {
+    let reads = 0;
+    together = 2;
+    answer = ({ operation, body }) => {
+      if (operation === 'UpdateItem') return counted;
+      if (operation === 'BatchGetItem') return found(body, reads++ === 0 ? owner(randomUUID()) : undefined);
+      if (operation === 'TransactWriteItems')
+        return dynamoError('TransactionCanceledException', {
+          CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'ConditionalCheckFailed' }],
+        });
+      return { body: {} };
+    };
+    const reply = await reset(resetEvent(), context);
+    expect(reply.statusCode).toBe(204);
+    expect(signedOut()).toEqual([]);
   });
 });
 
