@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ENV, requireEnv } from '../runtime/config';
 import { stopAtDeadline } from '../runtime/deadline';
 import { sdkLogger } from '../runtime/logger';
 import { retrySchedule, scheduleSeconds } from '../webhooks/retry-schedule';
 import { deliveryId } from '../webhooks/signature';
-import { documentClient, getItems, queryPages, tableName } from './db';
-import type { DeliveryRecord, DeliveryStatus, WebhookRecord } from './records';
+import { documentClient, getItems, queryPages, tableName, transactWrite } from './db';
+import type { DeliveryRecord, DeliveryStatus, LeaseRecord, WebhookRecord } from './records';
+import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
 
 /**
@@ -228,55 +229,145 @@ export async function listDeliveries(webhookId: string, limit: number): Promise<
 // ---------------------------------------------------------------------------------------------
 // The worker's reads and conditional writes (lib/queue/deliver.ts holds the flow).
 
-/** The delivery a message names and its webhook, in one strongly consistent BatchGetItem. */
-export async function readDelivery(
-  message: DeliveryMessage,
-): Promise<{ delivery?: DeliveryRecord & { pk: string; sk: string }; webhook?: WebhookRecord }> {
+/**
+ * Attempts in flight to one webhook at most (docs/webhooks.md "One webhook's attempts in flight"):
+ * its lease slots `#LEASE#0` … `#LEASE#3`. The worker makes at most 100 attempts at once (10
+ * invocations of 10), and an invocation lasts as long as its slowest attempt; 4 slots keep a webhook
+ * whose receiver hangs to at most 4 of the 10 invocations, while a receiver answering in 200 ms
+ * still gets 20 deliveries a second.
+ */
+export const WEBHOOK_MAX_IN_FLIGHT = 4;
+/** How long after its holder's claim ended a slot item is removed (cleanup only: the rule reads `held_until`). */
+const LEASE_TTL_SECONDS = 24 * 3600;
+
+type Keyed<T> = T & { pk: string; sk: string };
+
+/** What the worker reads for one message: the delivery, its webhook, and the webhook's slots (by slot number). */
+export interface DeliveryRead {
+  delivery?: Keyed<DeliveryRecord>;
+  webhook?: WebhookRecord;
+  leases: (LeaseRecord | undefined)[];
+}
+
+/**
+ * The delivery a message names, its webhook and the webhook's lease slots, in one strongly
+ * consistent BatchGetItem (2 + WEBHOOK_MAX_IN_FLIGHT items).
+ */
+export async function readDelivery(message: DeliveryMessage): Promise<DeliveryRead> {
   const deliveryKey = { pk: keys.webhookPartition(message.webhook_id), sk: message.delivery_sk };
   const webhookKey = keys.webhook(message.board_id, message.webhook_id);
-  const found = await getItems([deliveryKey, webhookKey]);
+  const leaseKeys = Array.from({ length: WEBHOOK_MAX_IN_FLIGHT }, (_, n) => keys.webhookLease(message.webhook_id, n));
+  const found = await getItems([deliveryKey, webhookKey, ...leaseKeys]);
   return {
-    delivery: found.get<DeliveryRecord & { pk: string; sk: string }>(deliveryKey),
+    delivery: found.get<Keyed<DeliveryRecord>>(deliveryKey),
     webhook: found.get<WebhookRecord>(webhookKey),
+    leases: leaseKeys.map((key) => found.get<LeaseRecord>(key)),
   };
 }
 
 const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
+/** The slots free at `now`: absent, or held by a claim that has expired (its worker died or was cut off). */
+export const freeSlots = (leases: readonly (LeaseRecord | undefined)[], now: number) =>
+  leases.flatMap((lease, slot) => (lease === undefined || lease.held_until <= now ? [slot] : []));
+
+export type Claim =
+  | { outcome: 'claimed'; token: string; slot: number }
+  /** Another copy of the message claimed the delivery, or it is no longer pending with the attempts read. */
+  | { outcome: 'claimed_elsewhere' }
+  /** The webhook has WEBHOOK_MAX_IN_FLIGHT attempts in flight (or the slot read free was taken first). */
+  | { outcome: 'busy' };
+
 /**
- * Takes the next attempt of a delivery for this invocation: only while it is pending with the
- * attempts this worker read and no other live claim. Two copies of one message (SQS delivers at
- * least once; the fanout may send twice) cannot both attempt: the second's condition fails. A
- * claim lasts `claimMs` (longer than an attempt and its record), so a worker that died mid-way
- * leaves a claim the message's next receive can take. Returns the claim's token, or undefined.
+ * Takes the next attempt of a delivery for this invocation, and one of its webhook's slots, in one
+ * TransactWriteItems of two items:
+ * - the delivery's claim: only while it is pending with the attempts this worker read and no other
+ *   live claim. Two copies of one message (SQS delivers at least once; the fanout may send twice)
+ *   cannot both attempt: the second's condition fails;
+ * - a slot that the read found free (one at random, so that workers spread over the free ones),
+ *   Put on condition that it is still exactly as read: absent, or held by the same expired claim.
+ * Both last `claimMs` (longer than an attempt and its record), so a worker that died mid-way leaves
+ * a claim and a slot that free themselves. No free slot: 'busy' without a write. A slot taken
+ * meanwhile by another worker: 'busy' too (no other slot is tried: the read is stale).
  */
 export async function claimAttempt(
-  delivery: Pick<DeliveryRecord, 'attempts'> & { pk: string; sk: string },
+  delivery: Pick<DeliveryRecord, 'attempts' | 'webhook_id'> & { pk: string; sk: string },
+  leases: readonly (LeaseRecord | undefined)[],
   at: Date,
   claimMs: number,
-): Promise<string | undefined> {
+  random: () => number = Math.random,
+): Promise<Claim> {
+  const now = at.getTime();
+  const free = freeSlots(leases, now);
+  if (free.length === 0) return { outcome: 'busy' };
+  const slot = free[Math.min(free.length - 1, Math.floor(random() * free.length))]!;
+  const seen = leases[slot];
   const token = randomUUID();
+  const until = now + claimMs;
+  const lease: LeaseRecord & { pk: string; sk: string } = {
+    ...keys.webhookLease(delivery.webhook_id, slot),
+    webhook_id: delivery.webhook_id,
+    slot,
+    held_until: until,
+    claim_token: token,
+    delivery_sk: delivery.sk,
+    ttl: Math.floor(until / 1000) + LEASE_TTL_SECONDS,
+  };
+  try {
+    await transactWrite([
+      {
+        Update: {
+          Key: { pk: delivery.pk, sk: delivery.sk },
+          UpdateExpression: 'SET claim_token = :token, claimed_until = :until',
+          ConditionExpression:
+            '#status = :pending AND attempts = :seen AND (attribute_not_exists(claimed_until) OR claimed_until < :now)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':token': token,
+            ':until': until,
+            ':now': now,
+            ':pending': 'pending',
+            ':seen': delivery.attempts ?? 0,
+          },
+        },
+      },
+      seen === undefined
+        ? { Put: { Item: lease, ConditionExpression: 'attribute_not_exists(pk)' } }
+        : {
+            Put: {
+              Item: lease,
+              ConditionExpression: 'held_until = :held AND claim_token = :holder AND held_until <= :now',
+              ExpressionAttributeValues: { ':held': seen.held_until, ':holder': seen.claim_token, ':now': now },
+            },
+          },
+    ]);
+    return { outcome: 'claimed', token, slot };
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (codes?.[0] === 'ConditionalCheckFailed') return { outcome: 'claimed_elsewhere' };
+    if (codes?.[1] === 'ConditionalCheckFailed') return { outcome: 'busy' };
+    throw error;
+  }
+}
+
+/**
+ * Frees a slot after its attempt (beside the attempt's record, in parallel): deleted only if it is
+ * still this claim's. A slot that expired and was taken by another worker is theirs now; a delete
+ * that fails for any other reason is logged by the caller and the slot frees itself at `held_until`.
+ */
+export async function releaseLease(webhookId: string, slot: number, token: string): Promise<boolean> {
   try {
     await documentClient.send(
-      new UpdateCommand({
+      new DeleteCommand({
         TableName: tableName(),
-        Key: { pk: delivery.pk, sk: delivery.sk },
-        UpdateExpression: 'SET claim_token = :token, claimed_until = :until',
-        ConditionExpression:
-          '#status = :pending AND attempts = :seen AND (attribute_not_exists(claimed_until) OR claimed_until < :now)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':token': token,
-          ':until': at.getTime() + claimMs,
-          ':now': at.getTime(),
-          ':pending': 'pending',
-          ':seen': delivery.attempts ?? 0,
-        },
+        Key: keys.webhookLease(webhookId, slot),
+        ConditionExpression: 'claim_token = :token',
+        ExpressionAttributeValues: { ':token': token },
       }),
     );
-    return token;
+    return true;
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
+    if (isConditionFailure(error)) return false;
     throw error;
   }
 }

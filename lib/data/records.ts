@@ -190,3 +190,20 @@ export interface DeliveryRecord {
   occurred_at: string;
   ttl: number;
 }
+
+/**
+ * One of a webhook's attempt slots, item `WEBHOOK#<id> / #LEASE#<n>` (docs/webhooks.md "One
+ * webhook's attempts in flight"): taken with a delivery's claim, deleted with its record. Free when
+ * absent or when `held_until` has passed (a worker that died holding it); `ttl` only cleans up.
+ */
+export interface LeaseRecord {
+  webhook_id: string;
+  slot: number;
+  /** Epoch ms: the claim's expiry. The rule reads this, never `ttl`. */
+  held_until: number;
+  /** The claim's token: only its holder deletes the slot. */
+  claim_token: string;
+  /** The delivery being attempted under it (for the operator who reads the item). */
+  delivery_sk: string;
+  ttl: number;
+}

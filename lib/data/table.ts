@@ -43,6 +43,9 @@ import { SEQ_DIGITS } from '../domain/limits';
  *   WEBHOOK#<id>      DELIVERY#<ms>#<msgId> a delivery of one event to the webhook, by the event's time
  *                                          (13-digit epoch ms) then its webhook-id: newest first is one
  *                                          backwards Query; a `ttl` keeps it at least 7 days
+ *   WEBHOOK#<id>      #LEASE#<n>           one of the webhook's attempt slots (n < WEBHOOK_MAX_IN_FLIGHT):
+ *                                          `held_until` (epoch ms) and the claim's token while an attempt is
+ *                                          in flight; deleted when it is recorded, a `ttl` for the rest
  *
  * Accounts (docs/accounts.md):
  *   USER#<userId>     #DELETION            an account being deleted: its table stream record starts the
@@ -138,6 +141,8 @@ export const keys = {
     sk: `DELIVERY#${String(Date.parse(occurredAt)).padStart(13, '0')}#${deliveryId}`,
   }),
   webhookPartition: (webhookId: string) => `WEBHOOK#${webhookId}`,
+  /** Slot `slot` of the webhook's attempts in flight (lib/data/deliveries.ts claimAttempt). */
+  webhookLease: (webhookId: string, slot: number): ItemKey => ({ pk: `WEBHOOK#${webhookId}`, sk: `#LEASE#${slot}` }),
   deliveryPrefix: 'DELIVERY#',
 };
 

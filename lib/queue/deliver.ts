@@ -5,6 +5,7 @@ import {
   parseMessage,
   readDelivery,
   recordAttempt,
+  releaseLease,
   sendMessage,
   shouldSwitchOff,
   switchOff,
@@ -16,7 +17,7 @@ import { openSecret } from '../data/webhook-secrets';
 import { parseAllowHosts } from '../domain/webhook-address';
 import { ENV } from '../runtime/config';
 import { logger } from '../runtime/logger';
-import { emitMetric } from '../runtime/metrics';
+import { emitMetric, SERVICE } from '../runtime/metrics';
 import { ATTEMPT_TIMEOUT_MS, type AttemptOutcome, attemptDelivery } from '../webhooks/attempt';
 import { delayAfter, retrySchedule } from '../webhooks/retry-schedule';
 import { ROTATION_OVERLAP_MS, signingSecrets } from '../webhooks/signature';
@@ -29,10 +30,13 @@ import { ROTATION_OVERLAP_MS, signingSecrets } from '../webhooks/signature';
  * - the webhook is switched off (and this is no ping): the delivery ends failed, `webhook_disabled`;
  * - the next attempt is not due yet: the message is sent again with the remaining delay, at most
  *   15 minutes (SQS's longest), so a 10-hour wait is 40 short hops;
- * - otherwise the attempt is claimed (conditional UpdateItem: pending, attempts as read, no live
- *   claim: two copies never attempt twice), made, and recorded under the claim; then the webhook's
- *   failure fields, then the next message. Anything that throws leaves the message to come back
- *   after the visibility timeout, and the item tells that run where things stand.
+ * - otherwise the attempt is claimed together with one of the webhook's WEBHOOK_MAX_IN_FLIGHT lease
+ *   slots (one transaction: the delivery pending, attempts as read, no live claim, so two copies
+ *   never attempt twice; the slot free as read). All slots held: 'busy', the message is sent again
+ *   a few seconds later, so one hanging receiver never holds more than its slots of the worker;
+ * - the attempt is made and recorded under the claim, the slot released beside the record; then
+ *   the webhook's failure fields, then the next message. Anything that throws leaves the message to
+ *   come back after the visibility timeout, and the item tells that run where things stand.
  */
 
 /** What the flow reads from outside, injected in unit tests. */
@@ -42,10 +46,23 @@ export interface WorkerDeps {
   open: typeof openSecret;
   schedule: () => readonly number[];
   allowHosts: ReadonlySet<string>;
+  /** The jitter of a busy message's delay and the choice among free slots. */
+  random: () => number;
 }
 
 /** A claim outlives the attempt (10 s) and its records, and ends before the message's visibility timeout. */
 export const CLAIM_MS = ATTEMPT_TIMEOUT_MS + 20_000;
+
+/**
+ * A message whose webhook has every slot held is sent again after 2-6 s (jittered, so a backlog's
+ * messages do not come back together): shorter than an attempt's 10 s, so a slot freed is soon used.
+ */
+export const BUSY_DELAY_SECONDS = { min: 2, max: 6 } as const;
+export const busyDelaySeconds = (random: () => number) =>
+  BUSY_DELAY_SECONDS.min + Math.floor(random() * (BUSY_DELAY_SECONDS.max - BUSY_DELAY_SECONDS.min + 1));
+
+/** The worker's metrics carry the service dimension, as every other metric of the service does. */
+const count = (name: string) => emitMetric(name, { service: SERVICE });
 
 export function workerDeps(): WorkerDeps {
   return {
@@ -54,6 +71,7 @@ export function workerDeps(): WorkerDeps {
     open: openSecret,
     schedule: retrySchedule,
     allowHosts: parseAllowHosts(process.env[ENV.webhookAllowHosts]),
+    random: Math.random,
   };
 }
 
@@ -64,6 +82,7 @@ export type Handled =
   | 'disabled'
   | 'waiting'
   | 'claimed_elsewhere'
+  | 'busy'
   | 'delivered'
   | 'retrying'
   | 'failed'
@@ -75,7 +94,7 @@ export async function deliverMessage(record: Pick<SQSRecord, 'body' | 'messageId
     logger.warn('webhook queue message is not a delivery; dropped', { messageId: record.messageId });
     return 'malformed';
   }
-  const { delivery, webhook } = await readDelivery(message);
+  const { delivery, webhook, leases } = await readDelivery(message);
   if (!delivery || !webhook) return 'gone';
   if (delivery.status !== 'pending') return 'not_pending';
   const isPing = delivery.type === 'webhook.ping';
@@ -89,44 +108,69 @@ export async function deliverMessage(record: Pick<SQSRecord, 'body' | 'messageId
     await sendMessage(message, (due - at.getTime()) / 1000);
     return 'waiting';
   }
-  const token = await claimAttempt(delivery, at, CLAIM_MS);
-  if (!token) return 'claimed_elsewhere';
+  const claim = await claimAttempt(delivery, leases, at, CLAIM_MS, deps.random);
+  if (claim.outcome === 'claimed_elsewhere') return 'claimed_elsewhere';
+  if (claim.outcome === 'busy') {
+    // A new message, and this one acknowledged: receives count towards the dead-letter queue.
+    await sendMessage(message, busyDelaySeconds(deps.random));
+    count('WebhookAttemptDeferred');
+    return 'busy';
+  }
+  const { token, slot } = claim;
+  const release = () =>
+    releaseLease(webhook.id, slot, token).catch((error: unknown) => {
+      // The slot frees itself at its held_until (the claim's expiry).
+      logger.warn('webhook lease not released; it expires with the claim', { webhookId: webhook.id, slot, error });
+      return false;
+    });
 
-  const secrets = signingSecrets(await openSecrets(webhook, at, deps), at);
-  const outcome = await deps.attempt(
-    { url: webhook.url, id: delivery.id, body: delivery.body, secrets },
-    { allowHosts: deps.allowHosts },
-  );
+  let outcome: AttemptOutcome;
+  try {
+    const secrets = signingSecrets(await openSecrets(webhook, at, deps), at);
+    outcome = await deps.attempt(
+      { url: webhook.url, id: delivery.id, body: delivery.body, secrets },
+      { allowHosts: deps.allowHosts },
+    );
+  } catch (error) {
+    await release();
+    throw error;
+  }
   const attemptedAt = deps.now();
   const attempts = (delivery.attempts ?? 0) + 1;
   logAttempt(delivery, attempts, outcome);
 
   if (outcome.ok) {
-    const recorded = await recordAttempt(delivery, token, {
-      status: 'delivered',
-      attemptedAt,
-      statusCode: outcome.status_code,
-      error: null,
-      nextAttemptAt: null,
-    });
+    const [recorded] = await Promise.all([
+      recordAttempt(delivery, token, {
+        status: 'delivered',
+        attemptedAt,
+        statusCode: outcome.status_code,
+        error: null,
+        nextAttemptAt: null,
+      }),
+      release(),
+    ]);
     if (!recorded) return 'claim_lost';
-    emitMetric('WebhookDelivered', {});
+    count('WebhookDelivered');
     await webhookSucceeded(webhook.board_id, webhook.id);
     return 'delivered';
   }
 
   const delay = delayAfter(deps.schedule(), attempts);
   const nextAttemptAt = delay === undefined ? null : new Date(attemptedAt.getTime() + delay * 1000);
-  const recorded = await recordAttempt(delivery, token, {
-    status: nextAttemptAt ? 'pending' : 'failed',
-    attemptedAt,
-    statusCode: outcome.status_code,
-    error: outcome.error,
-    nextAttemptAt,
-  });
+  const [recorded] = await Promise.all([
+    recordAttempt(delivery, token, {
+      status: nextAttemptAt ? 'pending' : 'failed',
+      attemptedAt,
+      statusCode: outcome.status_code,
+      error: outcome.error,
+      nextAttemptAt,
+    }),
+    release(),
+  ]);
   if (!recorded) return 'claim_lost';
-  emitMetric('WebhookAttemptFailed', {});
-  if (!nextAttemptAt) emitMetric('WebhookDeliveryFailed', {});
+  count('WebhookAttemptFailed');
+  if (!nextAttemptAt) count('WebhookDeliveryFailed');
   // A ping to a webhook already switched off says nothing new about it.
   if (webhook.active) await keepFailureFields(webhook, attemptedAt, !nextAttemptAt);
   if (nextAttemptAt) {
@@ -157,7 +201,7 @@ async function keepFailureFields(webhook: WebhookRecord, at: Date, deliveryEnded
   const fields = await webhookFailed(webhook.board_id, webhook.id, at, deliveryEnded);
   if (!fields || !shouldSwitchOff(fields, at)) return;
   if (await switchOff(webhook.board_id, webhook.id, fields)) {
-    emitMetric('WebhookDisabled', {});
+    count('WebhookDisabled');
     logger.warn('webhook switched off: failing', {
       webhookId: webhook.id,
       boardId: webhook.board_id,

@@ -34,11 +34,13 @@ export const webhooksDeliver = {
   // attempt (those are new messages): 5 receives that all threw are a bug, kept in the dead-letter queue.
   maxReceiveCount: 5,
   // One invocation's 10 attempts run in parallel; 10 invocations at most, so a burst of slow
-  // endpoints cannot take the account's concurrency from the API.
+  // endpoints cannot take the account's concurrency from the API; one webhook holds at most
+  // WEBHOOK_MAX_IN_FLIGHT (4) attempts of them (lib/data/deliveries.ts).
   maxConcurrency: 10,
-  // BatchGetItem: the delivery and its webhook; UpdateItem: the claim, the record, the webhook's
-  // failure fields and switching it off.
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  // BatchGetItem: the delivery, its webhook and the webhook's lease slots; TransactWriteItems of an
+  // UpdateItem (the claim) and a PutItem (a slot), which IAM grants as those two actions; UpdateItem:
+  // the record, the webhook's failure fields and switching it off; DeleteItem: releasing the slot.
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
   cognito: [],
   queue: ['sqs:SendMessage'],
   key: ['kms:Decrypt'],

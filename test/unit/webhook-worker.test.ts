@@ -1,17 +1,25 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { BatchGetCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { DeliveryRecord, WebhookRecord } from '../../lib/data/records';
+import { WEBHOOK_MAX_IN_FLIGHT } from '../../lib/data/deliveries';
+import type { DeliveryRecord, LeaseRecord, WebhookRecord } from '../../lib/data/records';
 import { keys } from '../../lib/data/table';
-import { deliverMessage, type WorkerDeps } from '../../lib/queue/deliver';
+import { BUSY_DELAY_SECONDS, CLAIM_MS, deliverMessage, type WorkerDeps } from '../../lib/queue/deliver';
 import type { AttemptOutcome } from '../../lib/webhooks/attempt';
 import { newSecret } from '../../lib/webhooks/signature';
 
 /**
  * The worker's decisions for one message (lib/queue/deliver.ts) at an injected moment, with the
  * table and the queue stubbed: what the integration test cannot wait for (a 10-hour wait hopping
- * 15 minutes at a time, 5 days of failures) and the branches a race takes (a claim lost). The
- * flows themselves run over the real local stack in test/integration/webhooks-delivery.test.ts.
+ * 15 minutes at a time, 5 days of failures) and the branches a race takes (a claim lost, a slot
+ * taken first, a release that fails). The flows themselves run over the real local stack in
+ * test/integration/webhooks-delivery.test.ts and webhook-isolation.test.ts.
  */
 process.env.WEBHOOK_QUEUE_URL = 'http://sqs.local/000000000000/webhook-deliveries';
 
@@ -66,9 +74,28 @@ const deps = (outcome: AttemptOutcome, schedule: readonly number[] = [1, 1]): Wo
   open: async () => secret,
   schedule: () => schedule,
   allowHosts: new Set(),
+  random: () => 0,
 });
+/** Slot `slot` of webhook w1, held until `until` (ms). */
+const lease = (slot: number, until: number): LeaseRecord & { pk: string; sk: string } => ({
+  ...keys.webhookLease('w1', slot),
+  webhook_id: 'w1',
+  slot,
+  held_until: until,
+  claim_token: `holder-${slot}`,
+  delivery_sk: 'DELIVERY#1#msg_other',
+  ttl: 0,
+});
+const allHeld = () => Array.from({ length: WEBHOOK_MAX_IN_FLIGHT }, (_, n) => lease(n, now.getTime() + 5_000));
 const items = (...found: object[]) => ddb.on(BatchGetCommand).resolves({ Responses: { 'unit-test-table': found } });
 const updates = () => ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
+const claims = () => ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!);
+const releases = () => ddb.commandCalls(DeleteCommand).map((c) => c.args[0].input);
+const cancelled = (...codes: string[]) =>
+  Object.assign(new Error('cancelled'), {
+    name: 'TransactionCanceledException',
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
 const sends = () => sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
 const conditionFailed = () => Object.assign(new Error('condition'), { name: 'ConditionalCheckFailedException' });
 
@@ -77,6 +104,8 @@ beforeEach(() => {
   sqs.reset();
   attempts = [];
   ddb.on(UpdateCommand).resolves({});
+  ddb.on(TransactWriteCommand).resolves({});
+  ddb.on(DeleteCommand).resolves({});
   sqs.on(SendMessageCommand).resolves({});
 });
 
@@ -87,8 +116,17 @@ describe('the delivery worker', () => {
     expect(attempts).toEqual([
       { url: 'https://hooks.example.com/in', id: 'msg_x', body: '{"type":"card.created"}', secrets: [secret] },
     ]);
-    const [claim, record] = updates();
-    expect(claim!.ConditionExpression).toContain('attempts = :seen');
+    // The claim and slot 0 (the first free one) in one transaction; the record; the slot released.
+    const [[claim, slot]] = claims() as [NonNullable<ReturnType<typeof claims>[number]>];
+    expect(claim!.Update!.ConditionExpression).toContain('attempts = :seen');
+    expect(slot!.Put!.Item).toMatchObject({ pk: 'WEBHOOK#w1', sk: '#LEASE#0', held_until: now.getTime() + CLAIM_MS });
+    expect(slot!.Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
+    const token = claim!.Update!.ExpressionAttributeValues![':token'];
+    expect(slot!.Put!.Item!.claim_token).toBe(token);
+    const [record] = updates();
+    expect(releases()).toEqual([
+      expect.objectContaining({ Key: { pk: 'WEBHOOK#w1', sk: '#LEASE#0' }, ExpressionAttributeValues: { ':token': token } }),
+    ]);
     expect(record!.ExpressionAttributeValues).toMatchObject({
       ':status': 'delivered',
       ':code': 204,
@@ -104,6 +142,7 @@ describe('the delivery worker', () => {
     expect(sends()).toEqual([expect.objectContaining({ DelaySeconds: 900, MessageBody: message.body })]);
     expect(attempts).toEqual([]);
     expect(updates()).toEqual([]);
+    expect(claims()).toEqual([]);
   });
 
   it('waits the rest when it is under 15 minutes', async () => {
@@ -114,9 +153,10 @@ describe('the delivery worker', () => {
 
   it('makes no attempt when the claim is lost to another copy of the message', async () => {
     items(delivery(), webhook());
-    ddb.on(UpdateCommand).rejects(conditionFailed());
+    ddb.on(TransactWriteCommand).rejects(cancelled('ConditionalCheckFailed', 'None'));
     expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('claimed_elsewhere');
     expect(attempts).toEqual([]);
+    expect(sends()).toEqual([]);
   });
 
   it.each([
@@ -144,6 +184,8 @@ describe('the delivery worker', () => {
 
     ddb.reset();
     ddb.on(UpdateCommand).resolves({});
+    ddb.on(TransactWriteCommand).resolves({});
+    ddb.on(DeleteCommand).resolves({});
     items(delivery({ type: 'webhook.ping', seq: null }), webhook({ active: false, disabled_reason: 'failing' }));
     expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('delivered');
     expect(attempts).toHaveLength(1);
@@ -168,7 +210,7 @@ describe('the delivery worker', () => {
     items(delivery(), webhook());
     ddb.on(UpdateCommand).resolves({ Attributes: { active: true, failing_since: now.toISOString(), failed_in_row: 0 } });
     expect(await deliverMessage(message, deps({ ok: false, status_code: 500, error: 'http_500' }, [30, 60]))).toBe('retrying');
-    const record = updates()[1]!;
+    const record = updates()[0]!;
     expect(record.ExpressionAttributeValues).toMatchObject({
       ':status': 'pending',
       ':code': 500,
@@ -187,7 +229,7 @@ describe('the delivery worker', () => {
       .resolves({ Attributes: { active: true, failing_since: now.toISOString(), failed_in_row: 50 } });
     expect(await deliverMessage(message, deps({ ok: false, status_code: null, error: 'timeout' }))).toBe('failed');
     const all = updates();
-    expect(all[1]!.ExpressionAttributeValues).toMatchObject({ ':status': 'failed', ':next': null, ':error': 'timeout' });
+    expect(all[0]!.ExpressionAttributeValues).toMatchObject({ ':status': 'failed', ':next': null, ':error': 'timeout' });
     const off = all.find((u) => u.UpdateExpression?.includes('disabled_reason'));
     expect(off?.ConditionExpression).toContain('failed_in_row = :count');
     expect(off?.ExpressionAttributeValues).toMatchObject({ ':count': 50, ':since': now.toISOString() });
@@ -208,8 +250,81 @@ describe('the delivery worker', () => {
 
   it('records nothing more when its claim was taken meanwhile (expired and claimed by another copy)', async () => {
     items(delivery(), webhook());
-    ddb.on(UpdateCommand).resolvesOnce({}).rejects(conditionFailed());
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    ddb.on(DeleteCommand).rejects(conditionFailed());
     expect(await deliverMessage(message, deps({ ok: false, status_code: 500, error: 'http_500' }))).toBe('claim_lost');
     expect(sends()).toEqual([]);
+  });
+});
+
+describe("one webhook's attempts in flight (its lease slots)", () => {
+  it('with every slot held, attempts nothing and sends the message again a few seconds later (jittered)', async () => {
+    items(delivery(), webhook(), ...allHeld());
+    const delays: number[] = [];
+    for (const random of [0, 0.5, 0.999]) {
+      sqs.resetHistory();
+      expect(await deliverMessage(message, { ...deps({ ok: true, status_code: 200, error: null }), random: () => random })).toBe(
+        'busy',
+      );
+      const [sent] = sends();
+      expect(sent).toMatchObject({ MessageBody: message.body });
+      delays.push(sent!.DelaySeconds!);
+    }
+    expect(delays).toEqual([BUSY_DELAY_SECONDS.min, 4, BUSY_DELAY_SECONDS.max]);
+    expect(attempts).toEqual([]);
+    expect(claims()).toEqual([]);
+    expect(updates()).toEqual([]);
+  });
+
+  it('takes a slot whose holder died (held_until passed), on condition that it is still exactly as read', async () => {
+    const held = allHeld();
+    held[2] = lease(2, now.getTime()); // expired at this very moment: free
+    items(delivery(), webhook(), ...held);
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 204, error: null }))).toBe('delivered');
+    const [[, slot]] = claims() as [NonNullable<ReturnType<typeof claims>[number]>];
+    expect(slot!.Put!.Item).toMatchObject({ sk: '#LEASE#2' });
+    expect(slot!.Put!.ConditionExpression).toBe('held_until = :held AND claim_token = :holder AND held_until <= :now');
+    expect(slot!.Put!.ExpressionAttributeValues).toEqual({
+      ':held': now.getTime(),
+      ':holder': 'holder-2',
+      ':now': now.getTime(),
+    });
+  });
+
+  it('picks among the free slots at random, so that workers reading the same slots spread', async () => {
+    items(delivery(), webhook(), lease(0, now.getTime() + 1));
+    await deliverMessage(message, { ...deps({ ok: true, status_code: 204, error: null }), random: () => 0.99 });
+    expect((claims()[0]![1]!.Put!.Item as { sk: string }).sk).toBe(`#LEASE#${WEBHOOK_MAX_IN_FLIGHT - 1}`);
+  });
+
+  it('is busy when another worker took the slot first (its condition failed), and tries no other slot', async () => {
+    items(delivery(), webhook());
+    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'ConditionalCheckFailed'));
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('busy');
+    expect(claims()).toHaveLength(1);
+    expect(attempts).toEqual([]);
+    expect(sends()).toEqual([expect.objectContaining({ MessageBody: message.body })]);
+  });
+
+  it('lets the message come back when the claim fails for another reason (throttled)', async () => {
+    items(delivery(), webhook());
+    ddb.on(TransactWriteCommand).rejects(cancelled('None', 'ThrottlingError'));
+    await expect(deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).rejects.toThrow('cancelled');
+    expect(sends()).toEqual([]);
+  });
+
+  it('still records a delivered attempt when releasing its slot fails (the slot expires with the claim)', async () => {
+    items(delivery(), webhook());
+    ddb.on(DeleteCommand).rejects(Object.assign(new Error('throttled'), { name: 'ThrottlingException' }));
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 204, error: null }))).toBe('delivered');
+    expect(updates()[0]!.ExpressionAttributeValues).toMatchObject({ ':status': 'delivered' });
+  });
+
+  it('releases its slot when the attempt cannot be made (the secret does not open), and the message comes back', async () => {
+    items(delivery(), webhook());
+    const failing = { ...deps({ ok: true, status_code: 200, error: null }), open: () => Promise.reject(new Error('kms down')) };
+    await expect(deliverMessage(message, failing)).rejects.toThrow('kms down');
+    expect(releases()).toHaveLength(1);
+    expect(updates()).toEqual([]);
   });
 });
