@@ -10,6 +10,7 @@ import { subjectOf } from '../support/api';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { outbox, verifyAddress } from '../support/mail';
+import { eventually } from '../support/wait';
 
 /**
  * api-contract.md "Rate limits", over HTTP against a local stack of its own whose functions are
@@ -626,6 +627,97 @@ describe("routes whose first call is not a read: the count in POST /boards' and 
       expect(reply.body).not.toHaveProperty('token');
       expect(reply.body).not.toHaveProperty('refresh_token');
     }
+  });
+});
+
+/** Sends `send` (a request that mails a code to `email`), and answers its reply and the code it mailed. */
+async function mailed(email: string, send: () => Promise<Reply>): Promise<{ reply: Reply; code: string }> {
+  const before = (await outbox(email, baseUrl)).length;
+  const reply = await send();
+  expect(reply.status).toBe(202);
+  let code = '';
+  await eventually(async () => {
+    const messages = await outbox(email, baseUrl);
+    expect(messages.length).toBeGreaterThan(before);
+    code = messages[0]!.code;
+  });
+  return { reply, code };
+}
+
+/** Waits until the window of `reply` has ended. */
+const afterWindowOf = (reply: Reply) => pause((reply.windows[1] + WINDOW_SECONDS) * 1000 - Date.now() + 20);
+
+describe('routes that check a mailed code: the count beside their first read, and a refused request leaves the code unused', () => {
+  it('a refused address verification changes nothing, and its code still verifies the address in the next window', async () => {
+    const { user, code, address, refused, before, after } = await inOneWindow(async () => {
+      const user = await newUser();
+      await atWindowStart();
+      const address = newAddress();
+      const { reply: requested, code } = await mailed(user.email, () =>
+        call('POST', '/auth/verify-email/request', { from: address, token: user.token }),
+      );
+      // The rest of the user's quota, spent.
+      const spent: Reply[] = [];
+      for (let i = 1; i < USER_QUOTA; i++) spent.push(await call('GET', '/auth/me', { from: address, token: user.token }));
+      const before = await tableContents();
+      const refused = await call('POST', '/auth/verify-email', { from: address, token: user.token, body: { code } });
+      const after = await tableContents();
+      return { replies: [requested, ...spent, refused], result: { user, code, address, refused, before, after } };
+    });
+    expectRefused(refused, 'user');
+    // Not one item written or changed: the address is still unproven, the counter as it was.
+    expect(after).toEqual(before);
+    await afterWindowOf(refused);
+    const verified = await call('POST', '/auth/verify-email', { from: address, token: user.token, body: { code } });
+    expect(verified.status).toBe(204);
+    expect(fieldsOf(verified)).toMatchObject({ policy: 'user', r: USER_QUOTA - 1 });
+    const me = await call('GET', '/auth/me', { from: address, token: user.token });
+    expect(me.body).toMatchObject({ email: user.email, email_verified: true });
+  });
+
+  it('a refused password reset changes nothing: the old password still signs in, and the code still resets it in the next window', async () => {
+    const user = await newUser();
+    const newPassword = `new-${randomUUID()}`;
+    const { code, address, refused, before, after } = await inOneWindow(async () => {
+      await atWindowStart();
+      const address = newAddress();
+      const { reply: asked, code } = await mailed(user.email, () =>
+        call('POST', '/auth/password/forgot', { from: address, body: { email: user.email } }),
+      );
+      // The rest of the address's quota, spent on addresses nobody holds.
+      const spent: Reply[] = [];
+      for (let i = 1; i < ADDRESS_QUOTA; i++) {
+        spent.push(
+          await call('POST', '/auth/password/forgot', { from: address, body: { email: `nobody-${randomUUID()}@example.test` } }),
+        );
+      }
+      const before = await tableContents();
+      const refused = await call('POST', '/auth/password/reset', {
+        from: address,
+        body: { email: user.email, code, new_password: newPassword },
+      });
+      const after = await tableContents();
+      return { replies: [asked, ...spent, refused], result: { code, address, refused, before, after } };
+    });
+    expectRefused(refused, 'address');
+    expect(after).toEqual(before);
+    // Cognito never saw the code: the password is the old one (signing in from elsewhere).
+    const old = await call('POST', '/auth/login', { from: newAddress(), body: { email: user.email, password: user.password } });
+    expect(old.status).toBe(200);
+    await afterWindowOf(refused);
+    const reset = await call('POST', '/auth/password/reset', {
+      from: address,
+      body: { email: user.email, code, new_password: newPassword },
+    });
+    expect(reset.status).toBe(204);
+    expect(fieldsOf(reset)).toMatchObject({ policy: 'address', r: ADDRESS_QUOTA - 1 });
+    const elsewhere = newAddress();
+    expect(
+      (await call('POST', '/auth/login', { from: elsewhere, body: { email: user.email, password: user.password } })).status,
+    ).toBe(401);
+    expect(
+      (await call('POST', '/auth/login', { from: elsewhere, body: { email: user.email, password: newPassword } })).status,
+    ).toBe(200);
   });
 });
 
