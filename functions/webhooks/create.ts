@@ -1,6 +1,6 @@
 import { webhookAllowHosts } from '../../lib/contract/webhook-schemas';
+import { createWebhook } from '../../lib/data/webhook-secret-writes';
 import { secretKeyId } from '../../lib/data/webhook-secrets';
-import { createWebhook } from '../../lib/data/webhooks';
 import { route } from '../../lib/http/route';
 import { webhooksCreate } from '../../lib/rows/webhooks';
 

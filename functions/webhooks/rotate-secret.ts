@@ -1,5 +1,5 @@
+import { rotateWebhookSecret } from '../../lib/data/webhook-secret-writes';
 import { secretKeyId } from '../../lib/data/webhook-secrets';
-import { rotateWebhookSecret } from '../../lib/data/webhooks';
 import { route } from '../../lib/http/route';
 import { webhooksRotateSecret } from '../../lib/rows/webhooks';
 

@@ -1,24 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { LimitReached, NotFound } from '../domain/errors';
-import { newSecret } from '../webhooks/signature';
+import { NotFound } from '../domain/errors';
 import type { BoardScope } from './access';
-import {
-  documentClient,
-  isConditionFailure,
-  itemAtCancellation,
-  itemAtConditionFailure,
-  LostRace,
-  queryAll,
-  retryLostRaces,
-  StorageBusy,
-  tableName,
-  transactWrite,
-} from './db';
+import { documentClient, isConditionFailure, queryAll, StorageBusy, tableName, transactWrite } from './db';
 import { now, type WebhookRecord } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
-import { sealSecret } from './webhook-secrets';
 
 /**
  * A board's webhooks (../shared/spec/webhooks.md, "Managing webhooks"; docs/webhooks.md). Each is an
@@ -26,7 +13,8 @@ import { sealSecret } from './webhook-secrets';
  * (`WEBHOOK#<id> / #LOOKUP` -> board id) for the `/webhooks/{id}` routes; the board item's
  * `webhook_count` caps them at 10, kept in the same transaction as every create and delete. Secrets
  * are stored only as KMS ciphertexts (lib/data/webhook-secrets.ts) and shown only in the answers of
- * create and rotate. No webhook change is a board event: the log, sockets and webhooks see none.
+ * create and rotate, which live apart (lib/data/webhook-secret-writes.ts) so that the other routes'
+ * bundles carry no KMS client. No webhook change is a board event: the log, sockets and webhooks see none.
  */
 
 /** The most webhooks one board has (webhooks.md: an eleventh is 409 naming the limit). */
@@ -58,7 +46,7 @@ export const toWebhook = (r: WebhookRecord): Webhook => ({
  */
 const CONFLICT_ATTEMPTS = 6;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
+export async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
@@ -69,66 +57,6 @@ async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
       await pause(Math.random() * 20 * attempt);
     }
   }
-}
-
-const limitReached = () => new LimitReached(`A board can have at most ${MAX_WEBHOOKS_PER_BOARD} webhooks; delete one first.`);
-
-/**
- * Creates a webhook with a new secret: the secret is sealed first (one KMS Encrypt, bound to the new
- * id), then one transaction puts the webhook and its lookup and adds 1 to the board's count, on
- * condition that the board exists and has fewer than 10: a cancelled board condition is 404 when
- * the board item is gone (deleted meanwhile), else the limit (409). Concurrent creates are serialised
- * by DynamoDB on the board item, so exactly 10 of any burst succeed.
- */
-export async function createWebhook(
-  scope: BoardScope,
-  input: { url: string; events?: string[] | null; description?: string | null },
-): Promise<WebhookWithSecret> {
-  const { boardId } = scope;
-  const id = randomUUID();
-  const secret = newSecret();
-  const record: WebhookRecord = {
-    id,
-    board_id: boardId,
-    url: input.url,
-    events: input.events ?? [],
-    description: input.description ?? null,
-    active: true,
-    disabled_reason: null,
-    created_at: now(),
-    secret_enc: await sealSecret(secret, { webhookId: id, boardId }),
-  };
-  try {
-    await transactWrite([
-      {
-        Put: {
-          Item: { ...keys.webhook(boardId, id), type: 'webhook', ...record },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Put: {
-          Item: { ...keys.webhookLookup(id), type: 'webhook_lookup', board_id: boardId },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Update: {
-          Key: keys.board(boardId),
-          UpdateExpression: 'ADD webhook_count :one',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(webhook_count) OR webhook_count < :max)',
-          ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS_PER_BOARD },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-    ]);
-  } catch (error) {
-    if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') {
-      throw itemAtCancellation(error, 2) ? limitReached() : new NotFound('Board');
-    }
-    throw error;
-  }
-  return { ...toWebhook(record), secret };
 }
 
 /** Creation order: `created_at`, then id (ids are random; at most 10 items, so sorted here). */
@@ -240,47 +168,6 @@ export async function deleteWebhook(scope: BoardScope): Promise<void> {
     if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Webhook');
     throw error;
   }
-}
-
-/**
- * POST /webhooks/{id}/rotate-secret: a new secret, sealed; the current ciphertext becomes the
- * previous one (it keeps signing for 24 hours from `rotated_at`), and a previous one still in its
- * 24 hours is dropped (lib/webhooks/signature.ts rotateSecret: at most two ever sign). The write
- * requires the ciphertext it replaces, so of two racing rotations the second starts again on the
- * first's result: both answers' secrets keep signing, none is lost. Nothing is decrypted.
- */
-export async function rotateWebhookSecret(scope: BoardScope): Promise<WebhookWithSecret> {
-  let webhook = scope.webhook!;
-  const ids = { webhookId: webhook.id, boardId: webhook.board_id };
-  const secret = newSecret();
-  const sealed = await sealSecret(secret, ids);
-  return retryLostRaces(async () => {
-    // rotateSecret's state change, on ciphertexts: the current secret becomes the previous one.
-    const rotatedAt = new Date().toISOString();
-    try {
-      const out = await retryingConflicts(() =>
-        documentClient.send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.webhook(webhook.board_id, webhook.id),
-            UpdateExpression: 'SET secret_enc = :new, previous_secret_enc = :old, rotated_at = :at',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl) AND secret_enc = :old',
-            ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-            ExpressionAttributeValues: { ':new': sealed, ':old': webhook.secret_enc, ':at': rotatedAt },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
-      );
-      return { ...toWebhook(out.Attributes as WebhookRecord), secret };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const current = itemAtConditionFailure<WebhookRecord>(error);
-      if (!current || current[TTL_ATTRIBUTE] !== undefined) throw new NotFound('Webhook');
-      webhook = current;
-      throw new LostRace();
-    }
-  });
 }
 
 /**
