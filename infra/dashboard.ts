@@ -25,7 +25,7 @@ import { Construct } from 'constructs';
 import { isCatchAll, type RouteRow, routeKeyOf } from '../lib/routes';
 import { METRICS_NAMESPACE, SERVICE } from '../lib/runtime/metrics';
 import type { ApiFunction } from './api-function';
-import { WEBHOOK_METRICS, WEBHOOK_OLDEST_MESSAGE_ALARM_SECONDS } from './monitoring';
+import { WEBHOOK_METRICS, WEBHOOK_OLDEST_MESSAGE_ALARM_SECONDS, webhookMetric } from './monitoring';
 
 /** CloudWatch's own limits on a dashboard (service quotas): checked at synth. */
 export const DASHBOARD_LIMITS = { widgets: 500, metricsPerWidget: 500 } as const;
@@ -467,13 +467,13 @@ export class Dashboard extends Construct {
   }
 
   /**
-   * Webhook deliveries: outcomes per attempt (the worker's own counts, namespace TaskBoard without
-   * dimensions), the deliveries queue (waiting, in flight, oldest) and its dead letters.
+   * Webhook deliveries: outcomes per attempt (the worker's own counts, namespace TaskBoard with the
+   * `service` dimension), attempts deferred because their webhook was at its cap of attempts in
+   * flight, the deliveries queue (waiting, in flight, oldest) and its dead letters.
    */
   private webhookWidgets({ webhooks }: DashboardProps) {
     if (!webhooks) return;
-    const count = (metricName: string, label: string) =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName, statistic: 'Sum', period, label });
+    const count = (metricName: string, label: string) => webhookMetric(metricName, period, label);
     this.section('Webhooks', "Deliveries to owners' endpoints: attempts, the deliveries queue and its dead letters.");
     this.row(
       new GraphWidget({
@@ -484,6 +484,7 @@ export class Dashboard extends Construct {
           count(WEBHOOK_METRICS.deliveryFailed, 'delivery failed for good (WebhookDeliveryFailed)'),
           count(WEBHOOK_METRICS.disabled, 'webhooks switched off (WebhookDisabled)'),
         ],
+        right: [count(WEBHOOK_METRICS.deferred, 'deferred: webhook at its cap (WebhookAttemptDeferred)')],
         width: 8,
       }),
       new GraphWidget({

@@ -58,13 +58,19 @@ export const RUNBOOK_ANCHORS = {
   webhooksDisabled: 'webhooks-switched-off',
 } as const;
 
-/** The webhook pipeline's own metrics (lib/queue/deliver.ts: namespace TaskBoard, no dimensions). */
+/** The webhook pipeline's own metrics (lib/queue/deliver.ts: namespace TaskBoard, dimension `service`, like every other). */
 export const WEBHOOK_METRICS = {
   delivered: 'WebhookDelivered',
   attemptFailed: 'WebhookAttemptFailed',
   deliveryFailed: 'WebhookDeliveryFailed',
   disabled: 'WebhookDisabled',
+  /** A message sent again because its webhook had all its attempt slots held (no attempt made). */
+  deferred: 'WebhookAttemptDeferred',
 } as const;
+
+/** A sum of one of the worker's counts, as it writes them (lib/queue/deliver.ts `count`). */
+export const webhookMetric = (metricName: string, period: Duration, label?: string) =>
+  new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: SERVICE }, statistic: 'Sum', period, label });
 
 /**
  * The oldest message of the deliveries queue may be this old when all is well: a delivery that
@@ -283,7 +289,10 @@ export class Monitoring extends Construct {
    * messages), most attempts failing across all webhooks (the sending side broken, not one
    * endpoint: egress, DNS, signing), and many webhooks switched off at once. One failed
    * delivery or one webhook switched off is an owner's endpoint and alarms nobody: the owner sees
-   * it in GET /webhooks/{id}/deliveries and in `disabled_reason`.
+   * it in GET /webhooks/{id}/deliveries and in `disabled_reason`. Deferred attempts
+   * (WebhookAttemptDeferred: a webhook at its cap of attempts in flight) alarm nobody either: they
+   * are one endpoint being slow, which the cap contains; the dashboard shows them, and a backlog
+   * they cause shows in the oldest message's age, which is alarmed.
    */
   private webhookAlarms(
     webhooks: { queue: IQueue; deadLetters: IQueue },
@@ -313,8 +322,7 @@ export class Monitoring extends Construct {
       WEBHOOK_OLDEST_MESSAGE_ALARM_SECONDS,
     );
     const fiveMinutes = Duration.minutes(5);
-    const count = (metricName: string, metricPeriod: Duration) =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName, statistic: 'Sum', period: metricPeriod });
+    const count = (metricName: string, metricPeriod: Duration) => webhookMetric(metricName, metricPeriod);
     // Half of all attempts failing, over at least 20 attempts in 5 minutes, for 15 minutes: endpoints
     // fail one by one; all of them at once is this side.
     alarm(

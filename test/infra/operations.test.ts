@@ -259,12 +259,12 @@ describe('dashboard', () => {
     for (const line of own) expect(line.dimensions).toEqual({ service: 'task-board' });
   });
 
-  it("shows webhook deliveries: the worker's counts (no dimensions), the deliveries queue and its dead letters", () => {
+  it("shows webhook deliveries: the worker's counts (service dimension), deferred attempts, the deliveries queue and its dead letters", () => {
     const counts = allLines.filter((l) => l.namespace === METRICS_NAMESPACE && l.name.startsWith('Webhook'));
     expect(counts.map((l) => l.name).sort()).toEqual(
-      ['WebhookAttemptFailed', 'WebhookDelivered', 'WebhookDeliveryFailed', 'WebhookDisabled'].sort(),
+      ['WebhookAttemptDeferred', 'WebhookAttemptFailed', 'WebhookDelivered', 'WebhookDeliveryFailed', 'WebhookDisabled'].sort(),
     );
-    for (const line of counts) expect(line.dimensions).toEqual({});
+    for (const line of counts) expect(line.dimensions).toEqual({ service: 'task-board' });
     const queueOf = (prefix: string) => `\${${ofType('AWS::SQS::Queue').find(([id]) => id.startsWith(prefix))![0]}.QueueName}`;
     const onQueue = (queue: string) =>
       allLines.filter((l) => l.namespace === 'AWS/SQS' && l.dimensions.QueueName === queue).map((l) => l.name);

@@ -230,6 +230,19 @@ describe('alarms', () => {
       expect(alarm.AlarmDescription).toMatch(/Runbook: https:\/\/\S+#webhook/);
     }
   });
+
+  it("reads the worker's counts as the worker writes them: namespace TaskBoard, dimension service", () => {
+    const [failing] = named('Half or more of all webhook delivery attempts failed');
+    const read = failing.Metrics.flatMap((m: any) => (m.MetricStat ? [m.MetricStat.Metric] : []));
+    expect(read.map((m: any) => m.MetricName).sort()).toEqual(['WebhookAttemptFailed', 'WebhookDelivered']);
+    for (const metric of read) {
+      expect(metric.Namespace).toBe('TaskBoard');
+      expect(metric.Dimensions).toEqual([{ Name: 'service', Value: 'task-board' }]);
+    }
+    const [off] = named('Ten or more webhooks were switched off');
+    expect(off).toMatchObject({ MetricName: 'WebhookDisabled', Namespace: 'TaskBoard' });
+    expect(off.Dimensions).toEqual([{ Name: 'service', Value: 'task-board' }]);
+  });
 });
 
 describe('the real route table', () => {
