@@ -509,9 +509,10 @@ export function eventCostModel(delivery: DeliveryReport, routes: RouteSummary[],
  * Webhook deliveries (issue 30; docs/webhooks.md "Figures"): what 1,000 deliveries cost, each
  * delivered at its first attempt, on top of the change that made the event. Per delivery: the
  * fanout's share (its invocation, its Query of the board's webhooks, the delivery's Put, the
- * SendMessage), then the worker's (SQS receive and delete, BatchGetItem of delivery and webhook,
- * the claim and the record, a KMS Decrypt unless cached, its log line and its billed duration,
- * which is mostly the receiver's answer time). Worst case throughout: one event per fanout batch,
+ * SendMessage), then the worker's (SQS receive and delete, BatchGetItem of delivery, webhook and
+ * the webhook's WEBHOOK_MAX_IN_FLIGHT lease slots, the claim with a slot as one 2-item transaction,
+ * the record and the slot's release, a KMS Decrypt unless cached, its log line and its billed
+ * duration, which is mostly the receiver's answer time). Worst case throughout: one event per fanout batch,
  * one webhook per event, one message per worker batch, no secret cached.
  */
 export const WEBHOOK_PRICES = {
@@ -535,6 +536,10 @@ export const WEBHOOK_ASSUMPTIONS = {
   itemOverheadBytes: 420,
   /** Days a delivery item is stored: 7 kept + about a day of schedule + TTL's up to 2 days late. */
   storedDays: 10,
+  /** lib/data/deliveries.ts WEBHOOK_MAX_IN_FLIGHT: lease slots read with every message. */
+  leaseSlots: 4,
+  /** A lease item (keys, webhook id, slot, held_until, token, delivery_sk, ttl): under 1 KB. */
+  leaseItemBytes: 250,
   memoryMb: [128, 256] as const,
 };
 
@@ -556,18 +561,22 @@ export function webhookCostModel(measured: { bodyBytes: number }): WebhookCostRe
   const perThousand = (dollarsEach: number) => round(dollarsEach * 1000, 6);
   const gbSecond = (ms: number, memoryMb: number) => (ms / 1000) * (memoryMb / 1024) * PRICES.lambdaArm64PerGbSecond;
   const fanoutMs = a.ownMs + 2 * ASSUMPTIONS.dynamoRoundTripMs + a.sqsMs; // Query, Put, SendMessage
-  const workerMs = a.ownMs + 3 * ASSUMPTIONS.dynamoRoundTripMs + a.kmsMs + a.receiverMs; // BatchGet, claim, record
-  const writes = 3 * wruPerWrite; // Put, claim, record
-  const reads = 1 + rcuPerItem + 1; // fanout Query, BatchGet: delivery + webhook
+  // BatchGet, claim (a transaction), record and release (in parallel: one round trip)
+  const workerMs = a.ownMs + 3 * ASSUMPTIONS.dynamoRoundTripMs + a.kmsMs + a.receiverMs;
+  const leaseWru = Math.ceil(a.leaseItemBytes / 1024);
+  // Put; the claim's transaction (2 WRU per KB of each of its items: the delivery and a slot); the
+  // record; the slot's delete.
+  const writes = wruPerWrite + 2 * (wruPerWrite + leaseWru) + wruPerWrite + leaseWru;
+  const reads = 1 + rcuPerItem + 1 + a.leaseSlots; // fanout Query, BatchGet: delivery + webhook + slots
   const rows = [
     { part: 'table stream read by the fanout (Lambda trigger)', units: 'free', dollarsPerThousand: 0 },
     {
-      part: 'DynamoDB reads: fanout Query (strongly consistent), worker BatchGetItem (2 items)',
+      part: `DynamoDB reads: fanout Query (strongly consistent), worker BatchGetItem (${2 + a.leaseSlots} items: delivery, webhook, ${a.leaseSlots} slots)`,
       units: `${reads} RRU`,
       dollarsPerThousand: perThousand((reads * PRICES.dynamoOnDemandPerMillionReadUnits) / 1e6),
     },
     {
-      part: `DynamoDB writes: delivery Put, claim, record (${itemBytes} B item)`,
+      part: `DynamoDB writes: delivery Put, claim + slot (transaction: 2x), record, slot release (${itemBytes} B item)`,
       units: `${writes} WRU`,
       dollarsPerThousand: perThousand((writes * PRICES.dynamoOnDemandPerMillionWriteUnits) / 1e6),
     },
@@ -619,6 +628,7 @@ export function webhookCostModel(measured: { bodyBytes: number }): WebhookCostRe
     notes: [
       `A delivery that fails all 8 attempts of the default schedule: 7 more attempts (their claim and record writes, invocations and receiver waits) and ${hops} queue hops of ≤ 15 min, ${hops * 3} SQS requests ($${round(hops * 3 * WEBHOOK_PRICES.sqsPerMillionRequests * 1e-6 * 1000, 4)} per 1,000 such deliveries).`,
       `A receiver that never answers bills the worker its full 10 s: $${round(gbSecond(10_000, 128) * 1000, 4)} per 1,000 such attempts at 128 MB.`,
+      `Every hop (a wait, or a message deferred because its webhook has all ${a.leaseSlots} slots held) reads the ${a.leaseSlots} slots too; a deferral costs a BatchGetItem (${2 + a.leaseSlots} RRU), 3 SQS requests and ~${a.ownMs + ASSUMPTIONS.dynamoRoundTripMs + a.sqsMs} ms of the worker: $${round(((2 + a.leaseSlots) * PRICES.dynamoOnDemandPerMillionReadUnits * 1e-6 + 3 * WEBHOOK_PRICES.sqsPerMillionRequests * 1e-6 + gbSecond(a.ownMs + ASSUMPTIONS.dynamoRoundTripMs + a.sqsMs, 128)) * 1000, 4)} per 1,000 deferrals.`,
       `Fixed: the KMS key $${WEBHOOK_PRICES.kmsKeyPerMonth}/month; Lambda's SQS pollers' empty long polls (~5 pollers, one ReceiveMessage per 20 s each: ~650,000 requests, about $0.26/month).`,
     ],
   };
