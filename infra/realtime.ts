@@ -10,7 +10,14 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type ScheduleRow, SOCKET_STAGE, type SocketRouteRow, type StreamConsumerRow } from '../lib/routes';
+import {
+  type ScheduleRow,
+  SOCKET_STAGE,
+  type SocketRouteRow,
+  STREAM_FILTERS_MAX,
+  STREAM_READERS_MAX,
+  type StreamConsumerRow,
+} from '../lib/routes';
 import { type ApiFunction, functionIdOf } from './api-function';
 
 /** Messages an action route answers on the socket itself (a route response); lifecycle routes answer nothing. */
@@ -42,8 +49,8 @@ export interface ConsumerWiring {
 /**
  * Live board events (docs/asyncapi.yaml): a WebSocket API with one route per `socketRoutes` row,
  * its `live` stage (throttled, JSON access logs), the table stream feeding each `streamConsumers`
- * row through a filtered event source with a dead-letter queue, and an EventBridge schedule per
- * `schedules` row. The functions' table, pool and socket grants are the stack's (ApiFunction).
+ * row (two at most) through an event source with the row's filters and a dead-letter queue, and
+ * an EventBridge schedule per `schedules` row. The functions' table, pool and socket grants are the stack's (ApiFunction).
  */
 export class LiveEvents extends Construct {
   readonly api: WebSocketApi;
@@ -128,7 +135,17 @@ export class LiveEvents extends Construct {
       this.stage.node.addDependency(account);
     }
 
+    // Each event source mapping is one more process reading every shard of the stream: DynamoDB
+    // Streams throttles a shard read by more than two (docs/realtime.md "The readers").
+    if (props.consumers.length > STREAM_READERS_MAX) {
+      throw new Error(
+        `${props.consumers.length} stream consumers (${props.consumers.map(([id]) => id).join(', ')}): at most ${STREAM_READERS_MAX} may read the table's stream`,
+      );
+    }
     for (const [rowId, row, fn] of props.consumers) {
+      if (row.filters.length < 1 || row.filters.length > STREAM_FILTERS_MAX) {
+        throw new Error(`${rowId}: ${row.filters.length} filters; an event source mapping takes 1 to ${STREAM_FILTERS_MAX}`);
+      }
       // What Lambda gave up on (retries spent or records too old): a description of the batch
       // (shard, sequence range), from which the records can still be read while the stream has them.
       const deadLetters = new Queue(this, `${functionIdOf(rowId)}DeadLetters`, {
@@ -144,7 +161,8 @@ export class LiveEvents extends Construct {
           retryAttempts: row.retryAttempts,
           maxRecordAge: Duration.seconds(row.maxRecordAgeSeconds),
           reportBatchItemFailures: true,
-          filters: [FilterCriteria.filter(row.filter as Record<string, unknown>)],
+          // Several filters: a record matching any of them is delivered (Lambda ORs them).
+          filters: row.filters.map((filter) => FilterCriteria.filter(filter as Record<string, unknown>)),
           onFailure: new SqsDlq(deadLetters),
         }),
       );

@@ -37,6 +37,8 @@ export {
   type ScheduleRow,
   SOCKET_STAGE,
   type SocketRouteRow,
+  STREAM_FILTERS_MAX,
+  STREAM_READERS_MAX,
   type StreamConsumerRow,
   type TableAction,
 } from './rows/row';
@@ -114,12 +116,13 @@ export const socketRoutes = {
   'socket.default': realtime.socketDefault,
 } satisfies Record<string, SocketRouteRow>;
 
-/** The table stream's consumers, by id. */
+/**
+ * The table stream's readers, by id: two at most (STREAM_READERS_MAX; docs/realtime.md "The
+ * readers"): the change reader (sockets and webhooks) and the cleanup reader (deletions).
+ */
 export const streamConsumers = {
   'events.broadcast': events.eventsBroadcast,
   'children.collect': events.childrenCollect,
-  'accounts.collect': accounts.accountsCollect,
-  'webhooks.fanout': deliveries.webhooksFanout,
 } satisfies Record<string, StreamConsumerRow>;
 
 /** The webhook deliveries queue's consumers, by id (lib/rows/row.ts QueueConsumerRow). */

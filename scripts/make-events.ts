@@ -248,13 +248,13 @@ export function socketEvent(rowId: SocketRouteId) {
 }
 
 /**
- * A table stream batch of one record, as the event source hands it to a consumer: the INSERT of a
- * board's log item (lib/data/event-log.ts) for a card moved to another column, its event exactly
- * as watchers receive it.
+ * A table stream batch as the event source hands it to a reader. The change reader's: the INSERT
+ * of a board's log item (lib/data/event-log.ts) for a card moved to another column, its event
+ * exactly as watchers and webhooks receive it. The cleanup reader's: one record of each of its
+ * filters, a board's `board.deleted` log item and an account deletion's marker.
  */
 export function streamEvent(rowId: StreamConsumerId) {
-  if (rowId === 'children.collect') return boardDeletedEvent();
-  if (rowId === 'accounts.collect') return accountDeletedEvent();
+  if (rowId === 'children.collect') return { Records: [...boardDeletedEvent().Records, ...accountDeletedEvent().Records] };
   const moved: BoardEvent = {
     type: 'card.moved',
     event_id: PLACEHOLDER.change,
@@ -281,7 +281,7 @@ export function streamEvent(rowId: StreamConsumerId) {
   });
 }
 
-/** The collector's input: the INSERT of a board's `board.deleted` log item. */
+/** The cleanup reader's board input: the INSERT of a board's `board.deleted` log item. */
 function boardDeletedEvent() {
   const deleted: BoardEvent = {
     type: 'board.deleted',
@@ -321,7 +321,7 @@ function logItemBatch(event: BoardEvent, record: { eventID: string; sequenceNumb
 
 /**
  * A table stream batch of one record: the marker an account deletion writes (lib/data/accounts.ts),
- * which the account collector takes the account off its boards for.
+ * for which the cleanup reader's account collector takes the account off its boards.
  */
 function accountDeletedEvent() {
   const markerKey = keys.accountDeletion(PLACEHOLDER.user);

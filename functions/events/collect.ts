@@ -1,6 +1,6 @@
 import { childrenCollect } from '../../lib/rows/events';
-import { collectDeletions } from '../../lib/stream/collect';
 import { streamConsumer } from '../../lib/stream/consumer';
+import { collectDeleted } from '../../lib/stream/deletions';
 
-/** The table stream's consumer for deletions (filtered to board and column deletion events). */
-export const handler = streamConsumer(childrenCollect, collectDeletions);
+/** The table stream's cleanup reader: board, column and account deletions, each to its collector (lib/stream/deletions.ts). */
+export const handler = streamConsumer(childrenCollect, collectDeleted);

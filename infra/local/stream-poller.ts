@@ -32,6 +32,10 @@ export function matchesFilter(pattern: object, value: unknown): boolean {
   return true;
 }
 
+/** Lambda's FilterCriteria of several filters: a record is delivered when ANY of them matches it. */
+export const matchesAnyFilter = (patterns: readonly object[], value: unknown) =>
+  patterns.some((pattern) => matchesFilter(pattern, value));
+
 function matchesValue(allowed: unknown, field: unknown): boolean {
   if (allowed && typeof allowed === 'object' && 'exists' in allowed)
     return (allowed as { exists: boolean }).exists === (field !== undefined);
@@ -67,7 +71,7 @@ export interface StreamPoller {
 
 /**
  * The table stream's Lambda trigger, which DynamoDB Local does not have: each shard is read with
- * GetRecords, the consumer row's filter is applied, and the consumer's own handler is invoked
+ * GetRecords, the consumer row's filters are applied (a record passes when any matches), and the consumer's own handler is invoked
  * with a Lambda-shaped batch. A reported `batchItemFailures` entry makes the batch run again from
  * that record (with backoff, up to the row's retry count, like Lambda's event source mapping);
  * past it the rest of the batch is logged as dead-lettered. Like an event source mapping, it keeps
@@ -192,7 +196,7 @@ export async function startStreamPoller(
     }
     const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: row.batchSize }));
     iterators.set(shardId, out.NextShardIterator);
-    const records = (out.Records ?? []).map(toLambdaRecord).filter((record) => matchesFilter(row.filter, record));
+    const records = (out.Records ?? []).map(toLambdaRecord).filter((record) => matchesAnyFilter(row.filters, record));
     if (records.length > 0) await deliver(records);
     const last = out.Records?.at(-1)?.dynamodb?.SequenceNumber;
     if (last) checkpoint(shardId, last);

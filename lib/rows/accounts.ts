@@ -5,13 +5,13 @@ import {
   resetPasswordBody,
   verifyEmailBody,
 } from '../contract/schemas';
-import { accountDeletionRecordFilter } from '../data/changes';
-import type { RouteRow, StreamConsumerRow } from './row';
+import type { RouteRow } from './row';
 
 /**
  * Accounts (docs/accounts.md): the caller's account, address verification, password reset and
- * change, deletion, and the collector that finishes a deletion. Each row lists exactly the
- * Cognito actions that evaluate IAM (the token-authorized and public Cognito APIs evaluate none).
+ * change, and deletion (finished by the stream's cleanup reader, `children.collect` in
+ * lib/rows/events.ts). Each row lists exactly the Cognito actions that evaluate IAM (the
+ * token-authorized and public Cognito APIs evaluate none).
  */
 
 export const authMe = {
@@ -112,27 +112,3 @@ export const authAccountDelete = {
   metric: 'AccountDeleted',
   cognito: ['cognito-idp:AdminDeleteUser'],
 } satisfies RouteRow;
-
-export const accountsCollect = {
-  id: 'accounts.collect',
-  entry: 'functions/events/collect-accounts.ts',
-  summary: 'Takes a deleted account off every board (deleting those it owned alone), closes its sockets, removes what is left',
-  filter: accountDeletionRecordFilter,
-  batchSize: 10,
-  // Every attempt makes progress and is safe to repeat; a day of retries before the DLQ.
-  retryAttempts: 100,
-  maxRecordAgeSeconds: 24 * 3600,
-  table: [
-    'dynamodb:Query',
-    'dynamodb:BatchGetItem',
-    'dynamodb:BatchWriteItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:ConditionCheckItem',
-  ],
-  cognito: [],
-  manageConnections: true,
-  env: ['SOCKET_CALLBACK_URL'],
-  timeoutSeconds: 900,
-} satisfies StreamConsumerRow;

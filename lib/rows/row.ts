@@ -107,15 +107,30 @@ export interface SocketRouteRow extends FunctionRow {
 }
 
 /**
- * Functions fed by the table's stream: CDK makes a DynamoDB event source with this filter, and
- * the local stack's poller (infra/local/stream-poller.ts) applies the same filter and retry rules.
+ * Functions fed by the table's stream: CDK makes a DynamoDB event source with these filters, and
+ * the local stack's poller (infra/local/stream-poller.ts) applies the same filters and retry rules.
+ * The table holds at most two such rows (DynamoDB Streams: no more than two processes should read
+ * one shard at a time, or GetRecords is throttled for every reader; docs/realtime.md "The readers").
  */
 export interface StreamConsumerRow extends FunctionRow {
-  filter: object;
+  /**
+   * Lambda event filter patterns, 1 to 5 (Lambda's default quota of filters per event source
+   * mapping): a record matching ANY of them is delivered, the others are never read into a batch.
+   */
+  filters: readonly object[];
   batchSize: number;
   retryAttempts: number;
   maxRecordAgeSeconds: number;
 }
+
+/**
+ * The table stream's reader limits: at most two event source mappings read its shards (DynamoDB
+ * Streams' "no more than two processes at the same time" per shard), each with at most five
+ * filters (Lambda's default quota per event source mapping). test/unit/route-table.test.ts and
+ * test/infra/realtime.test.ts hold the table and the synthesized templates to them.
+ */
+export const STREAM_READERS_MAX = 2;
+export const STREAM_FILTERS_MAX = 5;
 
 /**
  * Functions fed by the webhook deliveries queue: CDK makes an SQS event source (partial batch

@@ -4,9 +4,13 @@ import { type BuildOptions, buildApp } from '../../infra/build-app';
 import { answersClient } from '../../infra/realtime';
 import { tableDefinition } from '../../lib/data/table';
 import {
+  queueConsumers,
+  routes,
   type ScheduleRow,
   SOCKET_STAGE,
   type SocketRouteRow,
+  STREAM_FILTERS_MAX,
+  STREAM_READERS_MAX,
   type StreamConsumerRow,
   schedules,
   socketRoutes,
@@ -263,6 +267,42 @@ describe('table stream', () => {
     expect([tableDefinition.streamView, tableDefinition.timeToLiveAttribute]).toEqual(['NEW_AND_OLD_IMAGES', 'ttl']);
   });
 
+  // DynamoDB Streams: no more than two processes should read one shard at the same time, or its
+  // GetRecords are throttled, for every reader (docs/realtime.md "The readers"). Each mapping on the
+  // table's stream is one such process on every shard.
+  const streamMappingsOf = (all: Record<string, Resource>) =>
+    Object.values(all).filter(
+      (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.EventSourceArn?.['Fn::GetAtt']?.[1] === 'StreamArn',
+    );
+  it.each(['dev', 'prod'])('%s: at most two event source mappings read the table stream', (stage) => {
+    const mappings = streamMappingsOf(stage === 'dev' ? resources : synth({ stage }).resources);
+    expect(mappings.length).toBeGreaterThan(0);
+    expect(mappings.length).toBeLessThanOrEqual(STREAM_READERS_MAX);
+    expect(STREAM_READERS_MAX).toBe(2);
+    for (const mapping of mappings) {
+      expect(mapping.Properties.FilterCriteria.Filters.length).toBeGreaterThanOrEqual(1);
+      expect(mapping.Properties.FilterCriteria.Filters.length).toBeLessThanOrEqual(STREAM_FILTERS_MAX);
+    }
+  });
+
+  it('refuses to synthesize a third reader of the stream', () => {
+    const third = { ...streamConsumers['events.broadcast'], id: 'third.reader' };
+    expect(() =>
+      synthDeployment(
+        { stage: 'dev' },
+        {
+          tables: {
+            routes,
+            socketRoutes,
+            schedules,
+            queueConsumers,
+            streamConsumers: { ...streamConsumers, 'third.reader': third },
+          },
+        },
+      ),
+    ).toThrow(/3 stream consumers .*at most 2 may read the table's stream/);
+  });
+
   it('feeds exactly the streamConsumers rows, each through one event source mapping', () => {
     // A stream's mapping has a starting position; the deliveries queue's (webhooks.deliver) has none.
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.StartingPosition !== undefined);
@@ -272,7 +312,7 @@ describe('table stream', () => {
   });
 
   it.each(consumerRows)(
-    "%s's event source: the row's filter exactly, bisecting, retries, record age, batch item failures, dead letters",
+    "%s's event source: the row's filters exactly, bisecting, retries, record age, batch item failures, dead letters",
     (rowId, row) => {
       const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(
         ([, m]) => m.Properties.FunctionName.Ref === functionOf(rowId),
@@ -286,10 +326,12 @@ describe('table stream', () => {
         MaximumRetryAttempts: row.retryAttempts,
         MaximumRecordAgeInSeconds: row.maxRecordAgeSeconds,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
-        FilterCriteria: { Filters: [{ Pattern: JSON.stringify(row.filter) }] },
+        FilterCriteria: { Filters: row.filters.map((filter) => ({ Pattern: JSON.stringify(filter) })) },
         DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [expect.any(String), 'Arn'] } } },
       });
-      expect(JSON.parse(mapping.Properties.FilterCriteria.Filters[0].Pattern)).toEqual(row.filter);
+      expect(mapping.Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual(
+        row.filters,
+      );
 
       // The dead-letter queue: encrypted, TLS only, two weeks of retention.
       const queueId = refName(mapping.Properties.DestinationConfig.OnFailure.Destination)!;

@@ -184,7 +184,7 @@ describe('functions', () => {
     }
     // A stream consumer: what its event source mapping needs, the stream reads on the stream alone
     // (ListStreams takes no resource) and sending to its own dead-letter queue.
-    if ('filter' in r) {
+    if ('filters' in r) {
       expected.push(
         [['dynamodb:ListStreams'], ['*']],
         [['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], ['stream']],

@@ -8,9 +8,9 @@ import {
 import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { handler } from '../../functions/events/broadcast';
 import { documentClient } from '../../lib/data/db';
 import { keys } from '../../lib/data/table';
+import { broadcast } from '../../lib/socket/fanout';
 
 /**
  * The broadcaster on stream records it must ignore (everything but a log item's INSERT), on
@@ -127,7 +127,9 @@ const boardItem = (boardId: string, labels: Record<string, string> = {}, seq = 1
   seq,
 });
 
-const invoke = (records: ReturnType<typeof record>[]) => handler({ Records: records } as never, {} as never);
+// The sockets' part of the change reader (lib/stream/publish.ts runs it beside the webhook fanout;
+// test/unit/stream-readers.test.ts holds the two together).
+const invoke = (records: ReturnType<typeof record>[]) => broadcast(records as never);
 const posted = () =>
   sockets.commandCalls(PostToConnectionCommand).map((call) => ({
     to: call.args[0].input.ConnectionId,
