@@ -291,8 +291,9 @@ export class Monitoring extends Construct {
    * delivery or one webhook switched off is an owner's endpoint and alarms nobody: the owner sees
    * it in GET /webhooks/{id}/deliveries and in `disabled_reason`. Deferred attempts
    * (WebhookAttemptDeferred: a webhook at its cap of attempts in flight) alarm nobody either: they
-   * are one endpoint being slow, which the cap contains; the dashboard shows them, and a backlog
-   * they cause shows in the oldest message's age, which is alarmed.
+   * are one endpoint being slow, which the cap contains (other webhooks go on), and a failing
+   * endpoint is switched off by its own failures. The dashboard shows them beside the queue's
+   * depth. (Each deferral is a new message, so they never raise the oldest message's age.)
    */
   private webhookAlarms(
     webhooks: { queue: IQueue; deadLetters: IQueue },
