@@ -255,11 +255,42 @@ describe('per address', () => {
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(2);
   });
 
-  it('never runs a credential route that changes something over its quota: a refused password reset does not reach Cognito', async () => {
+  it('never runs a credential route behind the gate over its quota: a refused logout does not reach Cognito', async () => {
     const { credentialRoute } = await import('../../lib/http/credential-route');
+    const { authLogout } = await import('../../lib/rows/auth');
+    const revoke = jest.fn(async () => ({ status: 204 }));
+    const logout = credentialRoute(authLogout, revoke) as unknown as Handler;
+    const attempt = () =>
+      logout(
+        fromAddress(
+          {
+            ...apiEvent('', 'POST', '/auth/logout', { refresh_token: 'a-refresh-token' }),
+            headers: { 'content-type': 'application/json' },
+          },
+          '203.0.113.10',
+        ),
+        context,
+      );
+    refusedAfterOne();
+    expect((await attempt()).statusCode).toBe(204);
+    const refused = await attempt();
+    expect(refused.statusCode).toBe(429);
+    expect(revoke).toHaveBeenCalledTimes(1);
+  });
+
+  it("runs a password reset's read beside its count, and over the quota its Cognito call never happens", async () => {
+    const { credentialRoute } = await import('../../lib/http/credential-route');
+    const { countGate } = await import('../../lib/http/rate-limit');
     const { authPasswordReset } = await import('../../lib/rows/accounts');
-    const send = jest.fn(async () => ({ status: 204 }));
-    const reset = credentialRoute(authPasswordReset, send) as unknown as Handler;
+    const read = jest.fn(async () => undefined);
+    const confirm = jest.fn(async () => undefined);
+    // The handler's shape (lib/auth/accounts.ts resetForgottenPassword): read, gate, then Cognito.
+    const reset = credentialRoute(authPasswordReset, async () => {
+      await read();
+      await countGate()();
+      await confirm();
+      return { status: 204 };
+    }) as unknown as Handler;
     const attempt = () =>
       reset(
         fromAddress(
@@ -271,7 +302,7 @@ describe('per address', () => {
             }),
             headers: { 'content-type': 'application/json' },
           },
-          '203.0.113.10',
+          '203.0.113.11',
         ),
         context,
       );
@@ -279,6 +310,7 @@ describe('per address', () => {
     expect((await attempt()).statusCode).toBe(204);
     const refused = await attempt();
     expect(refused.statusCode).toBe(429);
-    expect(send).toHaveBeenCalledTimes(1);
+    expect(read).toHaveBeenCalledTimes(2);
+    expect(confirm).toHaveBeenCalledTimes(1);
   });
 });
