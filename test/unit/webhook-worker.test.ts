@@ -328,3 +328,64 @@ describe("one webhook's attempts in flight (its lease slots)", () => {
     expect(updates()).toEqual([]);
   });
 });
+
+describe("the worker's metrics", () => {
+  it('are written with the service dimension, as every other metric of the service: delivered, and deferred when busy', async () => {
+    // The worker's modules loaded afresh with metrics on (the unit tests' environment turns them off at load).
+    const previous = process.env.METRICS_DISABLED;
+    process.env.METRICS_DISABLED = 'false';
+    let fresh!: {
+      deliver: typeof import('../../lib/queue/deliver');
+      ddb: ReturnType<typeof mockClient>;
+      sqs: ReturnType<typeof mockClient>;
+    };
+    jest.isolateModules(() => {
+      const dynamo = require('@aws-sdk/lib-dynamodb') as typeof import('@aws-sdk/lib-dynamodb');
+      const queue = require('@aws-sdk/client-sqs') as typeof import('@aws-sdk/client-sqs');
+      fresh = {
+        deliver: require('../../lib/queue/deliver'),
+        ddb: mockClient(dynamo.DynamoDBDocumentClient),
+        sqs: mockClient(queue.SQSClient),
+      };
+      fresh.ddb.on(dynamo.UpdateCommand).resolves({});
+      fresh.ddb.on(dynamo.TransactWriteCommand).resolves({});
+      fresh.ddb.on(dynamo.DeleteCommand).resolves({});
+      // First message: slots free (delivered); second: every slot held (busy).
+      fresh.ddb
+        .on(dynamo.BatchGetCommand)
+        .resolvesOnce({ Responses: { 'unit-test-table': [delivery(), webhook()] } })
+        .resolves({ Responses: { 'unit-test-table': [delivery(), webhook(), ...allHeld()] } });
+      fresh.sqs.on(queue.SendMessageCommand).resolves({});
+    });
+    const written: string[] = [];
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await fresh.deliver.deliverMessage(message, deps({ ok: true, status_code: 204, error: null }))).toBe('delivered');
+      expect(await fresh.deliver.deliverMessage(message, deps({ ok: true, status_code: 204, error: null }))).toBe('busy');
+    } finally {
+      write.mockRestore();
+      fresh.ddb.restore();
+      fresh.sqs.restore();
+      if (previous === undefined) delete process.env.METRICS_DISABLED;
+      else process.env.METRICS_DISABLED = previous;
+    }
+    const metrics = written
+      .filter((line) => line.includes('"_aws"'))
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            _aws: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+            service?: string;
+          },
+      );
+    expect(
+      metrics.map((m) => [m._aws.CloudWatchMetrics[0]!.Metrics[0]!.Name, m._aws.CloudWatchMetrics[0]!.Dimensions, m.service]),
+    ).toEqual([
+      ['WebhookDelivered', [['service']], 'task-board'],
+      ['WebhookAttemptDeferred', [['service']], 'task-board'],
+    ]);
+  });
+});
