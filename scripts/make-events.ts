@@ -393,7 +393,7 @@ export function queueEvent(_rowId: QueueConsumerId) {
         attributes: {
           ApproximateReceiveCount: '1',
           SentTimestamp: String(TIME.epochMs),
-          SenderId: 'AROAEXAMPLE:TaskBoard-dev-webhooks-fanout',
+          SenderId: 'AROAEXAMPLE:TaskBoard-dev-events-broadcast',
           ApproximateFirstReceiveTimestamp: String(TIME.epochMs + 20),
         },
         messageAttributes: {},
