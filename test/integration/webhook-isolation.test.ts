@@ -86,7 +86,7 @@ const deliveries = async (owner: TestUser, webhookId: string) => {
   return reply.body as { status: string; attempts: number; type: string }[];
 };
 
-it("a receiver that never answers, with a backlog, holds at most its slots: another webhook gets every event while that backlog is pending", async () => {
+it('a receiver that never answers, with a backlog, holds at most its slots: another webhook gets every event while that backlog is pending', async () => {
   const { WEBHOOK_MAX_IN_FLIGHT } = await import('../../lib/data/deliveries');
   const owner = await newUser(url);
   const board = await newBoard(owner, 'One hangs', url);
@@ -170,7 +170,10 @@ describe('two workers racing for one slot (the worker’s claim on the real tabl
         const stored = kind === 'expired' ? leases : leases.slice(0, -1);
         for (const lease of stored)
           await table.send(
-            new PutCommand({ TableName: env.TABLE_NAME, Item: { pk: `WEBHOOK#${webhookId}`, sk: `#LEASE#${lease.slot}`, ...lease } }),
+            new PutCommand({
+              TableName: env.TABLE_NAME,
+              Item: { pk: `WEBHOOK#${webhookId}`, sk: `#LEASE#${lease.slot}`, ...lease },
+            }),
           );
         const read = kind === 'expired' ? leases : [...leases.slice(0, -1), undefined];
         const [a, b] = [await pendingDelivery(table, webhookId), await pendingDelivery(table, webhookId)];
@@ -216,7 +219,9 @@ describe('two workers racing for one slot (the worker’s claim on the real tabl
         delivery_sk: 'DELIVERY#0#other',
         ttl: 0,
       });
-      await table.send(new PutCommand({ TableName: env.TABLE_NAME, Item: { pk: `WEBHOOK#${webhookId}`, sk: '#LEASE#0', ...held(0) } }));
+      await table.send(
+        new PutCommand({ TableName: env.TABLE_NAME, Item: { pk: `WEBHOOK#${webhookId}`, sk: '#LEASE#0', ...held(0) } }),
+      );
       const read = [undefined, ...Array.from({ length: WEBHOOK_MAX_IN_FLIGHT - 1 }, (_, n) => held(n + 1))];
       expect((await claimAttempt(delivery, read, new Date(), CLAIM_MS)).outcome).toBe('busy');
       const items = await readPartition(table, env.TABLE_NAME!, `WEBHOOK#${webhookId}`);
