@@ -1,7 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
+import * as kmsSdk from '@aws-sdk/client-kms';
+import { AwsJsonError, type AwsJsonOperation, startAwsJsonServer } from './aws-json-server';
 
 /**
  * The local stack's stand-in for AWS KMS: the KMS JSON protocol (`x-amz-target:
@@ -14,22 +16,22 @@ import { join } from 'node:path';
  * (400) as KMS refuses it; an unknown KeyId is NotFoundException, a KeyId that is not the blob's
  * IncorrectKeyException. Not modelled: key policies and grants (the IAM stand-in holds each
  * function to its row's `key` actions), rotation (a real key keeps its old material to decrypt),
- * asymmetric keys and data keys. The blob's format is this stand-in's own, not KMS's.
+ * asymmetric keys and data keys. The blob's format is this stand-in's own, not KMS's. The HTTP side
+ * is infra/local/aws-json-server.ts, shared with the SQS stand-in.
  */
 
 export const KMS_ACCOUNT = '000000000000';
 const MAX_PLAINTEXT_BYTES = 4096;
 const BLOB_VERSION = 1;
+/**
+ * The largest request read: far above any KMS request the stand-in takes (a 4 KiB plaintext is
+ * 5.5 KB in base64, a ciphertext blob at most 8 KB, an encryption context and ten grant tokens
+ * under 100 KB), so that only a body no KMS call could be is cut off.
+ */
+export const MAX_REQUEST_BYTES = 1_048_576;
 
-export class KmsError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-    readonly status = 400,
-  ) {
-    super(message);
-  }
-}
+/** A KMS error: its `__type` (KMS's JSON 1.1 answers name it without a namespace) and message. */
+export class KmsError extends AwsJsonError {}
 
 interface KeyFile {
   keyId: string;
@@ -118,11 +120,11 @@ export class LocalKms {
     }
   }
 
-  handle(target: string, input: Record<string, unknown>): unknown {
-    if (target === 'TrentService.Encrypt') return this.encrypt(input);
-    if (target === 'TrentService.Decrypt') return this.decrypt(input);
-    throw new KmsError('UnsupportedOperationException', `The local KMS stand-in does not implement ${target || 'this request'}.`);
-  }
+  /** The operations served over HTTP (startLocalKms), by name. */
+  readonly operations: Readonly<Record<string, AwsJsonOperation>> = {
+    Encrypt: (input) => this.encrypt(input),
+    Decrypt: (input) => this.decrypt(input),
+  };
 }
 
 /** The encryption context as authenticated data: its pairs sorted by key, lengths prefixed (no ambiguity). */
@@ -141,14 +143,6 @@ function contextBytes(context: Record<string, string> | undefined): Buffer {
   return Buffer.concat(parts);
 }
 
-const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-
 export interface LocalKmsServer {
   kms: LocalKms;
   endpoint: string;
@@ -156,39 +150,27 @@ export interface LocalKmsServer {
   close(): Promise<void>;
 }
 
+/**
+ * Serves `kms` over HTTP on `port` (0: a free one) at `host`. A request body over
+ * MAX_REQUEST_BYTES is refused unread (413); a smaller one gets KMS's own checks (a plaintext over
+ * 4,096 bytes: ValidationException).
+ */
 export async function startLocalKms(kms: LocalKms, port: number, host = '127.0.0.1'): Promise<LocalKmsServer> {
-  const server = createServer(async (request, response) => {
-    const answer = (status: number, body: unknown) => {
-      response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': randomUUID() });
-      response.end(JSON.stringify(body));
-    };
-    try {
-      let input: Record<string, unknown>;
-      try {
-        input = JSON.parse((await readBody(request)) || '{}') as Record<string, unknown>;
-      } catch {
-        throw new KmsError('SerializationException', 'The request body is not JSON.');
-      }
-      answer(200, kms.handle(String(request.headers['x-amz-target'] ?? ''), input));
-    } catch (error) {
-      if (error instanceof KmsError) return answer(error.status, { __type: error.type, message: error.message });
-      console.error('local KMS failed', error);
-      answer(500, { __type: 'KMSInternalException', message: 'internal error' });
-    }
-  });
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(port, host, () => done());
-  });
-  const address = server.address();
-  const endpoint = `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
-  return {
-    kms,
-    endpoint,
-    server,
-    close: async () => {
-      await new Promise<void>((done) => server.close(() => done()));
-      server.closeAllConnections();
+  const served = await startAwsJsonServer(
+    {
+      name: 'local KMS',
+      jsonVersion: '1.1',
+      targetPrefix: 'TrentService',
+      operations: kms.operations,
+      maxBodyBytes: MAX_REQUEST_BYTES,
+      unimplemented: (operation) =>
+        `${operation}Command` in kmsSdk
+          ? new KmsError('UnsupportedOperationException', `The local KMS stand-in does not implement TrentService.${operation}.`)
+          : undefined,
+      internalErrorType: 'KMSInternalException',
     },
-  };
+    port,
+    host,
+  );
+  return { kms, ...served };
 }

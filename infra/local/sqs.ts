@@ -1,9 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
+import * as sqsSdk from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { functionTimeoutSeconds, type QueueConsumerRow } from '../../lib/rows/row';
+import { AwsJsonError, type AwsJsonOperation, startAwsJsonServer } from './aws-json-server';
 import { REPO_ROOT } from './http-adapter';
 import { asFunction } from './iam';
 
@@ -13,7 +15,8 @@ import { asFunction } from './iam';
  * close, so that a restart keeps them as SQS would (a crash may lose the last 50 ms). It answers the SQS JSON
  * protocol that @aws-sdk/client-sqs speaks (`x-amz-target: AmazonSQS.<Op>`,
  * `application/x-amz-json-1.0`, errors as `__type` plus the `x-amzn-query-error` header the
- * client's query-compatible mode reads), for the operations the service and Lambda's event source
+ * client's query-compatible mode reads; the HTTP side in infra/local/aws-json-server.ts, with the
+ * KMS stand-in's), for the operations the service and Lambda's event source
  * use: SendMessage(Batch), ReceiveMessage (long polling), DeleteMessage(Batch),
  * ChangeMessageVisibility, GetQueueAttributes and GetQueueUrl. The semantics that decide whether
  * a delivery happens are SQS's: DelaySeconds 0-900 (more is refused), the visibility timeout,
@@ -55,16 +58,16 @@ interface StoredMessage {
   receipt?: string;
 }
 
-export class SqsError extends Error {
+export class SqsError extends AwsJsonError {
   constructor(
     /** The `__type` of SQS's JSON answer. */
-    readonly type: string,
+    type: string,
     /** The query-compatible code (`x-amzn-query-error`), which the SDK names the error after. */
     readonly code: string,
     message: string,
-    readonly status = 400,
+    status = 400,
   ) {
-    super(message);
+    super(type, message, status, code);
   }
 }
 
@@ -476,35 +479,31 @@ export class LocalSqs {
     return queue.messages.size;
   }
 
-  /** Answers one JSON-protocol request. */
-  async handle(target: string, input: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
-    const operation = target.startsWith('AmazonSQS.') ? target.slice('AmazonSQS.'.length) : '';
-    switch (operation) {
-      case 'SendMessage':
-        return this.sendMessage(input);
-      case 'SendMessageBatch':
-        return this.sendMessageBatch(input as Parameters<LocalSqs['sendMessageBatch']>[0]);
-      case 'ReceiveMessage':
-        return this.receiveMessage(input, signal);
-      case 'DeleteMessage':
-        return this.deleteMessage(input);
-      case 'DeleteMessageBatch':
-        return this.deleteMessageBatch(input as Parameters<LocalSqs['deleteMessageBatch']>[0]);
-      case 'ChangeMessageVisibility':
-        return this.changeMessageVisibility(input);
-      case 'GetQueueAttributes':
-        return this.getQueueAttributes(input);
-      case 'GetQueueUrl':
-        return this.getQueueUrl(input);
-      default:
-        throw sqsError(
-          'UnsupportedOperation',
-          'AWS.SimpleQueueService.UnsupportedOperation',
-          `The local SQS stand-in does not implement ${target || 'an operation without x-amz-target'}.`,
-        );
-    }
-  }
+  /** The operations served over HTTP (startLocalSqs), by name; their inputs are checked in each. */
+  readonly operations: Readonly<Record<string, AwsJsonOperation>> = {
+    SendMessage: (input) => this.sendMessage(input),
+    SendMessageBatch: (input) => this.sendMessageBatch(input as Parameters<LocalSqs['sendMessageBatch']>[0]),
+    ReceiveMessage: (input, signal) => this.receiveMessage(input, signal),
+    DeleteMessage: (input) => this.deleteMessage(input),
+    DeleteMessageBatch: (input) => this.deleteMessageBatch(input as Parameters<LocalSqs['deleteMessageBatch']>[0]),
+    ChangeMessageVisibility: (input) => this.changeMessageVisibility(input),
+    GetQueueAttributes: (input) => this.getQueueAttributes(input),
+    GetQueueUrl: (input) => this.getQueueUrl(input),
+  };
 }
+
+/** An operation SQS has (the SDK has its command) that this stand-in does not implement. */
+const unimplemented = (operation: string) =>
+  `${operation}Command` in sqsSdk
+    ? sqsError(
+        'UnsupportedOperation',
+        'AWS.SimpleQueueService.UnsupportedOperation',
+        `The local SQS stand-in does not implement AmazonSQS.${operation}.`,
+      )
+    : undefined;
+
+/** The largest request read: twice SQS's largest message (1 MiB), room for any batch JSON-escaped; see startLocalSqs. */
+export const MAX_REQUEST_BYTES = 2 * 1_048_576;
 
 function checkVisibility(seconds: unknown) {
   if (!Number.isInteger(seconds) || (seconds as number) < 0 || (seconds as number) > MAX_VISIBILITY_SECONDS) {
@@ -546,24 +545,6 @@ function checkBatch<E extends { Id?: string }>(entries: E[] | undefined): E[] {
   return entries;
 }
 
-const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
-
-/** Writes an error as SQS's JSON protocol does: `__type`, `message`, and the query-compatible code header. */
-function answerError(response: ServerResponse, error: SqsError) {
-  response.writeHead(error.status, {
-    'content-type': 'application/x-amz-json-1.0',
-    'x-amzn-requestid': randomUUID(),
-    'x-amzn-query-error': `${error.code};Sender`,
-  });
-  response.end(JSON.stringify({ __type: error.type, message: error.message }));
-}
-
 export interface LocalSqsServer {
   sqs: LocalSqs;
   endpoint: string;
@@ -571,56 +552,30 @@ export interface LocalSqsServer {
   close(): Promise<void>;
 }
 
-/** Serves `sqs` over HTTP on `port` (0: a free one) at `host`. */
+/**
+ * Serves `sqs` over HTTP on `port` (0: a free one) at `host`; closing it ends the open long polls
+ * and writes the messages to the file. A request body over MAX_REQUEST_BYTES is refused unread
+ * (413); every smaller one reaches the queue's own limits and their SQS errors (a message over
+ * the queue's maximum: InvalidParameterValue; a batch over it: BatchRequestTooLong).
+ */
 export async function startLocalSqs(sqs: LocalSqs, port: number, host = '127.0.0.1'): Promise<LocalSqsServer> {
-  const open = new Set<AbortController>();
-  const server = createServer(async (request, response) => {
-    const abort = new AbortController();
-    open.add(abort);
-    response.on('close', () => {
-      abort.abort();
-      open.delete(abort);
-    });
-    try {
-      if (request.method !== 'POST') throw invalidParameter('SQS accepts POST requests only.');
-      const text = await readBody(request);
-      let input: Record<string, unknown>;
-      try {
-        input = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
-      } catch {
-        throw new SqsError(
-          'com.amazon.coral.service#SerializationException',
-          'SerializationException',
-          'The request body is not JSON.',
-        );
-      }
-      const output = await sqs.handle(String(request.headers['x-amz-target'] ?? ''), input, abort.signal);
-      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': randomUUID() });
-      response.end(JSON.stringify(output));
-    } catch (error) {
-      if (error instanceof SqsError) return answerError(response, error);
-      console.error('local SQS failed', error);
-      answerError(response, new SqsError('com.amazon.coral.service#InternalFailure', 'InternalFailure', 'internal error', 500));
-    }
-  });
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(port, host, () => done());
-  });
-  const address = server.address();
-  const endpoint = `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
-  sqs.endpoint = endpoint;
-  return {
-    sqs,
-    endpoint,
-    server,
-    close: async () => {
-      for (const abort of open) abort.abort();
-      await new Promise<void>((done) => server.close(() => done()));
-      server.closeAllConnections();
-      sqs.flush();
+  const served = await startAwsJsonServer(
+    {
+      name: 'local SQS',
+      jsonVersion: '1.0',
+      targetPrefix: 'AmazonSQS',
+      operations: sqs.operations,
+      maxBodyBytes: MAX_REQUEST_BYTES,
+      queryCompatible: true,
+      unimplemented,
+      internalErrorType: 'com.amazon.coral.service#InternalFailure',
+      onClose: () => sqs.flush(),
     },
-  };
+    port,
+    host,
+  );
+  sqs.endpoint = served.endpoint;
+  return { sqs, ...served };
 }
 
 type QueueHandler = (
