@@ -37,7 +37,7 @@ export type AnyRow = RouteRow | SocketRouteRow | StreamConsumerRow | QueueConsum
 export function triggerOf(row: FunctionRow): string {
   if ('method' in row) return routeKeyOf(row as RouteRow);
   if ('routeKey' in row) return `WebSocket ${(row as SocketRouteRow).routeKey}`;
-  if ('filter' in row) return 'DynamoDB stream';
+  if ('filters' in row) return 'DynamoDB stream';
   if ('maxReceiveCount' in row) return 'SQS webhook deliveries';
   if ('everyMinutes' in row) {
     const minutes = (row as ScheduleRow).everyMinutes;

@@ -58,7 +58,7 @@ const SOCKET_API_PARAMETER = 'SocketApiId';
 
 /** Why a function has no dead-letter queue of its own, by what invokes it (cdk-nag Serverless-LambdaDLQ). */
 function functionDlqReason(row: FunctionRow): string {
-  if ('filter' in row)
+  if ('filters' in row)
     return 'Invoked by a table stream event source mapping, whose failed batches go to its own on-failure destination (an SQS queue); a function DLQ applies to asynchronous invocations only.';
   if ('maxReceiveCount' in row)
     return "Invoked by the webhook deliveries queue's SQS event source mapping: a message that keeps failing moves to the queue's own dead-letter queue (redrive policy, maxReceiveCount); a function DLQ applies to asynchronous invocations only.";
@@ -390,7 +390,7 @@ export class TaskBoardStack extends Stack {
       Validations.of(fn.role).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
-          'filter' in fn.row
+          'filters' in fn.row
             ? 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) and dynamodb:ListStreams (which the stream event source needs; its other stream actions name the stream) support only Resource "*".'
             : 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support only Resource "*".',
       });

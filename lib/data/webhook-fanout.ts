@@ -8,8 +8,9 @@ import { boardWebhooks } from './webhooks';
  * The webhook fanout (docs/webhooks.md "The pipeline"): the table stream's log-item INSERTs (the
  * same filter as the sockets' broadcaster, lib/data/changes.ts, and the same events, exactly as
  * watchers receive them) become one delivery per selecting webhook, each with its queue message.
- * It runs beside the broadcaster, as its own event source: a slow or failing webhook never holds
- * up the sockets, and the REST request never waits for either.
+ * It runs beside the broadcaster in the change reader (lib/stream/publish.ts; the stream has at
+ * most two readers). It calls no receiver, so a slow or failing webhook never holds up the
+ * sockets, and the REST request never waits for either.
  *
  * Per board of the batch: one strongly consistent Query of its webhooks (a webhook created or
  * switched off an instant before is seen), then its events in `seq` order. A board that fails

@@ -1,29 +1,10 @@
-import { changeRecordFilter } from '../data/changes';
-import type { QueueConsumerRow, StreamConsumerRow } from './row';
+import type { QueueConsumerRow } from './row';
 
 /**
- * The webhook delivery pipeline's functions (docs/webhooks.md "The pipeline"): the fanout reads
- * the table's stream beside the sockets' broadcaster (the same log-item INSERTs), the worker reads
- * the deliveries queue. Neither is invoked by a request.
+ * The webhook delivery pipeline's worker (docs/webhooks.md "The pipeline"): it reads the
+ * deliveries queue, which the change reader (`events.broadcast`, lib/rows/events.ts) fills beside
+ * the sockets. No request invokes it.
  */
-
-export const webhooksFanout = {
-  id: 'webhooks.fanout',
-  entry: 'functions/webhooks/fanout.ts',
-  summary: 'Makes one delivery (item and queue message) per webhook selecting each committed board event',
-  filter: changeRecordFilter,
-  batchSize: 100,
-  // Scheduling is idempotent (conditional Puts, derived ids): retried for an hour, like the broadcaster.
-  retryAttempts: 8,
-  maxRecordAgeSeconds: 3600,
-  // Query: the board's webhooks; BatchGetItem: a delivery already made (a stream retry); PutItem: the
-  // delivery; UpdateItem: board.deleted's ttl on the webhooks and their lookups.
-  table: ['dynamodb:Query', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-  cognito: [],
-  queue: ['sqs:SendMessage'],
-  env: ['WEBHOOK_QUEUE_URL', 'WEBHOOK_RETRY_SCHEDULE'],
-  timeoutSeconds: 60,
-} satisfies StreamConsumerRow;
 
 export const webhooksDeliver = {
   id: 'webhooks.deliver',
