@@ -259,10 +259,13 @@ export const kms = new KMSClient({});`,
 } as const;
 export type SdkClient = keyof typeof SDK_CLIENTS;
 
+/** The SDK clients whose markers a bundle's text holds (none: an empty list). */
+export const clientsInText = (text: string): SdkClient[] =>
+  (Object.keys(SDK_CLIENTS) as SdkClient[]).filter((client) => text.includes(SDK_CLIENTS[client].marker));
+
 /** The SDK clients in a bundle, by their markers; a bundle with none is held to the DocumentClient floor. */
 export function clientsIn(file: string): SdkClient[] {
-  const text = readFileSync(file, 'utf8');
-  const found = (Object.keys(SDK_CLIENTS) as SdkClient[]).filter((client) => text.includes(SDK_CLIENTS[client].marker));
+  const found = clientsInText(readFileSync(file, 'utf8'));
   return found.length > 0 ? found : ['dynamodb'];
 }
 

@@ -1,4 +1,4 @@
-import { listDeliveries } from '../../lib/data/deliveries';
+import { listDeliveries } from '../../lib/data/delivery-log';
 import { route } from '../../lib/http/route';
 import { webhooksDeliveries } from '../../lib/rows/webhooks';
 

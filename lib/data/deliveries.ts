@@ -6,7 +6,7 @@ import { stopAtDeadline } from '../runtime/deadline';
 import { sdkLogger } from '../runtime/logger';
 import { retrySchedule, scheduleSeconds } from '../webhooks/retry-schedule';
 import { deliveryId } from '../webhooks/signature';
-import { documentClient, getItems, queryPages, tableName, transactWrite } from './db';
+import { documentClient, getItems, tableName, transactWrite } from './db';
 import type { DeliveryRecord, DeliveryStatus, LeaseRecord, WebhookRecord } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
@@ -21,21 +21,6 @@ import { keys, TTL_ATTRIBUTE } from './table';
  * holds everything else (body, status, attempts, when the next attempt is due). So a message may be
  * repeated, late or early: the worker reads the item (strongly consistent) and acts on what it says.
  */
-
-/** A delivery's public shape (webhooks.md "Delivery"); unknown values are null. */
-export type Delivery = Pick<
-  DeliveryRecord,
-  | 'id'
-  | 'event_id'
-  | 'type'
-  | 'seq'
-  | 'status'
-  | 'attempts'
-  | 'last_attempt_at'
-  | 'last_status_code'
-  | 'last_error'
-  | 'next_attempt_at'
->;
 
 /** An event to deliver to one webhook (the fanout's, one per selecting webhook; ping's, one). */
 export interface NewDelivery {
@@ -66,21 +51,6 @@ let cachedQueueUrl: string | undefined;
 export const queueUrl = () => (cachedQueueUrl ??= requireEnv(ENV.webhookQueueUrl));
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
-
-export function toDelivery(record: DeliveryRecord): Delivery {
-  return {
-    id: record.id,
-    event_id: record.event_id,
-    type: record.type,
-    seq: record.seq ?? null,
-    status: record.status,
-    attempts: record.attempts ?? 0,
-    last_attempt_at: record.last_attempt_at ?? null,
-    last_status_code: record.last_status_code ?? null,
-    last_error: record.last_error ?? null,
-    next_attempt_at: record.next_attempt_at ?? null,
-  };
-}
 
 /** The new item of one delivery: pending, due at once; its body is the event serialised once, the exact bytes every attempt sends and signs. */
 export function newDeliveryRecord(item: NewDelivery, at: Date = new Date()): DeliveryRecord & { pk: string; sk: string } {
@@ -203,27 +173,6 @@ export function parseMessage(body: string): DeliveryMessage | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The deliveries of a webhook, newest first (by the event's time), at most `limit`. One strongly consistent Query. */
-export async function listDeliveries(webhookId: string, limit: number): Promise<Delivery[]> {
-  const found: Delivery[] = [];
-  await queryPages(
-    {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.webhookPartition(webhookId), ':prefix': keys.deliveryPrefix },
-      ExpressionAttributeNames: { '#status': 'status', '#type': 'type' },
-      ProjectionExpression:
-        'id, event_id, #type, seq, #status, attempts, last_attempt_at, last_status_code, last_error, next_attempt_at',
-      ScanIndexForward: false,
-      Limit: limit,
-    },
-    (page) => {
-      for (const item of page) if (found.length < limit) found.push(toDelivery(item as unknown as DeliveryRecord));
-      return found.length < limit;
-    },
-  );
-  return found;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
+import { clientsInText } from '../../bench/bundles';
 import { DEPLOYED_OPTIONS } from '../../bench/esbuild-options';
-import { routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import { queueConsumers, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 
 /**
  * Bundles that do not grow with the table (issue 25): every function is bundled with the deployed
@@ -79,6 +80,7 @@ const functionRows = [
   ...Object.values(routes),
   ...Object.values(socketRoutes),
   ...Object.values(streamConsumers),
+  ...Object.values(queueConsumers),
   ...Object.values(schedules),
 ];
 
@@ -133,6 +135,33 @@ describe('adding a row to the table', () => {
     (id) => {
       const bundle = text(before.get(id)!);
       expect(['AsyncAPI', 'Swagger', 'openapi.json'].filter((name) => bundle.includes(name))).toEqual([]);
+    },
+  );
+});
+
+/**
+ * A bundle carries the SDK client of a service only where its row is granted that service: the
+ * KMS client costs a route that never seals or opens a secret its share of the cold import (the
+ * webhook routes other than create and rotate-secret carried it until their storage module was
+ * split), and a client without a grant could only ever fail with AccessDenied.
+ */
+describe('the SDK clients in each bundle', () => {
+  const granted = (row: (typeof functionRows)[number]) => {
+    const grants = row as { key?: unknown[]; queue?: unknown[]; manageConnections?: boolean };
+    return {
+      kms: (grants.key?.length ?? 0) > 0,
+      sqs: (grants.queue?.length ?? 0) > 0,
+      connections: grants.manageConnections === true,
+    };
+  };
+
+  it.each(functionRows.map((row) => row.id))(
+    '%s bundles the KMS, SQS and connections clients exactly where its row grants them',
+    (id) => {
+      const row = functionRows.find((r) => r.id === id)!;
+      const found = clientsInText(text(before.get(id)!));
+      const bundled = { kms: found.includes('kms'), sqs: found.includes('sqs'), connections: found.includes('connections') };
+      expect(bundled).toEqual(granted(row));
     },
   );
 });
