@@ -70,6 +70,44 @@ export interface AwsJsonServer {
 
 const CORAL = 'com.amazon.coral.service';
 
+/**
+ * A request whose body does not fit the operation's input shape (not JSON, not an object, a
+ * member of the wrong JSON type): refused as AWS's front end refuses it, before the operation.
+ */
+export const serializationError = (message: string) => new AwsJsonError(`${CORAL}#SerializationException`, message);
+
+/** Checks of an input member's JSON type (null is absent, as in the JSON protocols); SerializationException if wrong. */
+export const members = {
+  /** A string, or a blob (base64 text). */
+  string(value: unknown, member: string): string | undefined {
+    if (value == null) return undefined;
+    if (typeof value !== 'string') throw serializationError(`${member} must be a string.`);
+    return value;
+  },
+  /** A list of strings. */
+  strings(value: unknown, member: string): string[] | undefined {
+    if (value == null) return undefined;
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+      throw serializationError(`${member} must be a list of strings.`);
+    }
+    return value;
+  },
+  /** A structure or a map: a JSON object. */
+  object<T extends object>(value: unknown, member: string): T | undefined {
+    if (value == null) return undefined;
+    if (typeof value !== 'object' || Array.isArray(value)) throw serializationError(`${member} must be an object.`);
+    return value as T;
+  },
+  /** A list of structures. */
+  objects<T extends object>(value: unknown, member: string): T[] | undefined {
+    if (value == null) return undefined;
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'object' && item !== null && !Array.isArray(item))) {
+      throw serializationError(`${member} must be a list of objects.`);
+    }
+    return value as T[];
+  },
+};
+
 /** Content types are compared without their parameters (`; charset=utf-8`), case-insensitively. */
 const mediaType = (header: string | undefined) => (header ?? '').split(';')[0]!.trim().toLowerCase();
 
@@ -131,10 +169,10 @@ export async function startAwsJsonServer(service: AwsJsonService, port: number, 
     try {
       input = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
     } catch {
-      throw new AwsJsonError(`${CORAL}#SerializationException`, 'The request body is not JSON.');
+      throw serializationError('The request body is not JSON.');
     }
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      throw new AwsJsonError(`${CORAL}#SerializationException`, 'The request body is not a JSON object.');
+      throw serializationError('The request body is not a JSON object.');
     }
     const target = String(request.headers['x-amz-target'] ?? '');
     const ours = target.startsWith(`${service.targetPrefix}.`);

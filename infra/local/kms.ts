@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import * as kmsSdk from '@aws-sdk/client-kms';
-import { AwsJsonError, type AwsJsonOperation, startAwsJsonServer } from './aws-json-server';
+import { AwsJsonError, type AwsJsonOperation, members, startAwsJsonServer } from './aws-json-server';
 
 /**
  * The local stack's stand-in for AWS KMS: the KMS JSON protocol (`x-amz-target:
@@ -74,7 +74,7 @@ export class LocalKms {
 
   encrypt(input: { KeyId?: string; Plaintext?: string; EncryptionContext?: Record<string, string> }) {
     this.resolve(input.KeyId);
-    const plaintext = Buffer.from(input.Plaintext ?? '', 'base64');
+    const plaintext = Buffer.from(members.string(input.Plaintext, 'Plaintext') ?? '', 'base64');
     if (plaintext.length < 1 || plaintext.length > MAX_PLAINTEXT_BYTES) {
       throw new KmsError(
         'ValidationException',
@@ -93,7 +93,7 @@ export class LocalKms {
   decrypt(input: { KeyId?: string; CiphertextBlob?: string; EncryptionContext?: Record<string, string> }) {
     if (input.KeyId !== undefined) this.resolve(input.KeyId);
     const invalid = () => new KmsError('InvalidCiphertextException', '');
-    const blob = Buffer.from(input.CiphertextBlob ?? '', 'base64');
+    const blob = Buffer.from(members.string(input.CiphertextBlob, 'CiphertextBlob') ?? '', 'base64');
     if (blob.length < 2 || blob[0] !== BLOB_VERSION) throw invalid();
     const idLength = blob[1]!;
     const id = blob.subarray(2, 2 + idLength).toString('utf8');
@@ -128,8 +128,10 @@ export class LocalKms {
 }
 
 /** The encryption context as authenticated data: its pairs sorted by key, lengths prefixed (no ambiguity). */
-function contextBytes(context: Record<string, string> | undefined): Buffer {
-  const pairs = Object.entries(context ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+function contextBytes(context: unknown): Buffer {
+  const pairs = Object.entries(members.object<Record<string, unknown>>(context, 'EncryptionContext') ?? {}).sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
   const parts: Buffer[] = [];
   for (const [key, value] of pairs) {
     if (typeof value !== 'string') throw new KmsError('ValidationException', 'Encryption context values must be strings.');

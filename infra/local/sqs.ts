@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as sqsSdk from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { functionTimeoutSeconds, type QueueConsumerRow } from '../../lib/rows/row';
-import { AwsJsonError, type AwsJsonOperation, startAwsJsonServer } from './aws-json-server';
+import { AwsJsonError, type AwsJsonOperation, members, startAwsJsonServer } from './aws-json-server';
 import { REPO_ROOT } from './http-adapter';
 import { asFunction } from './iam';
 
@@ -247,7 +247,8 @@ export class LocalSqs {
     if (/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.test(body)) {
       throw sqsError('InvalidMessageContents', 'InvalidMessageContents', 'Invalid binary character in the message body.');
     }
-    if (input.MessageAttributes !== undefined && Object.keys(input.MessageAttributes as object).length > 0) {
+    const attributes = members.object(input.MessageAttributes, 'MessageAttributes');
+    if (attributes && Object.keys(attributes).length > 0) {
       throw invalidParameter('Message attributes are not supported by the local SQS stand-in (the service sends none).');
     }
     const delay = input.DelaySeconds ?? queue.settings.delaySeconds;
@@ -300,7 +301,10 @@ export class LocalSqs {
     }
     const messages = await this.receive(queue, max, visibility, wait * 1000, signal);
     // Only the system attributes asked for are returned; SQS leaves `Messages` out when none was received.
-    const asked = new Set([...(input.MessageSystemAttributeNames ?? []), ...(input.AttributeNames ?? [])]);
+    const asked = new Set([
+      ...(members.strings(input.MessageSystemAttributeNames, 'MessageSystemAttributeNames') ?? []),
+      ...(members.strings(input.AttributeNames, 'AttributeNames') ?? []),
+    ]);
     for (const message of messages) {
       message.Attributes = asked.has('All')
         ? message.Attributes
@@ -464,7 +468,7 @@ export class LocalSqs {
         maxReceiveCount: settings.redrive.maxReceiveCount,
       });
     }
-    const names = input.AttributeNames ?? [];
+    const names = members.strings(input.AttributeNames, 'AttributeNames') ?? [];
     const unknown = names.find((name) => name !== 'All' && !(name in all) && name !== 'RedrivePolicy');
     if (unknown) throw sqsError('InvalidAttributeName', 'InvalidAttributeName', `Unknown Attribute ${unknown}.`);
     const Attributes = names.includes('All') ? all : Object.fromEntries(names.filter((n) => n in all).map((n) => [n, all[n]!]));
@@ -513,7 +517,8 @@ function checkVisibility(seconds: unknown) {
   }
 }
 
-function checkBatch<E extends { Id?: string }>(entries: E[] | undefined): E[] {
+function checkBatch<E extends { Id?: string }>(value: E[] | undefined): E[] {
+  const entries = members.objects<E>(value, 'Entries');
   if (!entries || entries.length === 0) {
     throw sqsError(
       'EmptyBatchRequest',

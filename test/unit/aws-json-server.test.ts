@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EncryptCommand, KMSClient, ListKeysCommand } from '@aws-sdk/client-kms';
@@ -7,6 +8,7 @@ import { GetQueueUrlCommand, PurgeQueueCommand, SendMessageCommand, SQSClient } 
 import { AwsJsonError, type AwsJsonServer, startAwsJsonServer } from '../../infra/local/aws-json-server';
 import { MAX_REQUEST_BYTES as KMS_MAX_REQUEST_BYTES, LocalKms, type LocalKmsServer, startLocalKms } from '../../infra/local/kms';
 import { LocalSqs, type LocalSqsServer, MAX_REQUEST_BYTES as SQS_MAX_REQUEST_BYTES, startLocalSqs } from '../../infra/local/sqs';
+import { refusal } from '../support/sdk-refusal';
 
 /**
  * The HTTP side shared by the local SQS and KMS stand-ins (infra/local/aws-json-server.ts): what a
@@ -236,6 +238,31 @@ describe('the shared AWS JSON-protocol server', () => {
     await pending; // answered or cut off: either way it ends
     await expect(fetch(`${server.endpoint}/`, { method: 'POST' })).rejects.toThrow();
   });
+
+  it('closes with a request whose body never comes, cutting it', async () => {
+    const server = await startAwsJsonServer(
+      {
+        name: 'stalled',
+        jsonVersion: '1.0',
+        targetPrefix: 'Stalled',
+        maxBodyBytes: LIMIT,
+        internalErrorType: 'InternalFailure',
+        operations: { Echo: (input) => input },
+      },
+      0,
+    );
+    const arrived = new Promise((resolve) => server.server.once('request', resolve));
+    const url = new URL(server.endpoint);
+    const socket = connect(Number(url.port), url.hostname);
+    const cut = new Promise((resolve) => socket.on('close', resolve));
+    socket.on('error', () => undefined);
+    socket.write(
+      'POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-amz-json-1.0\r\nx-amz-target: Stalled.Echo\r\ncontent-length: 100\r\n\r\n{"A":',
+    );
+    await arrived;
+    await server.close();
+    await cut;
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -281,17 +308,6 @@ function tampered<C extends SQSClient | KMSClient>(make: () => C, change: (reque
     { step: 'finalizeRequest', name: 'tamper' },
   );
   return client;
-}
-
-/** What the SDK throws: its name, status and message. */
-async function refusal(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { name: string; message: string; $metadata?: { httpStatusCode?: number } };
-    return { name: e.name, status: e.$metadata?.httpStatusCode, message: e.message };
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('through @aws-sdk/client-sqs, against the SQS stand-in', () => {
@@ -344,6 +360,35 @@ describe('through @aws-sdk/client-sqs, against the SQS stand-in', () => {
       name: 'InvalidParameterValue',
       status: 400,
     });
+    expect(sqsServer.sqs.count('q')).toBe(0);
+  });
+});
+
+describe('members of the wrong JSON type, against the stand-ins over plain HTTP', () => {
+  it('answers each with 400 SerializationException, never a 500, and changes nothing', async () => {
+    const url = sqsServer.sqs.queueUrl('q');
+    const cases: [string, string, Record<string, unknown>][] = [
+      [sqsServer.endpoint, 'AmazonSQS.SendMessageBatch', { QueueUrl: url, Entries: { Id: 'a', MessageBody: 'x' } }],
+      [sqsServer.endpoint, 'AmazonSQS.SendMessageBatch', { QueueUrl: url, Entries: [null] }],
+      [sqsServer.endpoint, 'AmazonSQS.DeleteMessageBatch', { QueueUrl: url, Entries: 'a' }],
+      [sqsServer.endpoint, 'AmazonSQS.SendMessage', { QueueUrl: url, MessageBody: 'x', MessageAttributes: 5 }],
+      [sqsServer.endpoint, 'AmazonSQS.ReceiveMessage', { QueueUrl: url, AttributeNames: 'All' }],
+      [sqsServer.endpoint, 'AmazonSQS.ReceiveMessage', { QueueUrl: url, MessageSystemAttributeNames: [1] }],
+      [sqsServer.endpoint, 'AmazonSQS.GetQueueAttributes', { QueueUrl: url, AttributeNames: {} }],
+      [kmsServer.endpoint, 'TrentService.Encrypt', { KeyId: kmsServer.kms.keyArn, Plaintext: 5 }],
+      [kmsServer.endpoint, 'TrentService.Encrypt', { KeyId: kmsServer.kms.keyArn, Plaintext: 'eA==', EncryptionContext: [] }],
+      [kmsServer.endpoint, 'TrentService.Decrypt', { CiphertextBlob: ['AAAA'] }],
+    ];
+    for (const [endpoint, target, input] of cases) {
+      const type = endpoint === kmsServer.endpoint ? 'application/x-amz-json-1.1' : 'application/x-amz-json-1.0';
+      const answer = await send({ type, target, body: JSON.stringify(input) }, endpoint);
+      expect({ target, input, status: answer.status, type: JSON.parse(answer.text).__type }).toEqual({
+        target,
+        input,
+        status: 400,
+        type: 'com.amazon.coral.service#SerializationException',
+      });
+    }
     expect(sqsServer.sqs.count('q')).toBe(0);
   });
 });
