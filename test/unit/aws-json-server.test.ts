@@ -364,6 +364,25 @@ describe('through @aws-sdk/client-sqs, against the SQS stand-in', () => {
   });
 });
 
+describe('the SQS stand-in, closed', () => {
+  it('writes its messages to its file when it closes, for the next start', async () => {
+    const file = join(keyDir, 'closed-sqs.json');
+    const before = new LocalSqs(file);
+    before.createQueue({ name: 'kept' });
+    const server = await startLocalSqs(before, 0);
+    const client = new SQSClient({ endpoint: server.endpoint, region, credentials, maxAttempts: 1 });
+    try {
+      await client.send(new SendMessageCommand({ QueueUrl: before.queueUrl('kept'), MessageBody: 'kept' }));
+    } finally {
+      client.destroy();
+    }
+    await server.close();
+    const after = new LocalSqs(file);
+    after.createQueue({ name: 'kept' });
+    expect(after.count('kept')).toBe(1);
+  });
+});
+
 describe('members of the wrong JSON type, against the stand-ins over plain HTTP', () => {
   it('answers each with 400 SerializationException, never a 500, and changes nothing', async () => {
     const url = sqsServer.sqs.queueUrl('q');
