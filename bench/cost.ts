@@ -569,7 +569,7 @@ export function webhookCostModel(measured: { bodyBytes: number }): WebhookCostRe
   const writes = wruPerWrite + 2 * (wruPerWrite + leaseWru) + wruPerWrite + leaseWru;
   const reads = 1 + rcuPerItem + 1 + a.leaseSlots; // fanout Query, BatchGet: delivery + webhook + slots
   const rows = [
-    { part: 'table stream read by the fanout (Lambda trigger)', units: 'free', dollarsPerThousand: 0 },
+    { part: 'table stream read by the change reader (Lambda trigger)', units: 'free', dollarsPerThousand: 0 },
     {
       part: `DynamoDB reads: fanout Query (strongly consistent), worker BatchGetItem (${2 + a.leaseSlots} items: delivery, webhook, ${a.leaseSlots} slots)`,
       units: `${reads} RRU`,
@@ -591,12 +591,14 @@ export function webhookCostModel(measured: { bodyBytes: number }): WebhookCostRe
       dollarsPerThousand: perThousand(WEBHOOK_PRICES.kmsPerRequest),
     },
     {
-      part: 'Lambda requests: fanout and worker invocations',
-      units: '2',
-      dollarsPerThousand: perThousand((2 * PRICES.lambdaPerMillionRequests) / 1e6),
+      // The fanout runs inside the change reader's invocation (events.broadcast, beside the
+      // sockets' broadcaster): only the worker's invocation is the delivery's own.
+      part: 'Lambda requests: the worker invocation (the fanout runs in the change reader, beside the sockets)',
+      units: '1',
+      dollarsPerThousand: perThousand(PRICES.lambdaPerMillionRequests / 1e6),
     },
     {
-      part: `Lambda duration, 128 MB arm64 (fanout ${fanoutMs} ms + worker ${workerMs} ms, receiver ${a.receiverMs} ms)`,
+      part: `Lambda duration, 128 MB arm64 (fanout ≤ ${fanoutMs} ms added to the change reader, beside the broadcaster, + worker ${workerMs} ms, receiver ${a.receiverMs} ms)`,
       units: 'GB-s',
       dollarsPerThousand: perThousand(gbSecond(fanoutMs + workerMs, 128)),
     },

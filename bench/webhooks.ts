@@ -8,8 +8,8 @@ import { median, percentile, round } from './util';
 /**
  * Webhook delivery latency on the local stack (issue 30; docs/webhooks.md "Figures"): the time
  * from the REST answer of a change arriving here to its delivery's POST arriving at a receiver on
- * 127.0.0.1. The path: REST write → DynamoDB Local's stream → the local poller → webhooks.fanout
- * (Query of the board's webhooks, delivery Put, SendMessage) → the local SQS stand-in → Lambda's
+ * 127.0.0.1. The path: REST write → DynamoDB Local's stream → the local poller → the change
+ * reader (events.broadcast: the webhook fanout beside the sockets) (Query of the board's webhooks, delivery Put, SendMessage) → the local SQS stand-in → Lambda's
  * SQS event source stand-in → webhooks.deliver (BatchGetItem, claim, KMS stand-in Decrypt (cached),
  * address check, the POST) → the receiver. Changes go one at a time, each waiting for its delivery
  * (or a 30 s timeout) before the next, so no delivery queues behind another. A board rename per
