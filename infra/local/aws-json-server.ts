@@ -51,10 +51,12 @@ export interface AwsJsonService {
   /** SQS's query-compatible JSON: every error also carries `x-amzn-query-error`. */
   queryCompatible?: boolean;
   /**
-   * The error for an operation the real service has and the stand-in does not implement;
-   * `undefined` (or no function): the service has no such operation (UnknownOperationException).
+   * The service's SDK client module (`@aws-sdk/client-sqs`): an operation it has a command for
+   * (`PurgeQueueCommand`) is one the real service has, answered with `unimplemented(message)`
+   * when the stand-in lacks it; any other is UnknownOperationException.
    */
-  unimplemented?: (operation: string) => AwsJsonError | undefined;
+  sdk?: object;
+  unimplemented?: (message: string) => AwsJsonError;
   /** The `__type` of an unexpected failure (500), e.g. `com.amazon.coral.service#InternalFailure`. */
   internalErrorType: string;
   /** Run after the server has closed (SQS writes its messages to its file). */
@@ -179,7 +181,10 @@ export async function startAwsJsonServer(service: AwsJsonService, port: number, 
     const operation = ours ? target.slice(service.targetPrefix.length + 1) : '';
     const run = ours && Object.hasOwn(service.operations, operation) ? service.operations[operation] : undefined;
     if (!run) {
-      const known = operation ? service.unimplemented?.(operation) : undefined;
+      const known =
+        operation && service.sdk && `${operation}Command` in service.sdk
+          ? service.unimplemented?.(`The ${service.name} stand-in does not implement ${target}.`)
+          : undefined;
       throw (
         known ??
         new AwsJsonError(

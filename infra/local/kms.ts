@@ -165,10 +165,8 @@ export async function startLocalKms(kms: LocalKms, port: number, host = '127.0.0
       targetPrefix: 'TrentService',
       operations: kms.operations,
       maxBodyBytes: MAX_REQUEST_BYTES,
-      unimplemented: (operation) =>
-        `${operation}Command` in kmsSdk
-          ? new KmsError('UnsupportedOperationException', `The local KMS stand-in does not implement TrentService.${operation}.`)
-          : undefined,
+      sdk: kmsSdk,
+      unimplemented: (message) => new KmsError('UnsupportedOperationException', message),
       internalErrorType: 'KMSInternalException',
     },
     port,

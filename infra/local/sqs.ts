@@ -213,19 +213,11 @@ export class LocalSqs {
         `Batch requests cannot be longer than ${queue.settings.maxMessageBytes} bytes. You have sent ${total} bytes.`,
       );
     }
-    const Successful: { Id: string; MessageId: string; MD5OfMessageBody: string }[] = [];
-    const Failed: { Id: string; SenderFault: boolean; Code: string; Message: string }[] = [];
-    for (const entry of entries) {
-      try {
-        const stored = this.prepare(queue, entry);
-        this.store(queue, stored);
-        Successful.push({ Id: entry.Id!, MessageId: stored.id, MD5OfMessageBody: stored.md5 });
-      } catch (error) {
-        if (!(error instanceof SqsError)) throw error;
-        Failed.push({ Id: entry.Id!, SenderFault: true, Code: error.code, Message: error.message });
-      }
-    }
-    return { Successful, Failed };
+    return this.eachEntry(entries, (entry) => {
+      const stored = this.prepare(queue, entry);
+      this.store(queue, stored);
+      return { MessageId: stored.id, MD5OfMessageBody: stored.md5 };
+    });
   }
 
   private prepare(
@@ -427,13 +419,13 @@ export class LocalSqs {
     return {};
   }
 
-  private eachEntry<E extends { Id?: string }>(entries: E[], run: (entry: E) => unknown) {
-    const Successful: { Id: string }[] = [];
+  /** A batch's answer: each entry's own result (with its Id) in Successful, or its SQS error in Failed. */
+  private eachEntry<E extends { Id?: string }, R extends object>(entries: E[], run: (entry: E) => R) {
+    const Successful: (R & { Id: string })[] = [];
     const Failed: { Id: string; SenderFault: boolean; Code: string; Message: string }[] = [];
     for (const entry of entries) {
       try {
-        run(entry);
-        Successful.push({ Id: entry.Id! });
+        Successful.push({ Id: entry.Id!, ...run(entry) });
       } catch (error) {
         if (!(error instanceof SqsError)) throw error;
         Failed.push({ Id: entry.Id!, SenderFault: true, Code: error.code, Message: error.message });
@@ -495,16 +487,6 @@ export class LocalSqs {
     GetQueueUrl: (input) => this.getQueueUrl(input),
   };
 }
-
-/** An operation SQS has (the SDK has its command) that this stand-in does not implement. */
-const unimplemented = (operation: string) =>
-  `${operation}Command` in sqsSdk
-    ? sqsError(
-        'UnsupportedOperation',
-        'AWS.SimpleQueueService.UnsupportedOperation',
-        `The local SQS stand-in does not implement AmazonSQS.${operation}.`,
-      )
-    : undefined;
 
 /** The largest request read: twice SQS's largest message (1 MiB), room for any batch JSON-escaped; see startLocalSqs. */
 export const MAX_REQUEST_BYTES = 2 * 1_048_576;
@@ -572,7 +554,8 @@ export async function startLocalSqs(sqs: LocalSqs, port: number, host = '127.0.0
       operations: sqs.operations,
       maxBodyBytes: MAX_REQUEST_BYTES,
       queryCompatible: true,
-      unimplemented,
+      sdk: sqsSdk,
+      unimplemented: (message) => sqsError('UnsupportedOperation', 'AWS.SimpleQueueService.UnsupportedOperation', message),
       internalErrorType: 'com.amazon.coral.service#InternalFailure',
       onClose: () => sqs.flush(),
     },

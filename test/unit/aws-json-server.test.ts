@@ -47,8 +47,8 @@ beforeAll(async () => {
           throw new Error('a bug');
         },
       },
-      unimplemented: (operation) =>
-        operation === 'Later' ? new AwsJsonError('com.example.toy#NotHere', 'Later is not implemented.') : undefined,
+      sdk: { LaterCommand: class {} },
+      unimplemented: (message) => new AwsJsonError('com.example.toy#NotHere', message),
     },
     0,
   );
@@ -143,7 +143,10 @@ describe('the shared AWS JSON-protocol server', () => {
   it("answers an operation the real service has but the stand-in lacks with the stand-in's own error", async () => {
     const answer = await call('Toy_2026.Later');
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.text)).toEqual({ __type: 'com.example.toy#NotHere', message: 'Later is not implemented.' });
+    expect(JSON.parse(answer.text)).toEqual({
+      __type: 'com.example.toy#NotHere',
+      message: 'The toy service stand-in does not implement Toy_2026.Later.',
+    });
   });
 
   it('answers a body over the limit with 413 and an empty body, unread and not run, by its length or as it streams', async () => {
