@@ -25,6 +25,7 @@ import { LOCAL_DEAD_LETTER_QUEUE, LOCAL_DELIVERIES_QUEUE } from '../../infra/loc
 import { deliveriesQueueSettings } from '../../infra/webhook-queue';
 import type { FunctionRow, QueueConsumerRow } from '../../lib/routes';
 import { fixtureState } from '../support/queue-consumer-fixture';
+import { refusal } from '../support/sdk-refusal';
 import { eventually } from '../support/wait';
 
 /**
@@ -87,17 +88,6 @@ const receive = (QueueUrl: string, options: { wait?: number; visibility?: number
       MessageSystemAttributeNames: ['All'],
     }),
   );
-
-/** What the SDK throws: its name (SQS's query-compatible code) and status. */
-async function refusal(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { name: string; message: string; $metadata?: { httpStatusCode?: number } };
-    return { name: e.name, status: e.$metadata?.httpStatusCode, message: e.message };
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('SQS stand-in, through @aws-sdk/client-sqs', () => {
   it('sends, receives with the receive count and sent time, deletes', async () => {
