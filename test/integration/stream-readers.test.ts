@@ -7,6 +7,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context } from 'aws-lambda';
 import { streamConsumers } from '../../lib/routes';
 import { call, newBoard, newColumn, newUser } from '../support/api';
+import { closeServers } from '../support/http-servers';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { closeAllSockets, connect } from '../support/sockets';
@@ -38,10 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeAllSockets();
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await closeServers(servers);
   if (stack) await stopStackProcess(stack.child);
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { call, newBoard, newColumn, newUser, type TestUser } from '../support/api';
+import { closeServers } from '../support/http-servers';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { eventually } from '../support/wait';
@@ -42,10 +43,7 @@ beforeAll(async () => {
 
 const servers: Server[] = [];
 afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await closeServers(servers);
   if (stack) await stopStackProcess(stack.child);
   rmSync(dataDir, { recursive: true, force: true });
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { call, newBoard, newColumn, newUser, type TestUser } from '../support/api';
+import { closeServers } from '../support/http-servers';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { closeAllSockets, connect, type Frame } from '../support/sockets';
@@ -34,10 +35,7 @@ beforeAll(async () => {
 const servers: Server[] = [];
 afterAll(async () => {
   await closeAllSockets();
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await closeServers(servers);
   if (stack) await stopStackProcess(stack.child);
   rmSync(dataDir, { recursive: true, force: true });
 });

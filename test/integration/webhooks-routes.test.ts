@@ -7,6 +7,7 @@ import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { Webhook as Verifier } from 'standardwebhooks';
 import type { Webhook } from '../../lib/data/webhooks';
 import { call, expectProblem, newUser, type Reply, type TestUser, UUID, unknownId } from '../support/api';
+import { closeServers } from '../support/http-servers';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { eventually } from '../support/wait';
@@ -609,8 +610,7 @@ describe('rotate-secret and ping, delivered to a receiver on this machine', () =
   });
 
   afterAll(async () => {
-    receiver.closeAllConnections();
-    await new Promise((resolve) => receiver.close(resolve));
+    await closeServers([receiver]);
   });
 
   /** The receiver's first request carrying this webhook's ping, once it has come. */

@@ -5,6 +5,7 @@ import { parseAllowHosts } from '../../lib/domain/webhook-address';
 import { attemptDelivery } from '../../lib/webhooks/attempt';
 import type { Resolver } from '../../lib/webhooks/resolve';
 import { deliveryId, newSecret } from '../../lib/webhooks/signature';
+import { closeServers } from '../support/http-servers';
 
 /**
  * One delivery attempt against real HTTP servers on 127.0.0.1 (allowed, as the local stack allows
@@ -20,10 +21,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse, received: Received) =
 
 const servers: Server[] = [];
 afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await closeServers(servers);
 });
 
 async function receiver(handler: Handler): Promise<{ url: string; port: number; received: Received[] }> {
