@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import * as kmsSdk from '@aws-sdk/client-kms';
-import { AwsJsonError, type AwsJsonOperation, members, startAwsJsonServer } from './aws-json-server';
+import { AwsJsonError, type AwsJsonOperation, members, serializationError, startAwsJsonServer } from './aws-json-server';
 
 /**
  * The local stack's stand-in for AWS KMS: the KMS JSON protocol (`x-amz-target:
@@ -92,6 +92,9 @@ export class LocalKms {
 
   decrypt(input: { KeyId?: string; CiphertextBlob?: string; EncryptionContext?: Record<string, string> }) {
     if (input.KeyId !== undefined) this.resolve(input.KeyId);
+    // The context's shape is checked before the blob is opened: a wrong one is the request's
+    // fault (SerializationException), not the ciphertext's.
+    const context = contextBytes(input.EncryptionContext);
     const invalid = () => new KmsError('InvalidCiphertextException', '');
     const blob = Buffer.from(members.string(input.CiphertextBlob, 'CiphertextBlob') ?? '', 'base64');
     if (blob.length < 2 || blob[0] !== BLOB_VERSION) throw invalid();
@@ -111,7 +114,7 @@ export class LocalKms {
     }
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.material, iv);
-      decipher.setAAD(contextBytes(input.EncryptionContext));
+      decipher.setAAD(context);
       decipher.setAuthTag(tag);
       const plaintext = Buffer.concat([decipher.update(sealed), decipher.final()]);
       return { Plaintext: plaintext.toString('base64'), KeyId: this.keyArn, EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
@@ -134,7 +137,7 @@ function contextBytes(context: unknown): Buffer {
   );
   const parts: Buffer[] = [];
   for (const [key, value] of pairs) {
-    if (typeof value !== 'string') throw new KmsError('ValidationException', 'Encryption context values must be strings.');
+    if (typeof value !== 'string') throw serializationError(`EncryptionContext.${key} must be a string.`);
     for (const text of [key, value]) {
       const bytes = Buffer.from(text, 'utf8');
       const length = Buffer.alloc(4);

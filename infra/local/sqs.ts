@@ -205,7 +205,11 @@ export class LocalSqs {
   }) {
     const queue = this.queue(input.QueueUrl);
     const entries = checkBatch(input.Entries);
-    const total = entries.reduce((sum, entry) => sum + Buffer.byteLength(entry.MessageBody ?? '', 'utf8'), 0);
+    // A body that is not a string is the request's shape, refused whole before anything is sent.
+    const total = entries.reduce(
+      (sum, entry, i) => sum + Buffer.byteLength(members.string(entry.MessageBody, `Entries.${i + 1}.MessageBody`) ?? '', 'utf8'),
+      0,
+    );
     if (total > queue.settings.maxMessageBytes) {
       throw sqsError(
         'BatchRequestTooLong',
@@ -291,12 +295,13 @@ export class LocalSqs {
         `Value ${wait} for parameter WaitTimeSeconds is invalid. Reason: Must be >= 0 and <= ${MAX_WAIT_SECONDS}, if provided.`,
       );
     }
-    const messages = await this.receive(queue, max, visibility, wait * 1000, signal);
-    // Only the system attributes asked for are returned; SQS leaves `Messages` out when none was received.
+    // Checked before any message is taken: a refused receive hides nothing and counts no receive.
     const asked = new Set([
       ...(members.strings(input.MessageSystemAttributeNames, 'MessageSystemAttributeNames') ?? []),
       ...(members.strings(input.AttributeNames, 'AttributeNames') ?? []),
     ]);
+    const messages = await this.receive(queue, max, visibility, wait * 1000, signal);
+    // Only the system attributes asked for are returned; SQS leaves `Messages` out when none was received.
     for (const message of messages) {
       message.Attributes = asked.has('All')
         ? message.Attributes

@@ -389,9 +389,26 @@ describe('the SQS stand-in, closed', () => {
 describe('members of the wrong JSON type, against the stand-ins over plain HTTP', () => {
   it('answers each with 400 SerializationException, never a 500, and changes nothing', async () => {
     const url = sqsServer.sqs.queueUrl('q');
+    const sealed = kmsServer.kms.encrypt({
+      KeyId: kmsServer.kms.keyArn,
+      Plaintext: 'eA==',
+      EncryptionContext: { a: 'b' },
+    }).CiphertextBlob;
     const cases: [string, string, Record<string, unknown>][] = [
       [sqsServer.endpoint, 'AmazonSQS.SendMessageBatch', { QueueUrl: url, Entries: { Id: 'a', MessageBody: 'x' } }],
       [sqsServer.endpoint, 'AmazonSQS.SendMessageBatch', { QueueUrl: url, Entries: [null] }],
+      [sqsServer.endpoint, 'AmazonSQS.SendMessageBatch', { QueueUrl: url, Entries: [{ Id: 'a', MessageBody: 5 }] }],
+      [
+        sqsServer.endpoint,
+        'AmazonSQS.SendMessageBatch',
+        {
+          QueueUrl: url,
+          Entries: [
+            { Id: 'a', MessageBody: 'x' },
+            { Id: 'b', MessageBody: { text: 'x' } },
+          ],
+        },
+      ],
       [sqsServer.endpoint, 'AmazonSQS.DeleteMessageBatch', { QueueUrl: url, Entries: 'a' }],
       [sqsServer.endpoint, 'AmazonSQS.SendMessage', { QueueUrl: url, MessageBody: 'x', MessageAttributes: 5 }],
       [sqsServer.endpoint, 'AmazonSQS.ReceiveMessage', { QueueUrl: url, AttributeNames: 'All' }],
@@ -400,6 +417,14 @@ describe('members of the wrong JSON type, against the stand-ins over plain HTTP'
       [kmsServer.endpoint, 'TrentService.Encrypt', { KeyId: kmsServer.kms.keyArn, Plaintext: 5 }],
       [kmsServer.endpoint, 'TrentService.Encrypt', { KeyId: kmsServer.kms.keyArn, Plaintext: 'eA==', EncryptionContext: [] }],
       [kmsServer.endpoint, 'TrentService.Decrypt', { CiphertextBlob: ['AAAA'] }],
+      [
+        kmsServer.endpoint,
+        'TrentService.Encrypt',
+        { KeyId: kmsServer.kms.keyArn, Plaintext: 'eA==', EncryptionContext: { a: 5 } },
+      ],
+      // A blob that opens with the right context: the wrong-typed context is the request's fault, not the blob's.
+      [kmsServer.endpoint, 'TrentService.Decrypt', { CiphertextBlob: sealed, EncryptionContext: ['a'] }],
+      [kmsServer.endpoint, 'TrentService.Decrypt', { CiphertextBlob: sealed, EncryptionContext: { a: 5 } }],
     ];
     for (const [endpoint, target, input] of cases) {
       const type = endpoint === kmsServer.endpoint ? 'application/x-amz-json-1.1' : 'application/x-amz-json-1.0';
@@ -412,6 +437,31 @@ describe('members of the wrong JSON type, against the stand-ins over plain HTTP'
       });
     }
     expect(sqsServer.sqs.count('q')).toBe(0);
+    expect(kmsServer.kms.decrypt({ CiphertextBlob: sealed, EncryptionContext: { a: 'b' } }).Plaintext).toBe('eA==');
+  });
+
+  it('refuses a receive before taking anything: the message stays receivable at once, its receive count unchanged', async () => {
+    const local = sqsServer.sqs;
+    local.createQueue({ name: 'r-dlq' });
+    const url = local.createQueue({ name: 'r', redrive: { deadLetterQueue: 'r-dlq', maxReceiveCount: 1 } });
+    local.sendMessage({ QueueUrl: url, MessageBody: 'kept' });
+    for (const input of [{ AttributeNames: 'All' }, { MessageSystemAttributeNames: [1] }]) {
+      const answer = await send(
+        {
+          type: 'application/x-amz-json-1.0',
+          target: 'AmazonSQS.ReceiveMessage',
+          body: JSON.stringify({ QueueUrl: url, ...input }),
+        },
+        sqsServer.endpoint,
+      );
+      expect({ status: answer.status, type: JSON.parse(answer.text).__type }).toEqual({
+        status: 400,
+        type: 'com.amazon.coral.service#SerializationException',
+      });
+    }
+    const { Messages } = await local.receiveMessage({ QueueUrl: url, MessageSystemAttributeNames: ['ApproximateReceiveCount'] });
+    expect(Messages?.map((m) => [m.Body, m.Attributes])).toEqual([['kept', { ApproximateReceiveCount: '1' }]]);
+    expect(local.count('r-dlq')).toBe(0);
   });
 });
 
