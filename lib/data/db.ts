@@ -136,6 +136,28 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
   }
 }
 
+/**
+ * A single write (PutItem, UpdateItem, DeleteItem) that meets a transaction in flight on the same
+ * item is refused with TransactionConflictException, which the SDK does not retry and which says
+ * nothing about the request (the write was not made): it is sent again, with jitter, a few times
+ * before it surfaces as StorageBusy (503 on a route, never 500). Users: the webhook writes beside a
+ * DELETE's or a create's transaction; the delivery worker's record and slot release beside a
+ * duplicate message's claim transaction on the same delivery (lib/data/deliveries.ts).
+ */
+const CONFLICT_ATTEMPTS = 6;
+export async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const conflict = error instanceof Error && error.name === 'TransactionConflictException';
+      if (!conflict) throw error;
+      if (attempt >= CONFLICT_ATTEMPTS) throw new StorageBusy('a write kept meeting transactions on the same item');
+      await pause(Math.random() * 20 * attempt);
+    }
+  }
+}
+
 /** Deletes keys in BatchWriteItem chunks of 25, a few chunks at a time, retrying unprocessed ones. */
 export async function deleteItems(keyList: ItemKey[], parallelism = 16): Promise<void> {
   const chunks: ItemKey[][] = [];

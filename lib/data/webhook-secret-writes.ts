@@ -9,6 +9,7 @@ import {
   itemAtCancellation,
   itemAtConditionFailure,
   LostRace,
+  retryingConflicts,
   retryLostRaces,
   tableName,
   transactWrite,
@@ -17,7 +18,7 @@ import { now, type WebhookRecord } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
 import { sealSecret } from './webhook-secrets';
-import { MAX_WEBHOOKS_PER_BOARD, retryingConflicts, toWebhook, type WebhookWithSecret } from './webhooks';
+import { MAX_WEBHOOKS_PER_BOARD, toWebhook, type WebhookWithSecret } from './webhooks';
 
 /**
  * The two webhook writes that seal a new secret with KMS (create and rotate-secret), apart from

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFound } from '../domain/errors';
 import type { BoardScope } from './access';
-import { documentClient, isConditionFailure, queryAll, StorageBusy, tableName, transactWrite } from './db';
+import { documentClient, isConditionFailure, queryAll, retryingConflicts, tableName, transactWrite } from './db';
 import { now, type WebhookRecord } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
@@ -37,27 +37,6 @@ export const toWebhook = (r: WebhookRecord): Webhook => ({
   disabled_reason: r.disabled_reason ?? null,
   created_at: r.created_at,
 });
-
-/**
- * A single write that meets a transaction in flight on the same item (a DELETE's, a create's on
- * the board) is refused with TransactionConflictException, which the SDK does not retry and which
- * says nothing about the request: it is sent again, with jitter, a few times before it surfaces
- * (as 503, never 500).
- */
-const CONFLICT_ATTEMPTS = 6;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-export async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      const conflict = error instanceof Error && error.name === 'TransactionConflictException';
-      if (!conflict) throw error;
-      if (attempt >= CONFLICT_ATTEMPTS) throw new StorageBusy('a webhook write kept meeting transactions on the same item');
-      await pause(Math.random() * 20 * attempt);
-    }
-  }
-}
 
 /** Creation order: `created_at`, then id (ids are random; at most 10 items, so sorted here). */
 const byCreation = (a: WebhookRecord, b: WebhookRecord) =>
