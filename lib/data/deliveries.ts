@@ -6,7 +6,7 @@ import { stopAtDeadline } from '../runtime/deadline';
 import { sdkLogger } from '../runtime/logger';
 import { retrySchedule, scheduleSeconds } from '../webhooks/retry-schedule';
 import { deliveryId } from '../webhooks/signature';
-import { documentClient, getItems, tableName, transactWrite } from './db';
+import { documentClient, getItems, retryingConflicts, tableName, transactWrite } from './db';
 import type { DeliveryRecord, DeliveryStatus, LeaseRecord, WebhookRecord } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
@@ -237,7 +237,8 @@ export type Claim =
  *   Put on condition that it is still exactly as read: absent, or held by the same expired claim.
  * Both last `claimMs` (longer than an attempt and its record), so a worker that died mid-way leaves
  * a claim and a slot that free themselves. No free slot: 'busy' without a write. A slot taken
- * meanwhile by another worker: 'busy' too (no other slot is tried: the read is stale).
+ * meanwhile by another worker: 'busy' too (no other slot is tried: the read is stale), and so is a
+ * transaction that still meets other transactions on its items after transactWrite's retries.
  */
 export async function claimAttempt(
   delivery: Pick<DeliveryRecord, 'attempts' | 'webhook_id'> & { pk: string; sk: string },
@@ -295,6 +296,11 @@ export async function claimAttempt(
     const codes = cancellationCodes(error);
     if (codes?.[0] === 'ConditionalCheckFailed') return { outcome: 'claimed_elsewhere' };
     if (codes?.[1] === 'ConditionalCheckFailed') return { outcome: 'busy' };
+    // Still losing to other transactions on either item after transactWrite's retries (another
+    // copy's claim of the delivery, another worker's on the slot): nothing was written and nothing
+    // is wrong with the message, so it is 'busy' (sent again a few seconds later, when the read
+    // shows who won) rather than a throw that would count a receive toward the dead-letter queue.
+    if (codes?.includes('TransactionConflict')) return { outcome: 'busy' };
     throw error;
   }
 }
@@ -303,16 +309,46 @@ export async function claimAttempt(
  * Frees a slot after its attempt (beside the attempt's record, in parallel): deleted only if it is
  * still this claim's. A slot that expired and was taken by another worker is theirs now; a delete
  * that fails for any other reason is logged by the caller and the slot frees itself at `held_until`.
+ * A transaction in flight on the slot (another worker's claim of it) refuses the delete with
+ * TransactionConflictException: it is sent again a few times (retryingConflicts).
  */
 export async function releaseLease(webhookId: string, slot: number, token: string): Promise<boolean> {
   try {
-    await documentClient.send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.webhookLease(webhookId, slot),
-        ConditionExpression: 'claim_token = :token',
-        ExpressionAttributeValues: { ':token': token },
-      }),
+    await retryingConflicts(() =>
+      documentClient.send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.webhookLease(webhookId, slot),
+          ConditionExpression: 'claim_token = :token',
+          ExpressionAttributeValues: { ':token': token },
+        }),
+      ),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Gives back a claim without an attempt (the worker found it could not finish the attempt within
+ * the claim: lib/queue/deliver.ts), so that the message sent again can claim at once rather than
+ * being taken for another copy's live claim. Conditional on the claim's token; false when it was
+ * lost (expired and taken by another copy, which attempts).
+ */
+export async function releaseClaim(delivery: { pk: string; sk: string }, token: string): Promise<boolean> {
+  try {
+    await retryingConflicts(() =>
+      documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { pk: delivery.pk, sk: delivery.sk },
+          UpdateExpression: 'REMOVE claim_token, claimed_until',
+          ConditionExpression: 'claim_token = :token',
+          ExpressionAttributeValues: { ':token': token },
+        }),
+      ),
     );
     return true;
   } catch (error) {
@@ -333,6 +369,10 @@ export interface AttemptRecord {
 /**
  * Records an attempt under the claim that made it (condition: the claim's token), ending the claim.
  * False when the claim was lost (expired and taken by another copy): that copy records its own.
+ * A duplicate copy's claim transaction in flight on the same delivery refuses the update with
+ * TransactionConflictException (the update was not made): it is sent again a few times
+ * (retryingConflicts), so the outcome of a POST already made is not lost to a conflict that says
+ * nothing about it (losing it would bring the message back and POST a second time).
  */
 export async function recordAttempt(
   delivery: { pk: string; sk: string },
@@ -340,25 +380,27 @@ export async function recordAttempt(
   attempt: AttemptRecord,
 ): Promise<boolean> {
   try {
-    await documentClient.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { pk: delivery.pk, sk: delivery.sk },
-        UpdateExpression:
-          'SET #status = :status, attempts = attempts + :one, last_attempt_at = :at, last_status_code = :code, ' +
-          'last_error = :error, next_attempt_at = :next REMOVE claim_token, claimed_until',
-        ConditionExpression: 'claim_token = :token',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':status': attempt.status,
-          ':one': 1,
-          ':at': attempt.attemptedAt.toISOString(),
-          ':code': attempt.statusCode,
-          ':error': attempt.error,
-          ':next': attempt.nextAttemptAt ? attempt.nextAttemptAt.toISOString() : null,
-          ':token': token,
-        },
-      }),
+    await retryingConflicts(() =>
+      documentClient.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { pk: delivery.pk, sk: delivery.sk },
+          UpdateExpression:
+            'SET #status = :status, attempts = attempts + :one, last_attempt_at = :at, last_status_code = :code, ' +
+            'last_error = :error, next_attempt_at = :next REMOVE claim_token, claimed_until',
+          ConditionExpression: 'claim_token = :token',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': attempt.status,
+            ':one': 1,
+            ':at': attempt.attemptedAt.toISOString(),
+            ':code': attempt.statusCode,
+            ':error': attempt.error,
+            ':next': attempt.nextAttemptAt ? attempt.nextAttemptAt.toISOString() : null,
+            ':token': token,
+          },
+        }),
+      ),
     );
     return true;
   } catch (error) {

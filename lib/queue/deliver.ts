@@ -5,6 +5,7 @@ import {
   parseMessage,
   readDelivery,
   recordAttempt,
+  releaseClaim,
   releaseLease,
   sendMessage,
   shouldSwitchOff,
@@ -34,6 +35,8 @@ import { ROTATION_OVERLAP_MS, signingSecrets } from '../webhooks/signature';
  *   slots (one transaction: the delivery pending, attempts as read, no live claim, so two copies
  *   never attempt twice; the slot free as read). All slots held: 'busy', the message is sent again
  *   a few seconds later, so one hanging receiver never holds more than its slots of the worker;
+ * - the secret is opened; if that took so long that the attempt and its records would outlive the
+ *   claim, the claim and the slot are given back and the message sent again ('deferred');
  * - the attempt is made and recorded under the claim, the slot released beside the record; then
  *   the webhook's failure fields, then the next message. Anything that throws leaves the message to
  *   come back after the visibility timeout, and the item tells that run where things stand.
@@ -52,6 +55,15 @@ export interface WorkerDeps {
 
 /** A claim outlives the attempt (10 s) and its records, and ends before the message's visibility timeout. */
 export const CLAIM_MS = ATTEMPT_TIMEOUT_MS + 20_000;
+/**
+ * Room kept in the claim, after the attempt's 10 s, for the record and the slot's release (each a
+ * write, retried a few times on conflicts). The secret is opened after the claim (KMS Decrypt, no
+ * bound of its own); when it took so long that the attempt could outlive the claim and its slot
+ * (opened later than CLAIM_MS - ATTEMPT_TIMEOUT_MS - RECORD_MARGIN_MS = 15 s after the claim), no
+ * attempt is made: a copy could claim the expired delivery and attempt it too, and a worker the
+ * expired slot (a 5th request in flight).
+ */
+export const RECORD_MARGIN_MS = 5_000;
 
 /**
  * A message whose webhook has every slot held is sent again after 2-6 s (jittered, so a backlog's
@@ -83,6 +95,7 @@ export type Handled =
   | 'waiting'
   | 'claimed_elsewhere'
   | 'busy'
+  | 'deferred'
   | 'delivered'
   | 'retrying'
   | 'failed'
@@ -124,9 +137,34 @@ export async function deliverMessage(record: Pick<SQSRecord, 'body' | 'messageId
       return false;
     });
 
+  let secrets: readonly string[];
+  try {
+    secrets = signingSecrets(await openSecrets(webhook, at, deps), at);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  const claimEnds = at.getTime() + CLAIM_MS;
+  const opened = deps.now().getTime();
+  if (opened + ATTEMPT_TIMEOUT_MS + RECORD_MARGIN_MS > claimEnds) {
+    // Too little of the claim is left for the attempt and its records. The claim and the slot are
+    // given back and a new message sent, as for a busy webhook: this message is acknowledged, so a
+    // slow KMS never counts a receive toward the dead-letter queue (a throw would, and would hold
+    // the delivery until the visibility timeout). The next run usually opens the secret from memory.
+    const [given] = await Promise.all([releaseClaim(delivery, token), release()]);
+    logger.warn('webhook attempt deferred: the secret opened too late for the claim', {
+      deliveryId: delivery.id,
+      webhookId: webhook.id,
+      openedAfterMs: opened - at.getTime(),
+    });
+    if (!given) return 'claim_lost';
+    await sendMessage(message, busyDelaySeconds(deps.random));
+    count('WebhookAttemptDeferred');
+    return 'deferred';
+  }
+
   let outcome: AttemptOutcome;
   try {
-    const secrets = signingSecrets(await openSecrets(webhook, at, deps), at);
     outcome = await deps.attempt(
       { url: webhook.url, id: delivery.id, body: delivery.body, secrets },
       { allowHosts: deps.allowHosts },

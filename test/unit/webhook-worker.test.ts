@@ -10,8 +10,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { WEBHOOK_MAX_IN_FLIGHT } from '../../lib/data/deliveries';
 import type { DeliveryRecord, LeaseRecord, WebhookRecord } from '../../lib/data/records';
 import { keys } from '../../lib/data/table';
-import { BUSY_DELAY_SECONDS, CLAIM_MS, deliverMessage, type WorkerDeps } from '../../lib/queue/deliver';
+import { BUSY_DELAY_SECONDS, CLAIM_MS, deliverMessage, RECORD_MARGIN_MS, type WorkerDeps } from '../../lib/queue/deliver';
 import type { AttemptOutcome } from '../../lib/webhooks/attempt';
+import { ATTEMPT_TIMEOUT_MS } from '../../lib/webhooks/attempt';
 import { newSecret } from '../../lib/webhooks/signature';
 
 /**
@@ -98,6 +99,8 @@ const cancelled = (...codes: string[]) =>
   });
 const sends = () => sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
 const conditionFailed = () => Object.assign(new Error('condition'), { name: 'ConditionalCheckFailedException' });
+/** What a single write gets while a transaction is in flight on its item (the SDK does not retry it). */
+const transactionConflict = () => Object.assign(new Error('conflict'), { name: 'TransactionConflictException' });
 
 beforeEach(() => {
   ddb.reset();
@@ -326,6 +329,117 @@ describe("one webhook's attempts in flight (its lease slots)", () => {
     await expect(deliverMessage(message, failing)).rejects.toThrow('kms down');
     expect(releases()).toHaveLength(1);
     expect(updates()).toEqual([]);
+  });
+});
+
+describe('the claim and the record beside transactions in flight (races DynamoDB Local cannot stage on demand)', () => {
+  it.each([
+    ['the delivery (another copy claiming it)', ['TransactionConflict', 'None']],
+    ['the slot (another worker claiming it)', ['None', 'TransactionConflict']],
+    ['both items', ['TransactionConflict', 'TransactionConflict']],
+  ])(
+    'a claim still meeting a transaction on %s after the retries is busy: sent again, acknowledged, never thrown',
+    async (_what, codes) => {
+      items(delivery(), webhook());
+      ddb.on(TransactWriteCommand).rejects(cancelled(...codes));
+      expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('busy');
+      expect(claims().length).toBeGreaterThan(1); // transactWrite tried again before giving up
+      expect(attempts).toEqual([]);
+      expect(updates()).toEqual([]);
+      const [sent, ...more] = sends();
+      expect(more).toEqual([]);
+      expect(sent).toMatchObject({ MessageBody: message.body });
+      expect(sent!.DelaySeconds).toBeGreaterThanOrEqual(BUSY_DELAY_SECONDS.min);
+      expect(sent!.DelaySeconds).toBeLessThanOrEqual(BUSY_DELAY_SECONDS.max);
+    },
+  );
+
+  it('a claim that wins after a conflict attempts once', async () => {
+    items(delivery(), webhook());
+    ddb.on(TransactWriteCommand).rejectsOnce(cancelled('TransactionConflict', 'None')).resolves({});
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 204, error: null }))).toBe('delivered');
+    expect(attempts).toHaveLength(1);
+  });
+
+  it('keeps the outcome of a POST made when its record meets a duplicate copy’s claim transaction: written again, no second POST', async () => {
+    items(delivery(), webhook());
+    ddb.on(UpdateCommand).rejectsOnce(transactionConflict()).rejectsOnce(transactionConflict()).resolves({});
+    ddb.on(DeleteCommand).rejectsOnce(transactionConflict()).resolves({});
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 204, error: null }))).toBe('delivered');
+    expect(attempts).toHaveLength(1);
+    const records = updates().filter((u) => u.UpdateExpression?.includes('attempts = attempts + :one'));
+    expect(records).toHaveLength(3);
+    for (const record of records)
+      expect(record.ExpressionAttributeValues).toMatchObject({ ':status': 'delivered', ':code': 204 });
+    expect(releases()).toHaveLength(2); // the slot's release, written again too
+    expect(sends()).toEqual([]);
+  });
+
+  it('keeps a failed attempt’s record and next message through a conflict as well', async () => {
+    items(delivery(), webhook());
+    ddb
+      .on(UpdateCommand)
+      .resolves({ Attributes: { active: true, failing_since: now.toISOString(), failed_in_row: 0 } })
+      .on(UpdateCommand, { ConditionExpression: 'claim_token = :token' })
+      .rejectsOnce(transactionConflict())
+      .resolves({});
+    expect(await deliverMessage(message, deps({ ok: false, status_code: 500, error: 'http_500' }, [30]))).toBe('retrying');
+    expect(sends()).toEqual([expect.objectContaining({ DelaySeconds: 30 })]);
+  });
+
+  it('lets the message come back (no silent loss) when the record keeps meeting transactions', async () => {
+    items(delivery(), webhook());
+    ddb.on(UpdateCommand).rejects(transactionConflict());
+    await expect(deliverMessage(message, deps({ ok: true, status_code: 204, error: null }))).rejects.toMatchObject({
+      name: 'StorageBusy',
+    });
+    expect(sends()).toEqual([]);
+  });
+});
+
+describe('a secret that opens late in the claim (a slow KMS Decrypt)', () => {
+  /** Deps whose clock moves on by `openMs` while the secret opens (no real wait). */
+  const slowOpen = (openMs: number): WorkerDeps => {
+    let clock = now.getTime();
+    return {
+      ...deps({ ok: true, status_code: 204, error: null }),
+      now: () => new Date(clock),
+      open: async () => {
+        clock += openMs;
+        return secret;
+      },
+    };
+  };
+  const latest = CLAIM_MS - ATTEMPT_TIMEOUT_MS - RECORD_MARGIN_MS;
+
+  it('attempts when the attempt and its records still fit in the claim', async () => {
+    items(delivery(), webhook());
+    expect(await deliverMessage(message, slowOpen(latest))).toBe('delivered');
+    expect(attempts).toHaveLength(1);
+  });
+
+  it('attempts nothing past that: gives back the claim and the slot, and sends the message again (acknowledged)', async () => {
+    items(delivery(), webhook());
+    expect(await deliverMessage(message, slowOpen(latest + 1))).toBe('deferred');
+    expect(attempts).toEqual([]);
+    const token = claims()[0]![0]!.Update!.ExpressionAttributeValues![':token'];
+    expect(updates()).toEqual([
+      expect.objectContaining({
+        UpdateExpression: 'REMOVE claim_token, claimed_until',
+        ConditionExpression: 'claim_token = :token',
+        ExpressionAttributeValues: { ':token': token },
+      }),
+    ]);
+    expect(releases()).toEqual([expect.objectContaining({ ExpressionAttributeValues: { ':token': token } })]);
+    expect(sends()).toEqual([expect.objectContaining({ MessageBody: message.body, DelaySeconds: BUSY_DELAY_SECONDS.min })]);
+  });
+
+  it('sends nothing when the claim was already taken by another copy (that copy attempts)', async () => {
+    items(delivery(), webhook());
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    expect(await deliverMessage(message, slowOpen(CLAIM_MS + 1))).toBe('claim_lost');
+    expect(attempts).toEqual([]);
+    expect(sends()).toEqual([]);
   });
 });
 
