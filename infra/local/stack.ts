@@ -16,6 +16,7 @@ import { outboxFile } from './outbox';
 import { assertPortFree, freePort, stopChild } from './processes';
 import { createLocalSocketServer, type LocalSocketServer } from './socket-server';
 import { LocalSqs, type LocalSqsServer, type QueueEventSource, startLocalSqs, startQueueEventSource } from './sqs';
+import { checkpointFile, MOVED_READERS, migrateCheckpoints } from './stream-checkpoints';
 import { type StreamPoller, startStreamPoller } from './stream-poller';
 
 export const LOCAL_TABLE_NAME = 'task-board-local';
@@ -169,8 +170,12 @@ export async function startLocalStack(options: {
       sockets!.server.once('error', fail);
       sockets!.server.listen(socketPort, host, () => done());
     });
+    // A DATA_DIR from before two readers were merged: the merged reader starts from the older place.
+    for (const oldId of migrateCheckpoints(dataDir, Object.keys(streamConsumers))) {
+      console.log(`local stack: stream reader ${oldId} merged into ${MOVED_READERS[oldId]}; its checkpoint moved there`);
+    }
     for (const [id, row] of Object.entries(streamConsumers)) {
-      pollers.push(await startStreamPoller(LOCAL_TABLE_NAME, row, join(dataDir, `stream-${id}.json`)));
+      pollers.push(await startStreamPoller(LOCAL_TABLE_NAME, row, checkpointFile(dataDir, id)));
     }
     // The deliveries queue's event source (Lambda's SQS trigger), one per queueConsumers row.
     if (queue.consumer) queueSources.push(await startQueueEventSource(sqs, LOCAL_DELIVERIES_QUEUE, queue.consumer));
