@@ -194,6 +194,7 @@ export class LocalSqs {
 
   sendMessage(input: { QueueUrl?: string; MessageBody?: string; DelaySeconds?: number; MessageAttributes?: unknown }) {
     const queue = this.queue(input.QueueUrl);
+    members.string(input.MessageBody, 'MessageBody');
     const stored = this.prepare(queue, input);
     this.store(queue, stored);
     return { MessageId: stored.id, MD5OfMessageBody: stored.md5 };

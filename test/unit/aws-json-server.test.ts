@@ -411,6 +411,7 @@ describe('members of the wrong JSON type, against the stand-ins over plain HTTP'
       ],
       [sqsServer.endpoint, 'AmazonSQS.DeleteMessageBatch', { QueueUrl: url, Entries: 'a' }],
       [sqsServer.endpoint, 'AmazonSQS.SendMessage', { QueueUrl: url, MessageBody: 'x', MessageAttributes: 5 }],
+      [sqsServer.endpoint, 'AmazonSQS.SendMessage', { QueueUrl: url, MessageBody: ['x'] }],
       [sqsServer.endpoint, 'AmazonSQS.ReceiveMessage', { QueueUrl: url, AttributeNames: 'All' }],
       [sqsServer.endpoint, 'AmazonSQS.ReceiveMessage', { QueueUrl: url, MessageSystemAttributeNames: [1] }],
       [sqsServer.endpoint, 'AmazonSQS.GetQueueAttributes', { QueueUrl: url, AttributeNames: {} }],
