@@ -338,15 +338,34 @@ export async function releaseLease(webhookId: string, slot: number, token: strin
  * lost (expired and taken by another copy, which attempts).
  */
 export async function releaseClaim(delivery: { pk: string; sk: string }, token: string): Promise<boolean> {
+  return updateUnderClaim(delivery, token, { UpdateExpression: 'REMOVE claim_token, claimed_until' });
+}
+
+/**
+ * One conditional update of a delivery under the claim that holds it (condition: the claim's
+ * token); false when the claim was lost. A duplicate copy's claim transaction in flight on the
+ * same delivery refuses the update with TransactionConflictException (the update was not made):
+ * it is sent again a few times (retryingConflicts), since the conflict says nothing about the
+ * claim, and losing an attempt's record to it would bring the message back and POST a second time.
+ */
+async function updateUnderClaim(
+  delivery: { pk: string; sk: string },
+  token: string,
+  update: {
+    UpdateExpression: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, unknown>;
+  },
+): Promise<boolean> {
   try {
     await retryingConflicts(() =>
       documentClient.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: { pk: delivery.pk, sk: delivery.sk },
-          UpdateExpression: 'REMOVE claim_token, claimed_until',
+          ...update,
           ConditionExpression: 'claim_token = :token',
-          ExpressionAttributeValues: { ':token': token },
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':token': token },
         }),
       ),
     );
@@ -367,46 +386,28 @@ export interface AttemptRecord {
 }
 
 /**
- * Records an attempt under the claim that made it (condition: the claim's token), ending the claim.
- * False when the claim was lost (expired and taken by another copy): that copy records its own.
- * A duplicate copy's claim transaction in flight on the same delivery refuses the update with
- * TransactionConflictException (the update was not made): it is sent again a few times
- * (retryingConflicts), so the outcome of a POST already made is not lost to a conflict that says
- * nothing about it (losing it would bring the message back and POST a second time).
+ * Records an attempt under the claim that made it, ending the claim. False when the claim was lost
+ * (expired and taken by another copy): that copy records its own.
  */
 export async function recordAttempt(
   delivery: { pk: string; sk: string },
   token: string,
   attempt: AttemptRecord,
 ): Promise<boolean> {
-  try {
-    await retryingConflicts(() =>
-      documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: { pk: delivery.pk, sk: delivery.sk },
-          UpdateExpression:
-            'SET #status = :status, attempts = attempts + :one, last_attempt_at = :at, last_status_code = :code, ' +
-            'last_error = :error, next_attempt_at = :next REMOVE claim_token, claimed_until',
-          ConditionExpression: 'claim_token = :token',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':status': attempt.status,
-            ':one': 1,
-            ':at': attempt.attemptedAt.toISOString(),
-            ':code': attempt.statusCode,
-            ':error': attempt.error,
-            ':next': attempt.nextAttemptAt ? attempt.nextAttemptAt.toISOString() : null,
-            ':token': token,
-          },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateUnderClaim(delivery, token, {
+    UpdateExpression:
+      'SET #status = :status, attempts = attempts + :one, last_attempt_at = :at, last_status_code = :code, ' +
+      'last_error = :error, next_attempt_at = :next REMOVE claim_token, claimed_until',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':status': attempt.status,
+      ':one': 1,
+      ':at': attempt.attemptedAt.toISOString(),
+      ':code': attempt.statusCode,
+      ':error': attempt.error,
+      ':next': attempt.nextAttemptAt ? attempt.nextAttemptAt.toISOString() : null,
+    },
+  });
 }
 
 /**
