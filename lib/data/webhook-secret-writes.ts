@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LimitReached, NotFound } from '../domain/errors';
 import { newSecret } from '../webhooks/signature';
 import type { BoardScope } from './access';
-import {
-  documentClient,
-  isConditionFailure,
-  itemAtCancellation,
-  itemAtConditionFailure,
-  LostRace,
-  retryingConflicts,
-  retryLostRaces,
-  tableName,
-  transactWrite,
-} from './db';
+import { isConditionFailure, itemAtCancellation, itemAtConditionFailure, LostRace, retryLostRaces, transactWrite } from './db';
 import { now, type WebhookRecord } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
 import { sealSecret } from './webhook-secrets';
-import { MAX_WEBHOOKS_PER_BOARD, toWebhook, type WebhookWithSecret } from './webhooks';
+import { MAX_WEBHOOKS_PER_BOARD, toWebhook, updateLiveWebhook, type WebhookWithSecret } from './webhooks';
 
 /**
  * The two webhook writes that seal a new secret with KMS (create and rotate-secret), apart from
@@ -103,21 +92,12 @@ export async function rotateWebhookSecret(scope: BoardScope): Promise<WebhookWit
     // rotateSecret's state change, on ciphertexts: the current secret becomes the previous one.
     const rotatedAt = new Date().toISOString();
     try {
-      const out = await retryingConflicts(() =>
-        documentClient.send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.webhook(webhook.board_id, webhook.id),
-            UpdateExpression: 'SET secret_enc = :new, previous_secret_enc = :old, rotated_at = :at',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl) AND secret_enc = :old',
-            ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-            ExpressionAttributeValues: { ':new': sealed, ':old': webhook.secret_enc, ':at': rotatedAt },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
-      );
-      return { ...toWebhook(out.Attributes as WebhookRecord), secret };
+      const rotated = await updateLiveWebhook(webhook, {
+        UpdateExpression: 'SET secret_enc = :new, previous_secret_enc = :old, rotated_at = :at',
+        extraCondition: 'secret_enc = :old',
+        values: { ':new': sealed, ':old': webhook.secret_enc, ':at': rotatedAt },
+      });
+      return { ...toWebhook(rotated), secret };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const current = itemAtConditionFailure<WebhookRecord>(error);

@@ -60,6 +60,38 @@ export async function listWebhooks(scope: BoardScope): Promise<Webhook[]> {
   return (await boardWebhooks(scope.boardId)).filter((r) => r[TTL_ATTRIBUTE] === undefined).map(toWebhook);
 }
 
+/**
+ * One UpdateItem of a webhook that still lives (the item exists and has no TTL: it is not on its
+ * way out with its board), sent again on transaction conflicts; the webhook as it now is. A
+ * condition failure reaches the caller, who says what it means (`extra` adds the caller's own
+ * condition; the item as it was comes with the failure, for the callers that ask for it).
+ */
+export async function updateLiveWebhook(
+  webhook: Pick<WebhookRecord, 'id' | 'board_id'>,
+  update: {
+    UpdateExpression: string;
+    extraCondition?: string;
+    names?: Record<string, string>;
+    values: Record<string, unknown>;
+  },
+): Promise<WebhookRecord> {
+  const out = await retryingConflicts(() =>
+    documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhook(webhook.board_id, webhook.id),
+        UpdateExpression: update.UpdateExpression,
+        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(#ttl)${update.extraCondition ? ` AND ${update.extraCondition}` : ''}`,
+        ExpressionAttributeNames: { ...update.names, '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: update.values,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    ),
+  );
+  return out.Attributes as WebhookRecord;
+}
+
 export interface WebhookChanges {
   url?: string | null;
   events?: string[] | null;
@@ -95,20 +127,13 @@ export async function updateWebhook(scope: BoardScope, changes: WebhookChanges):
   }
   if (set.length === 0) return toWebhook(webhook);
   try {
-    const out = await retryingConflicts(() =>
-      documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.webhook(webhook.board_id, webhook.id),
-          UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl)',
-          ExpressionAttributeNames: { ...names, '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
+    return toWebhook(
+      await updateLiveWebhook(webhook, {
+        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+        names,
+        values,
+      }),
     );
-    return toWebhook(out.Attributes as WebhookRecord);
   } catch (error) {
     if (isConditionFailure(error)) throw new NotFound('Webhook');
     throw error;

@@ -8,7 +8,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { call, newBoard, newColumn, newUser, type TestUser } from '../support/api';
 import { closeServers } from '../support/http-servers';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
-import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
+import { localDocumentClient, localEnv, readPartition, runStorageCodeOn } from '../support/local-table';
 import { eventually } from '../support/wait';
 
 /**
@@ -32,13 +32,7 @@ beforeAll(async () => {
   url = stack.url;
   env = localEnv(dataDir);
   // The worker's own data functions, run here against the stack's table (the race test).
-  Object.assign(process.env, {
-    TABLE_NAME: env.TABLE_NAME,
-    AWS_ENDPOINT_URL_DYNAMODB: env.AWS_ENDPOINT_URL_DYNAMODB,
-    AWS_REGION: env.AWS_REGION ?? 'us-east-1',
-    AWS_ACCESS_KEY_ID: env.AWS_ACCESS_KEY_ID ?? 'local',
-    AWS_SECRET_ACCESS_KEY: env.AWS_SECRET_ACCESS_KEY ?? 'local',
-  });
+  runStorageCodeOn(env);
 });
 
 const servers: Server[] = [];

@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { call, newBoard, newColumn, newUser, type TestUser } from '../support/api';
 import { closeServers } from '../support/http-servers';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
-import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
+import { localClientConfig, localDocumentClient, localEnv, readPartition, runStorageCodeOn } from '../support/local-table';
 import { closeAllSockets, connect, type Frame } from '../support/sockets';
 import { eventually } from '../support/wait';
 
@@ -438,8 +438,7 @@ it('attempts a delivery once, however many copies of its message arrive while it
   const table = localDocumentClient(env);
   const sqs = new SQSClient({
     endpoint: env.AWS_ENDPOINT_URL_SQS,
-    region: env.AWS_REGION ?? 'us-east-1',
-    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID ?? 'local', secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? 'local' },
+    ...localClientConfig(env),
   });
   try {
     const items = await readPartition(table, env.TABLE_NAME!, `WEBHOOK#${webhook.id}`);
@@ -480,13 +479,7 @@ it("switching off is conditional on the failure fields the worker read: an owner
   const webhook = await createWebhook(owner, board.id, { url: hook.url });
   // The worker's own writes, run here against the stack's table.
   const env = localEnv(dataDir);
-  Object.assign(process.env, {
-    TABLE_NAME: env.TABLE_NAME,
-    AWS_ENDPOINT_URL_DYNAMODB: env.AWS_ENDPOINT_URL_DYNAMODB,
-    AWS_REGION: env.AWS_REGION ?? 'us-east-1',
-    AWS_ACCESS_KEY_ID: env.AWS_ACCESS_KEY_ID ?? 'local',
-    AWS_SECRET_ACCESS_KEY: env.AWS_SECRET_ACCESS_KEY ?? 'local',
-  });
+  runStorageCodeOn(env);
   const { switchOff, webhookFailed } = await import('../../lib/data/deliveries');
   const get = async () => (await call('GET', `/webhooks/${webhook.id}`, { token: owner.token, url })).body;
 
