@@ -153,14 +153,16 @@ export const idParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid() }
 export const MAX_EVENTS_PAGE = 1000;
 export const DEFAULT_EVENTS_PAGE = 100;
 /**
- * A query parameter holding a whole number in decimal digits (no sign, no exponent, any length):
- * numbers past 2^53 - 1 are read as that, which no seq reaches and every limit refuses.
+ * A query parameter holding a whole number in decimal digits (no sign, no exponent, any length),
+ * held to [min, max]. Digits above 2^53 - 1 read as a number above it (2^53, or Infinity for very
+ * long ones, never rounded down to it), so a `max` of Number.MAX_SAFE_INTEGER refuses them as the
+ * OpenAPI `maximum` says.
  */
 const wholeNumber = (min: number, max: number, text: string, example: string) =>
   v.pipe(
     v.string(),
     v.regex(/^\d+$/, 'must be a whole number written in digits'),
-    v.transform((digits: string) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER)),
+    v.transform((digits: string) => Number(digits)),
     v.number(),
     v.minValue(min, `must be at least ${min}`),
     v.maxValue(max, `must be at most ${max}`),

@@ -32,7 +32,7 @@ import { closeAllSockets, connect, type Frame, ISO_MS_UTC, type TestSocket } fro
 import { eventually } from '../support/wait';
 
 /**
- * The board's event log (../shared/spec/realtime.md, "Sequence numbers and catching up"), rule by
+ * The board's event log (docs/reference.md, "Sequence numbers and catching up"), rule by
  * rule, over the real local stack: `seq` 1..n per board with no gap and no repeat in real-time
  * order, also with eight concurrent writers of four users; failed and no-op requests take none;
  * the tree's and watch.ack's `seq`; `GET /boards/{id}/events` (shape, defaults, limits, 400/403,
@@ -518,7 +518,7 @@ describe('GET /boards/{id}/events', () => {
   });
 
   it('answers an empty list for an after at or past latest_seq', async () => {
-    for (const after of [COUNT, COUNT + 1, 999_999_999_999_999]) {
+    for (const after of [COUNT, COUNT + 1, 999_999_999_999_999, Number.MAX_SAFE_INTEGER]) {
       expect({ after, page: await ok(200, getEvents(owner, boardId, { after })) }).toEqual({
         after,
         page: { events: [], latest_seq: COUNT },
@@ -532,6 +532,11 @@ describe('GET /boards/{id}/events', () => {
     ['after=abc', { after: 'abc' }],
     ['after=1e3', { after: '1e3' }],
     ['after=+1', { after: '+1' }],
+    // Above the documented maximum (2^53 - 1), however many digits: the OpenAPI document promises 400.
+    ['after=9007199254740992 (2^53)', { after: '9007199254740992' }],
+    ['after=9007199254740993', { after: '9007199254740993' }],
+    ['after=10^20', { after: '100000000000000000000' }],
+    ['after of 400 digits', { after: '9'.repeat(400) }],
     ['limit=0', { limit: '0' }],
     ['limit=1001', { limit: '1001' }],
     ['limit=-5', { limit: '-5' }],
