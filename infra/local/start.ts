@@ -1,5 +1,7 @@
 import { stopWhenOrphaned } from './orphan';
-import { startLocalStack } from './stack';
+
+// No static import of './stack': it brings in the functions and their logger, which reads
+// LOG_LEVEL once, at import. main sets the local defaults first, then loads it (loadLocalStack).
 
 /**
  * `npm start`: the service on the embedded local stack. Data, users and tokens survive a restart
@@ -46,12 +48,39 @@ export function webhookPortsFrom(env: NodeJS.ProcessEnv): { sqsPort: number; kms
   return { sqsPort: read('SQS_PORT', 4), kmsPort: read('KMS_PORT', 5) };
 }
 
+/**
+ * The local stack's own defaults: LOG_LEVEL DEBUG, so that every request gets its log line (on AWS
+ * successes are DEBUG: the access log has them).
+ */
+export function applyLocalDefaults(env: NodeJS.ProcessEnv): void {
+  env.LOG_LEVEL ??= 'DEBUG';
+}
+
+/**
+ * The local stack's module, loaded only after the defaults are in `env`: the functions' logger
+ * (lib/runtime/logger.ts) reads LOG_LEVEL when it is imported, which importing the stack does.
+ */
+export async function loadLocalStack(env: NodeJS.ProcessEnv): Promise<typeof import('./stack')> {
+  applyLocalDefaults(env);
+  return import('./stack');
+}
+
+export const USAGE = `usage: npm start   (node --import tsx infra/local/start.ts)
+
+Runs the service on the embedded local stack (DynamoDB Local, cognito-local and in-process
+stand-ins for the WebSocket API, the stream, SQS and KMS) and prints one JSON line with the URLs
+and pids once GET /health answers. Ctrl-C or SIGTERM stops it. Settings are environment variables
+(docs/local-stack.md): PORT (3000; 0 picks free ports), SOCKET_PORT, DYNAMODB_PORT, COGNITO_PORT,
+SQS_PORT, KMS_PORT, HOST (127.0.0.1), DATA_DIR (.data), LOG_LEVEL (DEBUG), and the others listed
+there.
+
+  -h, --help   this text`;
+
 async function main() {
   const { port, socketPort, dynamoPort, cognitoPort } = portsFrom(process.env);
   const { sqsPort, kmsPort } = webhookPortsFrom(process.env);
   const dataDir = process.env.DATA_DIR ?? '.data';
-  // Locally every request gets its log line (on AWS successes are DEBUG: the access log has them).
-  process.env.LOG_LEVEL ??= 'DEBUG';
+  const { startLocalStack } = await loadLocalStack(process.env);
   const sweepMs = Number(process.env.LOCAL_SWEEP_MS ?? 1000);
   const tokenSeconds = process.env.LOCAL_ACCESS_TOKEN_SECONDS ? Number(process.env.LOCAL_ACCESS_TOKEN_SECONDS) : undefined;
   if (tokenSeconds !== undefined && !(Number.isInteger(tokenSeconds) && tokenSeconds > 0)) {
@@ -96,7 +125,20 @@ async function main() {
   stopWhenOrphaned((reason) => void shutdown(reason));
 }
 
-if (process.argv[1]?.endsWith('start.ts')) main().catch(fail);
+if (process.argv[1]?.endsWith('start.ts')) {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(USAGE);
+    process.exit(0);
+  } else if (args.length > 0) {
+    console.error(
+      `task-board: npm start takes no arguments (settings are environment variables), got ${args.join(' ')}\n${USAGE}`,
+    );
+    process.exit(64);
+  } else {
+    main().catch(fail);
+  }
+}
 
 function fail(error: NodeJS.ErrnoException & { address?: string; port?: number; variable?: string }) {
   // A port taken is the usual reason; say which and how to choose another, not a stack trace.
