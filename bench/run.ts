@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { answerArguments } from '../scripts/cli';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../test/support/local-process';
 import { benchBundles } from './bundles';
 import { benchCatchUp } from './catchup';
@@ -16,7 +17,7 @@ import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
 import { benchWebhooks, renderWebhooks, type WebhookBench } from './webhooks';
 
 /**
- * `npm run bench`: the performance benchmark of issue 5, on the local stack (docs/performance.md).
+ * `npm run bench`: the performance benchmark, on the local stack (docs/performance.md).
  * 1. bundles as `cdk synth` makes them, and their cold import against an SDK-only bundle;
  * 2-3. round trips, capacity and own time per route (sequential warm requests, trace headers);
  * 4. throughput under concurrent load (autocannon);
@@ -43,6 +44,22 @@ import { benchWebhooks, renderWebhooks, type WebhookBench } from './webhooks';
  * BENCH_SKIP=bundles,delivery,contention,catchup,load,scale,huge,webhooks leaves phases out (for trying the
  * bench; `huge` is the 50,000-card board of the scale phase).
  */
+
+const USAGE = `usage: [BENCH_…=…] npm run bench
+
+Benchmarks the service on a local stack of its own (a temporary DATA_DIR, removed at the end) and
+writes bench/results/latest.json and latest.md; docs/performance.md says what each phase measures.
+Phases: bundles, latency, delivery, load, scale (huge: its 50,000-card board), contention,
+catchup, webhooks. It takes about half an hour on two cores; CI never runs it.
+
+Settings are environment variables, for instance:
+  BENCH_SKIP=bundles,load,scale   leave phases out (the run is then written as partial-<time>.*)
+  BENCH_REQUESTS=1000             sequential requests per main route (BENCH_OTHER_REQUESTS: 200)
+  BENCH_OUT=<name>                write bench/results/<name>.json and .md instead
+The others are listed at the top of bench/run.ts.
+
+  -h, --help   this text`;
+answerArguments(USAGE);
 
 const settings = {
   requests: envNumber('BENCH_REQUESTS', 1000),

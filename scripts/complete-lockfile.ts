@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { answerArguments } from './cli';
 
 /**
  * `npm run lockfile`, after every `npm install`. npm on these machines leaves some platforms'
@@ -45,6 +46,16 @@ type Metadata = {
   license?: string;
   engines?: Record<string, string>;
 };
+
+const USAGE = `usage: npm run lockfile
+
+Completes package-lock.json after an npm install: adds the optional platform packages npm left out,
+and gives every registry entry without an integrity its integrity, os, cpu, libc, license and
+engines from the registry (npm view <name>@<version>, one look-up per incomplete entry).
+test/unit/lockfile.test.ts fails on an entry that still lacks them.
+
+  -h, --help   this text`;
+answerArguments(USAGE);
 
 const file = 'package-lock.json';
 const lock = JSON.parse(readFileSync(file, 'utf8')) as { packages: Record<string, Entry> };

@@ -21,6 +21,7 @@ import {
   socketRoutes,
   streamConsumers,
 } from '../lib/routes';
+import { answerArguments } from './cli';
 
 /**
  * Writes one sample event per function row to events/, for `sam local invoke -e events/<row>.json`:
@@ -441,7 +442,17 @@ const formatJson = (value: unknown) =>
     (_, items: string) => `[${items.split(/,\n\s*/).join(', ')}]`,
   );
 
+const USAGE = `usage: npm run events
+
+Writes one sample event per function to events/<row>.json, for sam local invoke -e: an HTTP API
+(payload v2) event per route, a WebSocket event per socket route, a DynamoDB stream batch per
+stream consumer, an SQS batch per queue consumer and a scheduled event per schedule. Replace the
+placeholders (ACCESS_TOKEN, REFRESH_TOKEN, TICKET, CONNECTION_ID, the ids) with real values.
+
+  -h, --help   this text`;
+
 if (process.argv[1]?.endsWith('make-events.ts')) {
+  answerArguments(USAGE);
   for (const [rowId, event] of sampleEvents()) {
     writeFileSync(join('events', eventFileOf(rowId)), `${formatJson(event)}\n`);
   }

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { answerArguments } from './cli';
 
 /**
  * `npm run asyncapi`: docs/asyncapi.yaml (the source, written by hand) as docs/asyncapi.json, the
@@ -8,4 +9,14 @@ import { parse } from 'yaml';
  */
 export const asyncApiText = () => `${JSON.stringify(parse(readFileSync('docs/asyncapi.yaml', 'utf8')), null, 2)}\n`;
 
-if (process.argv[1]?.endsWith('write-asyncapi.ts')) writeFileSync('docs/asyncapi.json', asyncApiText());
+const USAGE = `usage: npm run asyncapi
+
+Writes docs/asyncapi.json from docs/asyncapi.yaml (the live events protocol, written by hand): the
+form GET /asyncapi.json serves. test/unit/asyncapi.test.ts fails while the JSON is stale.
+
+  -h, --help   this text`;
+
+if (process.argv[1]?.endsWith('write-asyncapi.ts')) {
+  answerArguments(USAGE);
+  writeFileSync('docs/asyncapi.json', asyncApiText());
+}

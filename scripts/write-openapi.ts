@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { buildOpenApiDocument } from '../lib/http/openapi';
 import { servedMethodsByPath } from '../lib/routes';
+import { answerArguments } from './cli';
 
 /**
  * `npm run openapi`: writes docs/openapi.json, and lib/rows/served.ts (the served paths and their
@@ -28,7 +29,17 @@ export const servedText = () =>
     '',
   ].join('\n');
 
+const USAGE = `usage: npm run openapi
+
+Writes docs/openapi.json (the OpenAPI 3.1 document, made from the route table and the valibot
+schemas that validate requests) and lib/rows/served.ts (each served path with its methods, for the
+catch-all function). Run it after changing a route or a schema; test/unit/openapi.test.ts and
+test/unit/route-table.test.ts fail while either file is stale.
+
+  -h, --help   this text`;
+
 if (process.argv[1]?.endsWith('write-openapi.ts')) {
+  answerArguments(USAGE);
   writeFileSync('docs/openapi.json', openApiText());
   writeFileSync(SERVED_FILE, servedText());
 }

@@ -65,7 +65,7 @@ export async function loadLocalStack(env: NodeJS.ProcessEnv): Promise<typeof imp
   return import('./stack');
 }
 
-export const USAGE = `usage: npm start   (node --import tsx infra/local/start.ts)
+const USAGE = `usage: npm start   (node --import tsx infra/local/start.ts)
 
 Runs the service on the embedded local stack (DynamoDB Local, cognito-local and in-process
 stand-ins for the WebSocket API, the stream, SQS and KMS) and prints one JSON line with the URLs
