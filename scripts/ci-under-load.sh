@@ -9,6 +9,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+if [[ ${1:-} == --help || ${1:-} == -h ]]; then
+  cat <<'USAGE'
+usage: [HOGS=2] [HOG_SECONDS=1800] scripts/ci-under-load.sh [command …]
+
+Runs the command (default: npm test) beside HOGS busy loops, as on a shared CI machine, and prints
+its elapsed time and exit code; exits with that code. Each loop ends by itself after HOG_SECONDS.
+USAGE
+  exit 0
+fi
+
 hogs=${HOGS:-2}
 hog_seconds=${HOG_SECONDS:-1800}
 pids=()
