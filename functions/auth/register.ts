@@ -1,5 +1,5 @@
-import { createUser, logIn } from '../../lib/auth/cognito';
-import { putUserProfile } from '../../lib/data/users';
+import { register } from '../../lib/auth/accounts';
+import { logIn } from '../../lib/auth/cognito';
 import { credentialRoute } from '../../lib/http/credential-route';
 import { answerOnce } from '../../lib/http/idempotency';
 import { authRegister } from '../../lib/rows/auth';
@@ -11,11 +11,7 @@ import { authRegister } from '../../lib/rows/auth';
 export const handler = credentialRoute(
   authRegister,
   async ({ body, replay }) => {
-    if (!replay) {
-      await createUser(body.email, body.password, body.display_name, (userId) =>
-        putUserProfile(userId, body.email, body.display_name),
-      );
-    }
+    if (!replay) await register(body.email, body.password, body.display_name);
     return { status: 201, body: await logIn(body.email, body.password) };
   },
   { once: answerOnce },

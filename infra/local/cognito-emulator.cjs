@@ -12,6 +12,15 @@
  *   AWS it invalidates every refresh token Cognito issued to the user. cognito-local keeps a
  *   user's refresh tokens on the user record (`RefreshTokens`, which REFRESH_TOKEN_AUTH and
  *   RevokeToken read), so the operation is that list emptied: the same effect on the same data.
+ * - GetTokensFromRefreshToken, which cognito-local lacks: the refresh of InitiateAuth, with the
+ *   client secret passed as it is rather than hashed.
+ * - The app client's and the pool's rules, which cognito-local stores but does not enforce and
+ *   which the service's account rules rest on (docs/accounts.md, "Cognito is no second door"):
+ *   a client with a secret refuses every call that lacks its SECRET_HASH (or, for RevokeToken
+ *   and GetTokensFromRefreshToken, the secret itself); InitiateAuth and AdminInitiateAuth refuse
+ *   a flow the client does not allow; SignUp is refused when only administrators may create
+ *   users; and a client may write only its WriteAttributes (SignUp, UpdateUserAttributes,
+ *   DeleteUserAttributes). Each refusal is the exception and message AWS answers with.
  *
  * Plain CommonJS, because it runs in its own process without the TypeScript loader.
  */
@@ -31,7 +40,9 @@ const { MessageDeliveryService } = require('cognito-local/lib/services/messageDe
 const { otp } = require('cognito-local/lib/services/otp');
 const { JwtTokenGenerator } = require('cognito-local/lib/services/tokenGenerator');
 const { UserPoolServiceFactoryImpl } = require('cognito-local/lib/services/userPoolService');
-const { UserNotFoundError } = require('cognito-local/lib/errors');
+const { createHmac, timingSafeEqual } = require('node:crypto');
+const jwt = require('jsonwebtoken');
+const { InvalidParameterError, NotAuthorizedError, UserNotFoundError } = require('cognito-local/lib/errors');
 
 const OUTBOX_FILE = join(process.cwd(), 'outbox.jsonl');
 /** Cognito's own default subject, for a pool created without a verification message template. */
@@ -75,6 +86,102 @@ const adminUserGlobalSignOut =
     return {};
   };
 
+/** Cognito's SECRET_HASH: Base64(HMAC-SHA256(client secret, user name + client id)). */
+const secretHashOf = (secret, username, clientId) =>
+  createHmac('sha256', secret).update(`${username}${clientId}`).digest('base64');
+
+const sameText = (a, b) =>
+  typeof a === 'string' && typeof b === 'string' && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** Where each public, client-id call carries its SECRET_HASH and the user name it is computed over. */
+const SECRET_HASH_OF = {
+  SignUp: (req) => [req.SecretHash, req.Username],
+  ConfirmSignUp: (req) => [req.SecretHash, req.Username],
+  ResendConfirmationCode: (req) => [req.SecretHash, req.Username],
+  ForgotPassword: (req) => [req.SecretHash, req.Username],
+  ConfirmForgotPassword: (req) => [req.SecretHash, req.Username],
+  InitiateAuth: (req) => [req.AuthParameters?.SECRET_HASH, req.AuthParameters?.USERNAME],
+  AdminInitiateAuth: (req) => [req.AuthParameters?.SECRET_HASH, req.AuthParameters?.USERNAME],
+  RespondToAuthChallenge: (req) => [req.ChallengeResponses?.SECRET_HASH, req.ChallengeResponses?.USERNAME],
+};
+
+/** The ExplicitAuthFlows entry each AuthFlow needs; a client made without any allows AWS's defaults. */
+const FLOW_SETTING = {
+  USER_PASSWORD_AUTH: 'ALLOW_USER_PASSWORD_AUTH',
+  ADMIN_USER_PASSWORD_AUTH: 'ALLOW_ADMIN_USER_PASSWORD_AUTH',
+  ADMIN_NO_SRP_AUTH: 'ALLOW_ADMIN_USER_PASSWORD_AUTH',
+  USER_SRP_AUTH: 'ALLOW_USER_SRP_AUTH',
+  CUSTOM_AUTH: 'ALLOW_CUSTOM_AUTH',
+  REFRESH_TOKEN_AUTH: 'ALLOW_REFRESH_TOKEN_AUTH',
+  REFRESH_TOKEN: 'ALLOW_REFRESH_TOKEN_AUTH',
+  USER_AUTH: 'ALLOW_USER_AUTH',
+};
+const DEFAULT_FLOWS = ['ALLOW_USER_SRP_AUTH', 'ALLOW_CUSTOM_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'];
+const REFRESH_FLOWS = ['REFRESH_TOKEN_AUTH', 'REFRESH_TOKEN'];
+
+/**
+ * The app client's and the pool's rules, checked before cognito-local's own operation runs. An
+ * unknown client is left to the operation, which answers it as cognito-local always did.
+ */
+const clientRules =
+  ({ cognito }) =>
+  async (ctx, target, req) => {
+    const clientId = target === 'UpdateUserAttributes' || target === 'DeleteUserAttributes' ? tokenClient(req) : req.ClientId;
+    const client = clientId ? await cognito.getAppClient(ctx, clientId) : null;
+    if (!client) return;
+    const pool = await cognito.getUserPoolForClientId(ctx, clientId);
+
+    if (target === 'InitiateAuth' || target === 'AdminInitiateAuth') {
+      const setting = FLOW_SETTING[req.AuthFlow];
+      const allowed = client.ExplicitAuthFlows?.length ? client.ExplicitAuthFlows : DEFAULT_FLOWS;
+      if (setting && !allowed.includes(setting)) throw new InvalidParameterError(`${req.AuthFlow} flow not enabled for this client`);
+    }
+    if (client.ClientSecret && SECRET_HASH_OF[target]) {
+      let [hash, username] = SECRET_HASH_OF[target](req);
+      // A refresh names no user: the hash is over the user name of the refresh token's user.
+      if (REFRESH_FLOWS.includes(req.AuthFlow)) {
+        const user = await pool.getUserByRefreshToken(ctx, req.AuthParameters?.REFRESH_TOKEN ?? '');
+        username = user?.Username;
+      }
+      if (hash === undefined) throw new NotAuthorizedError(`Client ${clientId} is configured with secret but SECRET_HASH was not received`);
+      if (!username || !sameText(hash, secretHashOf(client.ClientSecret, username, clientId))) {
+        throw new NotAuthorizedError(`Unable to verify secret hash for client ${clientId}`);
+      }
+    }
+    if ((target === 'RevokeToken' || target === 'GetTokensFromRefreshToken') && client.ClientSecret) {
+      if (!sameText(req.ClientSecret, client.ClientSecret)) throw new NotAuthorizedError('Client secret is invalid');
+    }
+    if (target === 'SignUp' && pool.options.AdminCreateUserConfig?.AllowAdminCreateUserOnly) {
+      throw new NotAuthorizedError('SignUp is not permitted for this user pool');
+    }
+    const written =
+      target === 'SignUp' || target === 'UpdateUserAttributes'
+        ? (req.UserAttributes ?? []).map((attribute) => attribute.Name)
+        : target === 'DeleteUserAttributes'
+          ? (req.UserAttributeNames ?? [])
+          : [];
+    if (client.WriteAttributes?.length && written.some((name) => !client.WriteAttributes.includes(name))) {
+      throw new NotAuthorizedError('A client attempted to write unauthorized attribute');
+    }
+  };
+
+/** The app client an access token was issued to (`client_id`); unreadable tokens are the operation's to refuse. */
+const tokenClient = (req) => {
+  const claims = typeof req.AccessToken === 'string' ? jwt.decode(req.AccessToken) : null;
+  return claims && typeof claims === 'object' ? claims.client_id : undefined;
+};
+
+/** GetTokensFromRefreshToken: InitiateAuth's refresh once the client and its secret are checked. */
+const getTokensFromRefreshToken = (initiateAuth) => async (ctx, req) => {
+  const out = await initiateAuth(ctx, {
+    AuthFlow: 'REFRESH_TOKEN_AUTH',
+    ClientId: req.ClientId,
+    ClientMetadata: req.ClientMetadata,
+    AuthParameters: { REFRESH_TOKEN: req.RefreshToken },
+  });
+  return { AuthenticationResult: out.AuthenticationResult };
+};
+
 async function main() {
   const logger = pino({ level: process.env.DEBUG ? 'debug' : 'info' });
   const ctx = { logger };
@@ -102,8 +209,18 @@ async function main() {
     triggers,
   };
   const route = Router(all);
-  const signOut = adminUserGlobalSignOut(all);
-  const router = (target) => (target === 'AdminUserGlobalSignOut' ? signOut : route(target));
+  const added = {
+    AdminUserGlobalSignOut: adminUserGlobalSignOut(all),
+    GetTokensFromRefreshToken: getTokensFromRefreshToken(route('InitiateAuth')),
+  };
+  const checkRules = clientRules(all);
+  const router = (target) => {
+    const operation = added[target] ?? route(target);
+    return async (ctx, req) => {
+      await checkRules(ctx, target, req ?? {});
+      return operation(ctx, req);
+    };
+  };
   const server = createServer(router, logger, config.ServerConfig, all);
   await server.start();
   logger.info(`Cognito Local running on http://${config.ServerConfig.hostname}:${config.ServerConfig.port}`);

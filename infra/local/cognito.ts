@@ -7,6 +7,7 @@ import {
   CreateUserPoolClientCommand,
   CreateUserPoolCommand,
   type CreateUserPoolCommandInput,
+  DescribeUserPoolClientCommand,
   DescribeUserPoolCommand,
   UpdateUserPoolCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
@@ -14,6 +15,7 @@ import {
   appClient as appClientDefinition,
   explicitAuthFlows,
   passwordPolicy,
+  selfSignUp,
   tokenValidity,
   verificationMessage,
 } from '../../lib/auth/pool';
@@ -52,6 +54,7 @@ export async function startCognitoLocal(port: number, dataDir: string, host = '1
 
 /** What the local pool shares with the deployed one besides its sign-in by email. */
 const poolSettings = {
+  AdminCreateUserConfig: { AllowAdminCreateUserOnly: !selfSignUp },
   // As the deployed pool (CDK verifies the sign-in alias): codes go to the address by email.
   AutoVerifiedAttributes: ['email'],
   VerificationMessageTemplate: {
@@ -92,38 +95,52 @@ export async function ensurePool(endpoint: string, dataDir: string, accessTokenS
         .send(new DescribeUserPoolCommand({ UserPoolId: saved.userPoolId }))
         .then((out) => out.UserPool)
         .catch(() => undefined);
-      // A pool made before addresses were verified (an older DATA_DIR) gets the settings it lacks.
-      if (found && !found.AutoVerifiedAttributes?.includes('email')) {
-        await client.send(new UpdateUserPoolCommand({ UserPoolId: saved.userPoolId, ...poolSettings }));
+      // A pool made by an older version (an older DATA_DIR) gets the settings it lacks, and an app
+      // client with a secret in place of one without (its users sign in again, as after a deploy).
+      if (found) {
+        if (found.AdminCreateUserConfig?.AllowAdminCreateUserOnly !== !selfSignUp) {
+          await client.send(new UpdateUserPoolCommand({ UserPoolId: saved.userPoolId, ...poolSettings }));
+        }
+        const current = await client
+          .send(new DescribeUserPoolClientCommand({ UserPoolId: saved.userPoolId, ClientId: saved.userPoolClientId }))
+          .then((out) => out.UserPoolClient);
+        if (current?.ClientSecret) return saved;
+        return save(stateFile, saved.userPoolId, await createAppClient(client, saved.userPoolId, accessTokenSeconds));
       }
-      if (found) return saved;
     }
     const pool = await client.send(
       new CreateUserPoolCommand({ PoolName: 'task-board-local', UsernameAttributes: ['email'], ...poolSettings }),
     );
     const userPoolId = pool.UserPool!.Id!;
-    const appClient = await client.send(
-      new CreateUserPoolClientCommand({
-        UserPoolId: userPoolId,
-        ClientName: 'task-board-api',
-        GenerateSecret: appClientDefinition.generateSecret,
-        ExplicitAuthFlows: explicitAuthFlows,
-        PreventUserExistenceErrors: appClientDefinition.preventUserExistenceErrors ? 'ENABLED' : 'LEGACY',
-        AccessTokenValidity: accessTokenSeconds ?? tokenValidity.accessTokenMinutes,
-        RefreshTokenValidity: tokenValidity.refreshTokenDays,
-        TokenValidityUnits: { AccessToken: accessTokenSeconds ? 'seconds' : 'minutes', RefreshToken: 'days' },
-      }),
-    );
-    const saved: LocalPool = {
-      userPoolId,
-      userPoolClientId: appClient.UserPoolClient!.ClientId!,
-      issuer: `${LOCAL_ISSUER_DOMAIN}/${userPoolId}`,
-    };
-    writeFileSync(stateFile, JSON.stringify(saved, null, 2));
-    return saved;
+    return save(stateFile, userPoolId, await createAppClient(client, userPoolId, accessTokenSeconds));
   } finally {
     client.destroy();
   }
+}
+
+/** The app client as lib/auth/pool.ts defines it; its secret stays in the emulator's data. */
+async function createAppClient(client: CognitoIdentityProviderClient, userPoolId: string, accessTokenSeconds?: number) {
+  const appClient = await client.send(
+    new CreateUserPoolClientCommand({
+      UserPoolId: userPoolId,
+      ClientName: 'task-board-api',
+      GenerateSecret: appClientDefinition.generateSecret,
+      ExplicitAuthFlows: explicitAuthFlows,
+      WriteAttributes: [...appClientDefinition.writeAttributes],
+      EnableTokenRevocation: true,
+      PreventUserExistenceErrors: appClientDefinition.preventUserExistenceErrors ? 'ENABLED' : 'LEGACY',
+      AccessTokenValidity: accessTokenSeconds ?? tokenValidity.accessTokenMinutes,
+      RefreshTokenValidity: tokenValidity.refreshTokenDays,
+      TokenValidityUnits: { AccessToken: accessTokenSeconds ? 'seconds' : 'minutes', RefreshToken: 'days' },
+    }),
+  );
+  return appClient.UserPoolClient!.ClientId!;
+}
+
+function save(stateFile: string, userPoolId: string, userPoolClientId: string): LocalPool {
+  const saved: LocalPool = { userPoolId, userPoolClientId, issuer: `${LOCAL_ISSUER_DOMAIN}/${userPoolId}` };
+  writeFileSync(stateFile, JSON.stringify(saved, null, 2));
+  return saved;
 }
 
 /** The emulator's signing keys, fetched once over http and handed to the functions in TOKEN_JWKS. */

@@ -1,11 +1,14 @@
 import { accountToDelete, beginAccountDeletion, wrongDeletionPassword } from '../data/accounts';
-import { findUserByEmail, markAddressVerified, readAccount } from '../data/users';
-import { Unauthorized, WrongPassword } from '../domain/errors';
+import { startResetTries, startVerifyTries, takeResetTry, takeVerifyTry } from '../data/code-tries';
+import { findUserByEmail, markAddressVerified, putUserProfile, readAccount } from '../data/users';
+import { Conflict, InvalidCode, Unauthorized, WrongPassword } from '../domain/errors';
 import {
   changePassword,
   checkPassword,
   confirmEmailCode,
+  createUser,
   deleteIdentity,
+  identityExists,
   resetPassword,
   sendEmailCode,
   sendResetCode,
@@ -28,17 +31,45 @@ import type { Caller } from './verifier';
 export type BeforeChange = () => Promise<void>;
 const nothing: BeforeChange = async () => {};
 
-/** POST /auth/verify-email/request: Cognito mails a code to the caller's address. */
-export const requestEmailVerification = (caller: Caller): Promise<void> => sendEmailCode(caller.token);
+/**
+ * POST /auth/register: a new Cognito user and its profile. An address still held by an account
+ * whose Cognito identity is gone (deleted with its own token through Cognito's DeleteUser, around
+ * this API) is taken back: that account is deleted as DELETE /auth/account deletes one, and the
+ * registration goes on. Only a registration that would otherwise be refused pays for the check.
+ */
+export async function register(email: string, password: string, displayName: string): Promise<void> {
+  await createUser(email, password, displayName, async (userId) => {
+    try {
+      await putUserProfile(userId, email, displayName);
+    } catch (error) {
+      if (!(error instanceof Conflict)) throw error;
+      const holder = await findUserByEmail(email);
+      if (!holder || holder.user_id === userId || (await identityExists(holder.user_id))) throw error;
+      await beginAccountDeletion(holder.user_id, holder.email);
+      await putUserProfile(userId, email, displayName);
+    }
+  });
+}
+
+/**
+ * POST /auth/verify-email/request: the tries of the code start again from none, then Cognito mails
+ * a new code to the caller's address.
+ */
+export async function requestEmailVerification(caller: Caller): Promise<void> {
+  await startVerifyTries(caller.id);
+  await sendEmailCode(caller.token);
+}
 
 /**
  * POST /auth/verify-email: the account read first (a deleted account's token gets its 401 here,
- * before the code is tried), then the gate, then Cognito checks the code and the table records the
- * proven address. A refused request never reaches Cognito, so its code stays unused.
+ * before the code is tried), then the gate, then one of the code's five tries is taken, then
+ * Cognito checks the code and the table records the proven address. A request refused before the
+ * try never reaches Cognito, so its code stays unused; once five tries are taken the code is void.
  */
 export async function verifyEmail(caller: Caller, code: string, beforeChange: BeforeChange = nothing): Promise<void> {
   const account = await readAccount(caller.id);
   await beforeChange();
+  if (!(await takeVerifyTry(caller.id))) throw new InvalidCode();
   await confirmEmailCode(caller.token, code);
   await markAddressVerified(caller.id, account.email);
 }
@@ -50,6 +81,7 @@ export async function verifyEmail(caller: Caller, code: string, beforeChange: Be
 export async function forgotPassword(email: string, beforeChange: BeforeChange = nothing): Promise<void> {
   const account = await findUserByEmail(email);
   await beforeChange();
+  if (account) await startResetTries(email);
   await sendResetCode(email, account && { userId: account.user_id, verified: account.verified });
 }
 
@@ -69,6 +101,8 @@ export async function resetForgottenPassword(
 ): Promise<void> {
   const found = await findUserByEmail(email);
   await beforeChange();
+  // Tries are counted per address, from wherever they come; an address nobody holds has no code.
+  if (found && !(await takeResetTry(email))) throw new InvalidCode();
   await resetPassword(email, code, newPassword);
   // The password is the owner's of the address now, at the moment of the reset: if the address
   // changed hands since the read (its account deleted, the address registered again), the

@@ -1,17 +1,21 @@
+import { createHmac } from 'node:crypto';
 import {
-  AdminConfirmSignUpCommand,
+  AdminCreateUserCommand,
   AdminDeleteUserCommand,
+  AdminGetUserCommand,
+  AdminInitiateAuthCommand,
+  AdminSetUserPasswordCommand,
   AdminUpdateUserAttributesCommand,
   AdminUserGlobalSignOutCommand,
   type AuthenticationResultType,
   ChangePasswordCommand,
   CognitoIdentityProviderClient,
   ConfirmForgotPasswordCommand,
+  DescribeUserPoolClientCommand,
   ForgotPasswordCommand,
+  GetTokensFromRefreshTokenCommand,
   GetUserAttributeVerificationCodeCommand,
-  InitiateAuthCommand,
   RevokeTokenCommand,
-  SignUpCommand,
   VerifyUserAttributeCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { BadRequest, Conflict, InvalidCode, Unauthorized, WrongPassword } from '../domain/errors';
@@ -39,11 +43,48 @@ const BAD_CREDENTIALS = [
   'PasswordResetRequiredException',
 ];
 
+const nameOf = (error: unknown) => (error as Error).name;
+
+/*
+ * The app client has a secret (docs/accounts.md, "Cognito is no second door"): every call Cognito
+ * answers for a bare client id (sign-up, sign-in, refresh, reset codes) needs it, so the client id
+ * that every access token names lets nobody around this API. The secret is in no template and no
+ * function setting: each function that needs it reads it from the pool once, on its first call
+ * that needs it, and keeps it for the container's life.
+ */
+let clientSecret: Promise<string> | undefined;
+
+function secret(): Promise<string> {
+  if (!clientSecret) {
+    const reading = cognito
+      .send(new DescribeUserPoolClientCommand({ UserPoolId: userPoolId, ClientId: clientId }))
+      .then((out) => {
+        const value = out.UserPoolClient?.ClientSecret;
+        if (!value) throw new Error(`app client ${clientId} has no secret`);
+        return value;
+      });
+    // A failed read is not kept: the next request reads again.
+    reading.catch(() => {
+      if (clientSecret === reading) clientSecret = undefined;
+    });
+    clientSecret = reading;
+  }
+  return clientSecret;
+}
+
+/** Cognito's SECRET_HASH for a call about `username`: Base64(HMAC-SHA256(secret, username + client id)). */
+async function secretHash(username: string): Promise<string> {
+  return createHmac('sha256', await secret())
+    .update(username + clientId)
+    .digest('base64');
+}
+
 /**
- * Creates a confirmed user and returns its Cognito `sub`. SignUp then AdminConfirmSignUp: no
- * verification message is sent, and the password policy is the pool's. `afterCreate` runs before
- * the user can log in; if it (or the confirmation) fails, the user is deleted again so that a
- * retry of the registration is not refused as a duplicate.
+ * Creates a confirmed user and returns its Cognito `sub`. Self sign-up is off in the pool, so the
+ * service creates users as the pool's administrator: AdminCreateUser (no message sent, the address
+ * not verified in Cognito), then AdminSetUserPassword (permanent, checked against the pool's
+ * policy). `afterCreate` runs before the user can log in; if it (or the password) fails, the user
+ * is deleted again so that a retry of the registration is not refused as a duplicate.
  */
 export async function createUser(
   email: string,
@@ -55,27 +96,30 @@ export async function createUser(
   let userId: string;
   try {
     const out = await cognito.send(
-      new SignUpCommand({
-        ClientId: clientId,
+      new AdminCreateUserCommand({
+        UserPoolId: userPoolId,
         Username: username,
-        Password: password,
+        MessageAction: 'SUPPRESS',
         UserAttributes: [
           { Name: 'email', Value: username },
           { Name: 'name', Value: displayName },
         ],
       }),
     );
-    userId = out.UserSub!;
+    userId = out.User?.Attributes?.find((attribute) => attribute.Name === 'sub')?.Value ?? out.User!.Username!;
   } catch (error) {
-    const name = (error as Error).name;
+    const name = nameOf(error);
     if (name === 'UsernameExistsException' || name === 'AliasExistsException')
       throw new Conflict('This email is already registered.');
-    if (name === 'InvalidPasswordException') throw new BadRequest('The password does not meet the password policy.');
     if (name === 'InvalidParameterException') throw new BadRequest('The email or display name was not accepted.');
     throw error;
   }
   try {
-    await cognito.send(new AdminConfirmSignUpCommand({ UserPoolId: userPoolId, Username: username }));
+    await cognito.send(
+      new AdminSetUserPasswordCommand({ UserPoolId: userPoolId, Username: username, Password: password, Permanent: true }),
+    ).catch((error: unknown) => {
+      throw nameOf(error) === 'InvalidPasswordException' ? new BadRequest('The password does not meet the password policy.') : error;
+    });
     await afterCreate(userId);
   } catch (error) {
     // Even past the request's deadline: a confirmed user without a profile could never register again.
@@ -87,19 +131,43 @@ export async function createUser(
   return userId;
 }
 
+/**
+ * Whether the pool still has this user. An identity deleted by its own token (Cognito's DeleteUser)
+ * leaves the service's account behind; registration asks this before it takes such an address back.
+ */
+export async function identityExists(userId: string): Promise<boolean> {
+  try {
+    await cognito.send(new AdminGetUserCommand({ UserPoolId: userPoolId, Username: userId }));
+    return true;
+  } catch (error) {
+    if (nameOf(error) === 'UserNotFoundException') return false;
+    throw error;
+  }
+}
+
+/**
+ * A password sign-in as the pool's administrator (ADMIN_USER_PASSWORD_AUTH). The app client allows
+ * no other password flow, so a password can be tried only through this API and its address quota.
+ */
+async function signIn(email: string, password: string): Promise<AuthenticationResultType | undefined> {
+  const username = email.toLowerCase();
+  const out = await cognito.send(
+    new AdminInitiateAuthCommand({
+      UserPoolId: userPoolId,
+      ClientId: clientId,
+      AuthFlow: 'ADMIN_USER_PASSWORD_AUTH',
+      AuthParameters: { USERNAME: username, PASSWORD: password, SECRET_HASH: await secretHash(username) },
+    }),
+  );
+  return out.AuthenticationResult;
+}
+
 export async function logIn(email: string, password: string): Promise<TokenResponse> {
   let result: AuthenticationResultType | undefined;
   try {
-    const out = await cognito.send(
-      new InitiateAuthCommand({
-        AuthFlow: 'USER_PASSWORD_AUTH',
-        ClientId: clientId,
-        AuthParameters: { USERNAME: email.toLowerCase(), PASSWORD: password },
-      }),
-    );
-    result = out.AuthenticationResult;
+    result = await signIn(email, password);
   } catch (error) {
-    if (BAD_CREDENTIALS.includes((error as Error).name)) throw wrongCredentials();
+    if (BAD_CREDENTIALS.includes(nameOf(error))) throw wrongCredentials();
     throw error;
   }
   if (!result?.AccessToken) throw wrongCredentials(); // a challenge (e.g. a forced reset) is not a login
@@ -114,8 +182,8 @@ export async function logIn(email: string, password: string): Promise<TokenRespo
 /**
  * Cognito's answers to a refresh token it will not honour: unknown, malformed, expired, revoked,
  * issued to another client or pool, or not a refresh token at all (an access token).
- * InitiateAuth says NotAuthorizedException (UserNotFoundException if its user is gone; not
- * InvalidParameterException, which there means a client set up without the flow: a 500).
+ * GetTokensFromRefreshToken says NotAuthorizedException (UserNotFoundException if its user is
+ * gone; not InvalidParameterException, which there means a client set up without the flow: a 500).
  */
 const BAD_REFRESH_TOKEN = ['NotAuthorizedException', 'UserNotFoundException'];
 /**
@@ -132,23 +200,20 @@ const UNREVOCABLE_TOKEN = [
 ];
 
 /**
- * A new access token for a refresh token (REFRESH_TOKEN_AUTH). No `refresh_token` in the answer:
- * Cognito issues none on this flow (the pool does not rotate refresh tokens), so the client keeps
- * the one it has until it expires (30 days) or is revoked.
+ * A new access token for a refresh token (GetTokensFromRefreshToken, which takes the client secret
+ * as it is: InitiateAuth's refresh would need a SECRET_HASH over the user's name, which a refresh
+ * token does not tell). No `refresh_token` in the answer: the app client does not rotate them, so
+ * the client keeps the one it has until it expires (30 days) or is revoked.
  */
 export async function refresh(refreshToken: string): Promise<TokenResponse> {
   let result: AuthenticationResultType | undefined;
   try {
     const out = await cognito.send(
-      new InitiateAuthCommand({
-        AuthFlow: 'REFRESH_TOKEN_AUTH',
-        ClientId: clientId,
-        AuthParameters: { REFRESH_TOKEN: refreshToken },
-      }),
+      new GetTokensFromRefreshTokenCommand({ RefreshToken: refreshToken, ClientId: clientId, ClientSecret: await secret() }),
     );
     result = out.AuthenticationResult;
   } catch (error) {
-    if (BAD_REFRESH_TOKEN.includes((error as Error).name)) throw badRefreshToken();
+    if (BAD_REFRESH_TOKEN.includes(nameOf(error))) throw badRefreshToken();
     throw error;
   }
   if (!result?.AccessToken) throw badRefreshToken();
@@ -166,9 +231,9 @@ export async function refresh(refreshToken: string): Promise<TokenResponse> {
  */
 export async function revoke(refreshToken: string): Promise<void> {
   try {
-    await cognito.send(new RevokeTokenCommand({ ClientId: clientId, Token: refreshToken }));
+    await cognito.send(new RevokeTokenCommand({ ClientId: clientId, ClientSecret: await secret(), Token: refreshToken }));
   } catch (error) {
-    if (UNREVOCABLE_TOKEN.includes((error as Error).name)) throw badRefreshToken();
+    if (UNREVOCABLE_TOKEN.includes(nameOf(error))) throw badRefreshToken();
     throw error;
   }
 }
@@ -179,8 +244,6 @@ export async function revoke(refreshToken: string): Promise<void> {
  * the codes (the pool's own email on AWS, the outbox locally) and checks them.
  */
 
-const nameOf = (error: unknown) => (error as Error).name;
-
 /**
  * A token-authorized Cognito call refused for the token itself: the user is gone, or (AWS, after
  * AdminUserGlobalSignOut) Cognito revoked the token for its own APIs although this API still
@@ -189,18 +252,29 @@ const nameOf = (error: unknown) => (error as Error).name;
 const tokenRefused = () => new Unauthorized('The access token is invalid or has expired.', true);
 const TOKEN_REFUSED = ['NotAuthorizedException', 'UserNotFoundException'];
 
-/** GetUserAttributeVerificationCode: Cognito mails a code to the caller's address. */
+/**
+ * GetUserAttributeVerificationCode: Cognito mails a code to the caller's address. Too many codes
+ * asked for the user (LimitExceededException) sends none, and answers as if it had: the caller's
+ * earlier code still works.
+ */
 export async function sendEmailCode(accessToken: string): Promise<void> {
   try {
     await cognito.send(new GetUserAttributeVerificationCodeCommand({ AccessToken: accessToken, AttributeName: 'email' }));
   } catch (error) {
     if (TOKEN_REFUSED.includes(nameOf(error))) throw tokenRefused();
+    if (nameOf(error) === 'LimitExceededException') {
+      logger.info('no verification code sent', { reason: nameOf(error) });
+      return;
+    }
     throw error;
   }
 }
 
-/** Codes Cognito did not accept: wrong, expired, used, or too many wrong tries for now. */
-const CODE_REFUSED = ['CodeMismatchException', 'ExpiredCodeException'];
+/**
+ * Codes Cognito did not accept: wrong, expired, used, or too many wrong tries for now (Cognito's
+ * own lockouts, which the service's count of five tries normally reaches first).
+ */
+const CODE_REFUSED = ['CodeMismatchException', 'ExpiredCodeException', 'TooManyFailedAttemptsException', 'LimitExceededException'];
 
 /** VerifyUserAttribute: the code mailed by `sendEmailCode` proves the address. */
 export async function confirmEmailCode(accessToken: string, code: string): Promise<void> {
@@ -223,9 +297,10 @@ export async function confirmEmailCode(accessToken: string, code: string): Promi
  * swallowed (unknown user, no deliverable address, too many codes): the answer is the same 202.
  */
 export async function sendResetCode(email: string, account?: { userId: string; verified: boolean }): Promise<void> {
-  if (account && !account.verified) await markEmailVerified(account.userId, email);
+  const username = email.toLowerCase();
   try {
-    await cognito.send(new ForgotPasswordCommand({ ClientId: clientId, Username: email.toLowerCase() }));
+    if (account && !account.verified) await markEmailVerified(account.userId, email);
+    await cognito.send(new ForgotPasswordCommand({ ClientId: clientId, Username: username, SecretHash: await secretHash(username) }));
   } catch (error) {
     const name = nameOf(error);
     if (
@@ -240,11 +315,13 @@ export async function sendResetCode(email: string, account?: { userId: string; v
 
 /** ConfirmForgotPassword; an unknown address is the same 400 as a wrong code (no enumeration). */
 export async function resetPassword(email: string, code: string, newPassword: string): Promise<void> {
+  const username = email.toLowerCase();
   try {
     await cognito.send(
       new ConfirmForgotPasswordCommand({
         ClientId: clientId,
-        Username: email.toLowerCase(),
+        Username: username,
+        SecretHash: await secretHash(username),
         ConfirmationCode: code,
         Password: newPassword,
       }),
@@ -260,18 +337,12 @@ export async function resetPassword(email: string, code: string, newPassword: st
 }
 
 /**
- * Checks the account's password with a sign-in (USER_PASSWORD_AUTH), the one check Cognito
- * answers alike on AWS and in the emulator; the tokens it issues are revoked with the others.
+ * Checks the account's password with a sign-in, the one check Cognito answers alike on AWS and in
+ * the emulator; the tokens it issues are revoked with the others.
  */
 export async function checkPassword(email: string, password: string): Promise<void> {
   try {
-    await cognito.send(
-      new InitiateAuthCommand({
-        AuthFlow: 'USER_PASSWORD_AUTH',
-        ClientId: clientId,
-        AuthParameters: { USERNAME: email.toLowerCase(), PASSWORD: password },
-      }),
-    );
+    await signIn(email, password);
   } catch (error) {
     if (BAD_CREDENTIALS.includes(nameOf(error))) throw new WrongPassword();
     throw error;

@@ -14,17 +14,32 @@ export const passwordPolicy = {
 /** Access tokens live an hour; refresh tokens thirty days (Cognito defaults, stated once). */
 export const tokenValidity = { accessTokenMinutes: 60, refreshTokenDays: 30 } as const;
 
-/** The API's app client: password login and refresh tokens, no secret, no user enumeration. */
+/**
+ * The pool takes no sign-ups of its own: the service creates every user (AdminCreateUser), so
+ * Cognito's SignUp, open to anyone holding the app client id, answers NotAuthorizedException.
+ */
+export const selfSignUp = false;
+
+/**
+ * The API's app client, whose id every access token names (docs/accounts.md, "Cognito is no second
+ * door"): a secret, so that no call Cognito answers for a bare client id (SignUp, InitiateAuth,
+ * ForgotPassword, ConfirmForgotPassword, GetTokensFromRefreshToken, RevokeToken) works without it;
+ * password sign-in only as the pool's administrator (ADMIN_USER_PASSWORD_AUTH, IAM-authorized),
+ * and refresh tokens; no user enumeration; and of the user's attributes it may write only `name`,
+ * which the service never reads (display names live in the table), so that an access token cannot
+ * change the address (UpdateUserAttributes) that the service's account stands for.
+ */
 export const appClient = {
-  userPasswordAuth: true,
+  adminUserPasswordAuth: true,
   refreshTokenAuth: true,
-  generateSecret: false,
+  generateSecret: true,
   preventUserExistenceErrors: true,
+  writeAttributes: ['name'],
 } as const;
 
 /** The same, as Cognito's API spells it (the local emulator's pool is made with it). */
 export const explicitAuthFlows = [
-  ...(appClient.userPasswordAuth ? ['ALLOW_USER_PASSWORD_AUTH' as const] : []),
+  ...(appClient.adminUserPasswordAuth ? ['ALLOW_ADMIN_USER_PASSWORD_AUTH' as const] : []),
   ...(appClient.refreshTokenAuth ? ['ALLOW_REFRESH_TOKEN_AUTH' as const] : []),
 ];
 

@@ -50,6 +50,8 @@ import { SEQ_DIGITS } from '../domain/limits';
  * Accounts (docs/accounts.md):
  *   USER#<userId>     #DELETION            an account being deleted: its table stream record starts the
  *                                          account collector, which removes it last
+ *   USER#<userId>     #CODE#VERIFY         tries of the address verification code mailed last; a `ttl`
+ *   EMAIL#<email>     #CODE#RESET          tries of the password reset code mailed last; a `ttl`
  */
 
 export const PARTITION_KEY = 'pk';
@@ -128,6 +130,8 @@ export const keys = {
   idempotency: (userId: string, keyHash: string): ItemKey => ({ pk: `IDEMPOTENCY#${userId}`, sk: `#IDEMPOTENCY#${keyHash}` }),
   idempotencyPartition: (userId: string) => `IDEMPOTENCY#${userId}`,
   accountDeletion: (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: '#DELETION' }),
+  verifyCodeTries: (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: '#CODE#VERIFY' }),
+  resetCodeTries: (email: string): ItemKey => ({ pk: `EMAIL#${email.toLowerCase()}`, sk: '#CODE#RESET' }),
   userSocket: (userId: string, connectionId: string): ItemKey => ({ pk: `USER#${userId}`, sk: `SOCKET#${connectionId}` }),
   userSocketPrefix: 'SOCKET#',
   userTicket: (userId: string, ticketHash: string): ItemKey => ({ pk: `USER#${userId}`, sk: `TICKET#${ticketHash}` }),

@@ -18,3 +18,5 @@ export const MAX_DESCRIPTION_LENGTH = 16_384;
 export const SEQ_DIGITS = 15;
 /** The highest `seq` a board's log holds: the largest number of SEQ_DIGITS digits. */
 export const MAX_SEQ = 10 ** SEQ_DIGITS - 1;
+/** Tries of one mailed code (address verification, or one address's password reset) before it is void. */
+export const MAX_CODE_TRIES = 5;

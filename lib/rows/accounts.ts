@@ -35,7 +35,7 @@ export const authVerifyEmailRequest = {
   summary: "Mail a verification code to the caller's address",
   access: { scope: 'user' },
   success: { status: 202 },
-  table: [],
+  table: ['dynamodb:PutItem'], // the new code's tries
   cognito: [], // GetUserAttributeVerificationCode: authorized by the access token, no IAM
 } satisfies RouteRow;
 
@@ -63,9 +63,9 @@ export const authPasswordForgot = {
   access: { scope: 'public' },
   body: forgotPasswordBody,
   success: { status: 202 },
-  table: ['dynamodb:BatchGetItem'],
-  // ForgotPassword is a public Cognito API; an unproven address's attribute is set first.
-  cognito: ['cognito-idp:AdminUpdateUserAttributes'],
+  table: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'],
+  // ForgotPassword evaluates no IAM but needs the client secret; an unproven address's attribute is set first.
+  cognito: ['cognito-idp:AdminUpdateUserAttributes', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
 
 export const authPasswordReset = {
@@ -79,7 +79,8 @@ export const authPasswordReset = {
   body: resetPasswordBody,
   success: { status: 204 },
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
-  cognito: ['cognito-idp:AdminUserGlobalSignOut'], // ConfirmForgotPassword is public
+  // ConfirmForgotPassword evaluates no IAM but needs the client secret.
+  cognito: ['cognito-idp:AdminUserGlobalSignOut', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
 
 export const authPasswordChange = {
@@ -94,7 +95,8 @@ export const authPasswordChange = {
   success: { status: 204 },
   table: ['dynamodb:BatchGetItem'],
   errors: [403],
-  cognito: ['cognito-idp:AdminUserGlobalSignOut'], // InitiateAuth and ChangePassword evaluate no IAM
+  // The password is checked with AdminInitiateAuth; ChangePassword is authorized by the access token.
+  cognito: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminUserGlobalSignOut', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
 
 export const authAccountDelete = {
@@ -110,5 +112,5 @@ export const authAccountDelete = {
   table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
   errors: [403],
   metric: 'AccountDeleted',
-  cognito: ['cognito-idp:AdminDeleteUser'],
+  cognito: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminDeleteUser', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;

@@ -14,10 +14,18 @@ export const authRegister = {
   body: registerBody,
   success: { status: 201, schema: 'tokenResponse' },
   idempotent: 'account',
-  table: ['dynamodb:PutItem'],
+  // BatchGetItem and DeleteItem only when the address is held by an account whose identity is gone.
+  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
   errors: [409],
   metric: 'UserRegistered',
-  cognito: ['cognito-idp:AdminConfirmSignUp', 'cognito-idp:AdminDeleteUser'],
+  cognito: [
+    'cognito-idp:AdminCreateUser',
+    'cognito-idp:AdminSetUserPassword',
+    'cognito-idp:AdminDeleteUser',
+    'cognito-idp:AdminGetUser',
+    'cognito-idp:AdminInitiateAuth',
+    'cognito-idp:DescribeUserPoolClient',
+  ],
 } satisfies RouteRow;
 
 export const authLogin = {
@@ -32,7 +40,7 @@ export const authLogin = {
   success: { status: 200, schema: 'tokenResponse' },
   table: [],
   errors: [401],
-  cognito: [],
+  cognito: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
 
 export const authRefresh = {
@@ -48,7 +56,8 @@ export const authRefresh = {
   success: { status: 200, schema: 'tokenResponse' },
   table: [],
   errors: [401],
-  cognito: [], // InitiateAuth is a public (unauthenticated) Cognito API: no IAM action
+  // GetTokensFromRefreshToken evaluates no IAM; the client secret it takes is read from the pool.
+  cognito: ['cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
 
 export const authLogout = {
@@ -63,5 +72,6 @@ export const authLogout = {
   success: { status: 204 },
   table: [],
   errors: [401],
-  cognito: [], // RevokeToken: Cognito evaluates no IAM policy for it (public client, no secret)
+  // RevokeToken evaluates no IAM; the client secret it takes is read from the pool.
+  cognito: ['cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;

@@ -9,7 +9,7 @@ import type { EnvName } from '../runtime/config';
  * the local stack, the documents and the tests walk. This module holds the types and the few
  * helpers the run-time chains need, and imports no row.
  */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type TableAction =
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:Query'
@@ -19,14 +19,18 @@ export type TableAction =
   | 'dynamodb:BatchWriteItem'
   | 'dynamodb:ConditionCheckItem';
 /** Actions on the webhook deliveries queue (infra: its SQS queue; locally: infra/local/sqs.ts). */
-export type QueueAction = 'sqs:SendMessage';
+type QueueAction = 'sqs:SendMessage';
 /** Actions with the webhook secrets' KMS key (encryption context bound to the webhook; docs/webhooks.md). */
-export type KeyAction = 'kms:Encrypt' | 'kms:Decrypt';
-export type CognitoAction =
-  | 'cognito-idp:AdminConfirmSignUp'
+type KeyAction = 'kms:Encrypt' | 'kms:Decrypt';
+type CognitoAction =
+  | 'cognito-idp:AdminCreateUser'
   | 'cognito-idp:AdminDeleteUser'
+  | 'cognito-idp:AdminGetUser'
+  | 'cognito-idp:AdminInitiateAuth'
+  | 'cognito-idp:AdminSetUserPassword'
   | 'cognito-idp:AdminUpdateUserAttributes'
-  | 'cognito-idp:AdminUserGlobalSignOut';
+  | 'cognito-idp:AdminUserGlobalSignOut'
+  | 'cognito-idp:DescribeUserPoolClient';
 
 /** What every function row says, whatever invokes it: CDK makes its function and role from this. */
 export interface FunctionRow {
@@ -167,7 +171,7 @@ export function rateLimitOf(row: Pick<RouteRow, 'access' | 'throttle'>): RateLim
 }
 
 /** The one table action the rate limiter needs: an atomic conditional UpdateItem of the window's counter item. */
-export const RATE_LIMIT_ACTION = 'dynamodb:UpdateItem' satisfies TableAction;
+const RATE_LIMIT_ACTION = 'dynamodb:UpdateItem' satisfies TableAction;
 
 /**
  * Every table action a function uses: its row's, plus the limiter's on a counted route. What its
