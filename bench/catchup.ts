@@ -3,7 +3,7 @@ import { DESCRIPTION_200 } from './latency';
 import { log, median, range, round } from './util';
 
 /**
- * Catching up (issue 27, ../shared/spec/realtime.md "Sequence numbers and catching up"): a client
+ * Catching up (docs/reference.md, "Sequence numbers and catching up"): a client
  * that missed N events reads them with GET /boards/{id}/events?after=0, page by page until
  * `latest_seq`. This phase makes N changes on one board (a mix: columns, card creates with
  * 200-byte descriptions, title edits, moves between columns, deletes), then times reading them all

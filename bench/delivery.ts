@@ -12,7 +12,7 @@ import { itemBytes, Table } from './scale';
 import { log, median, percentile, range, round } from './util';
 
 /**
- * Part 6: live board events (../shared/spec/realtime.md) on the local stack. Delivery latency is
+ * Part 6: live board events (docs/reference.md, "Live events") on the local stack. Delivery latency is
  * the time from the owner's REST answer arriving here to the matching event arriving on another
  * member's socket: REST write → DynamoDB Local's stream → the local poller (infra/local/
  * stream-poller.ts, 20 ms idle polls) → the broadcaster (functions/events/broadcast.ts: one Query
