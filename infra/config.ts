@@ -40,6 +40,8 @@ export interface StackConfig {
   alarmEmail?: string;
   /** Optional custom domain. */
   domain?: { name: string; certificateArn: string };
+  /** The pool's SES sender; unset: Cognito's own (dev and staging only). */
+  mailSender?: { from: string; name?: string; sesRegion: string };
   /**
    * Where the runbook is read: every alarm description ends with `Runbook: <runbookUrl>#<anchor>`
    * and the dashboard links `<runbookUrl>#how-to-use-this-runbook`. An absolute https URL: the
@@ -71,13 +73,19 @@ export function readStackConfig(node: Node, overrides: Partial<StageSettings> = 
     { ...STAGE_FILES[base], ...overrides },
     replaced.length === 0 ? file : `${file} (with ${replaced.join(', ')} replaced)`,
   );
-  const { alarmEmail, domain, runbookUrl, ...rest } = settings;
+  if (base === 'prod' && !settings.mailSender) {
+    throw new Error(
+      `${file}: "mailSender" is null: prod must send its codes through Amazon SES (Cognito's own sender allows a few dozen messages a day, which anyone can use up)`,
+    );
+  }
+  const { alarmEmail, domain, runbookUrl, mailSender, ...rest } = settings;
   return {
     stage,
     base,
     ...rest,
     alarmEmail: alarmEmail ?? undefined,
     domain: domain ?? undefined,
+    mailSender: mailSender ?? undefined,
     runbookUrl: runbookUrl ?? defaultRunbookUrl(),
   };
 }

@@ -52,6 +52,20 @@ export const stageSettingsSchema = v.strictObject({
   }),
   /** Set the region's API Gateway CloudWatch Logs role; false where the account has one managed elsewhere. */
   accountLogRole: v.boolean(),
+  /**
+   * Who the user pool's mail (address verification and password reset codes) comes from: an
+   * address (or one on a domain) verified in Amazon SES in `sesRegion`, with the SES account out
+   * of the sandbox. null: Cognito's own sender, which anyone can exhaust (a few dozen messages a
+   * day per account) with reset requests: allowed on dev and staging with a synth warning, refused
+   * on prod. docs/accounts.md, "Mail".
+   */
+  mailSender: v.nullable(
+    v.strictObject({
+      from: v.pipe(v.string(), v.email('an email address')),
+      name: v.exactOptional(v.pipe(v.string(), v.minLength(1, 'a name'), v.maxLength(64, 'at most 64 characters'))),
+      sesRegion: v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as eu-west-1')),
+    }),
+  ),
   /** Email subscribed to the alarm topic, or null for none (subscribe to the AlarmTopicArn output yourself). */
   alarmEmail: v.nullable(v.pipe(v.string(), v.email('an email address'))),
   /** Custom domain of the API, with an ACM certificate in the stack's region; null for none. */

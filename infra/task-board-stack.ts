@@ -1,11 +1,11 @@
-import { Aws, type CfnElement, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, Aws, type CfnElement, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { CfnRoute, type CfnStage, CorsHttpMethod, DomainName, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
-import { AccountRecovery, UserPool } from 'aws-cdk-lib/aws-cognito';
+import { AccountRecovery, ClientAttributes, UserPool, UserPoolEmail } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { appClient as appClientDefinition, passwordPolicy, tokenValidity } from '../lib/auth/pool';
+import { appClient as appClientDefinition, passwordPolicy, selfSignUp, tokenValidity } from '../lib/auth/pool';
 import { tableDefinition } from '../lib/data/table';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../lib/http/cors';
 import {
@@ -106,7 +106,8 @@ export class TaskBoardStack extends Stack {
     }
 
     const userPool = new UserPool(this, 'Users', {
-      selfSignUpEnabled: true, // the SignUp API call of POST /auth/register needs it
+      // The service creates every user (AdminCreateUser); Cognito's SignUp is refused (lib/auth/pool.ts).
+      selfSignUpEnabled: selfSignUp,
       signInAliases: { email: true },
       signInCaseSensitive: false,
       passwordPolicy: {
@@ -117,13 +118,28 @@ export class TaskBoardStack extends Stack {
         requireSymbols: passwordPolicy.requireSymbols,
       },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
+      email: config.mailSender
+        ? UserPoolEmail.withSES({
+            fromEmail: config.mailSender.from,
+            fromName: config.mailSender.name,
+            sesRegion: config.mailSender.sesRegion,
+          })
+        : UserPoolEmail.withCognito(),
       removalPolicy: dataRemoval,
     });
+    if (!config.mailSender) {
+      Annotations.of(userPool).addWarningV2(
+        'task-board:cognito-default-sender',
+        `stage ${config.base}: "mailSender" is null, so codes go out through Cognito's own sender, a few dozen messages a day per account, which anyone can use up with reset requests; name an SES sender in infra/stages/${config.base}.ts (prod requires one).`,
+      );
+    }
     // CDK always allows refresh tokens; the rest comes from the definition the emulator shares.
     const appClient = userPool.addClient('ApiClient', {
-      authFlows: { userPassword: appClientDefinition.userPasswordAuth },
+      authFlows: { adminUserPassword: appClientDefinition.adminUserPasswordAuth },
       generateSecret: appClientDefinition.generateSecret,
       preventUserExistenceErrors: appClientDefinition.preventUserExistenceErrors,
+      // CDK's name for `name` (appClientDefinition.writeAttributes; the infra test compares them).
+      writeAttributes: new ClientAttributes().withStandardAttributes({ fullname: true }),
       accessTokenValidity: Duration.minutes(tokenValidity.accessTokenMinutes),
       refreshTokenValidity: Duration.days(tokenValidity.refreshTokenDays),
     });

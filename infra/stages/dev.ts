@@ -17,6 +17,8 @@ export default {
   // Named stages share the region's API Gateway logging role setting with this one: whichever
   // stack deployed last holds it, with the same policy (docs/operators.md, "Named stages").
   accountLogRole: true,
+  // null: Cognito's own sender (a few dozen messages a day; synth warns). Name an SES sender as prod does.
+  mailSender: null,
   alarmEmail: null,
   domain: null,
 } satisfies StageSettings;

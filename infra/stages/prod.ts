@@ -16,6 +16,9 @@ export default {
   socketThrottle: { rateLimit: 200, burstLimit: 400 },
   rateLimits: { requests: 600, authRequests: 30, windowSeconds: 60 },
   accountLogRole: true,
+  // The pool's mail (verification and reset codes) through Amazon SES: an address verified in SES
+  // in that region, with the SES account out of the sandbox. Replace it with your own sender.
+  mailSender: { from: 'no-reply@example.com', name: 'Task board', sesRegion: 'eu-west-1' },
   // Your on-call address (it gets a confirmation mail on the first deploy), or null to subscribe
   // to the AlarmTopicArn output some other way.
   alarmEmail: null,

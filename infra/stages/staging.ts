@@ -16,6 +16,8 @@ export default {
   socketThrottle: { rateLimit: 200, burstLimit: 400 },
   rateLimits: { requests: 600, authRequests: 30, windowSeconds: 60 },
   accountLogRole: true,
+  // null: Cognito's own sender (a few dozen messages a day; synth warns). Name an SES sender as prod does.
+  mailSender: null,
   alarmEmail: null,
   domain: null,
 } satisfies StageSettings;

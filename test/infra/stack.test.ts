@@ -2,12 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { AnyRow } from '../../infra/api-function';
 import { functionIdOf } from '../../infra/api-function';
 import { type BuildOptions, buildApp } from '../../infra/build-app';
+import { appClient as appClientDefinition } from '../../lib/auth/pool';
 import { COLUMN_POSITION_INDEX, tableDefinition } from '../../lib/data/table';
 import { RATE_LIMIT_FAIL_OPEN_METRIC } from '../../lib/http/rate-limit-fields';
 import {
@@ -34,7 +35,7 @@ type Resource = { Type: string; Properties: any; Metadata?: Record<string, strin
 // One synth with real bundling (local esbuild) and cdk-nag, shared by the file, seen as one
 // template: the root and its nested stacks flattened (test/infra/deployment.ts).
 // The CDK CLI turns asset metadata on by default; an in-process App must ask for it.
-const { assembly, flat, config } = synthDeployment({
+const { assembly, flat, config, stack: devStack } = synthDeployment({
   stage: 'dev',
   'aws:cdk:enable-asset-metadata': true,
   'aws:cdk:bundling-stacks': ['**'],
@@ -264,16 +265,27 @@ describe('data', () => {
     });
   });
 
-  it('has a user pool with email sign-in, the contract password length and an app client for password login', () => {
+  it('has a user pool with email sign-in, the contract password length and no sign-up of its own', () => {
     template.hasResourceProperties('AWS::Cognito::UserPool', {
       UsernameAttributes: ['email'],
       Policies: { PasswordPolicy: { MinimumLength: 8 } },
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
     });
+  });
+
+  it('has an app client no bare client id can use: a secret, admin password sign-in, only `name` writable', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
-      ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
-      GenerateSecret: false,
+      ExplicitAuthFlows: ['ALLOW_ADMIN_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+      GenerateSecret: true,
       PreventUserExistenceErrors: 'ENABLED',
+      WriteAttributes: [...appClientDefinition.writeAttributes],
     });
+  });
+
+  it("sends dev's codes through Cognito's own sender, with a synth warning that names the setting", () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', { EmailConfiguration: { EmailSendingAccount: 'COGNITO_DEFAULT' } });
+    const warnings = Annotations.fromStack(devStack).findWarning('*', Match.stringLikeRegexp('"mailSender" is null'));
+    expect(warnings).toHaveLength(1);
   });
 });
 
@@ -460,6 +472,18 @@ describe('production hardening', () => {
 
   it('passes AwsSolutions and Serverless cdk-nag packs in prod too', () => {
     expect(() => prod.app.synth()).not.toThrow();
+  });
+
+  it("sends prod's codes through the SES sender its stage file names", () => {
+    prodTemplate.hasResourceProperties('AWS::Cognito::UserPool', {
+      EmailConfiguration: Match.objectLike({ EmailSendingAccount: 'DEVELOPER', From: Match.stringLikeRegexp('no-reply@example.com') }),
+    });
+  });
+
+  it('refuses to synthesize prod without an SES sender, naming the key', () => {
+    expect(() => buildApp({ context: { stage: 'prod' } }, { settings: { mailSender: null } })).toThrow(
+      /infra\/stages\/prod\.ts.*"mailSender" is null/,
+    );
   });
 
   it('rejects a domain without a certificate', () => {
