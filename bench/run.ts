@@ -50,7 +50,8 @@ const USAGE = `usage: [BENCH_…=…] npm run bench
 Benchmarks the service on a local stack of its own (a temporary DATA_DIR, removed at the end) and
 writes bench/results/latest.json and latest.md; docs/performance.md says what each phase measures.
 Phases: bundles, latency, delivery, load, scale (huge: its 50,000-card board), contention,
-catchup, webhooks. It takes about half an hour on two cores; CI never runs it.
+catchup, webhooks. It takes 7-10 minutes on a quiet 2-core machine, far longer under load; CI
+never runs it.
 
 Settings are environment variables, for instance:
   BENCH_SKIP=bundles,load,scale   leave phases out (the run is then written as partial-<time>.*)
