@@ -11,7 +11,6 @@ import * as realtime from './rows/realtime';
 import {
   isCatchAll,
   matchPath,
-  methodsServedAt,
   type QueueConsumerRow,
   type RouteRow,
   type ScheduleRow,
@@ -22,17 +21,11 @@ import * as service from './rows/service';
 import * as webhooks from './rows/webhooks';
 
 export {
-  type CognitoAction,
   type FunctionRow,
   functionTimeoutSeconds,
-  type HttpMethod,
   isCatchAll,
-  type KeyAction,
-  matchPath,
-  type QueueAction,
   type QueueConsumerRow,
   type RouteRow,
-  remainingMsOf,
   routeKeyOf,
   type ScheduleRow,
   SOCKET_STAGE,
@@ -40,7 +33,6 @@ export {
   STREAM_FILTERS_MAX,
   STREAM_READERS_MAX,
   type StreamConsumerRow,
-  type TableAction,
 } from './rows/row';
 
 /**
@@ -140,7 +132,7 @@ export type StreamConsumerId = keyof typeof streamConsumers;
 export type ScheduleId = keyof typeof schedules;
 export type QueueConsumerId = keyof typeof queueConsumers;
 
-export type Routes = typeof routes;
+type Routes = typeof routes;
 export type RouteId = keyof Routes;
 export const routeIds = Object.keys(routes) as RouteId[];
 
@@ -156,9 +148,6 @@ export function routeFor(method: string, path: string): { id: RouteId; params: R
   }
   return undefined;
 }
-
-/** The methods the rows serve on a concrete path: the catch-all's `Allow` (none: 404). */
-export const methodsAt = (path: string) => methodsServedAt(servedMethodsByPath(), path);
 
 /** Every method a row serves, and the preflight's own: what CORS allows, on AWS and locally. */
 export const corsMethods = () => [...new Set(servedRows().map(([, row]) => row.method)), 'OPTIONS' as const];
