@@ -10,7 +10,6 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { NotFound } from '../domain/errors';
 import { ENV, requireEnv } from '../runtime/config';
 import { stopAtDeadline } from '../runtime/deadline';
 import { sdkLogger } from '../runtime/logger';
@@ -110,53 +109,73 @@ type SdkTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[n
 /** A transaction item without `TableName`: there is one table, and `transactWrite` names it. */
 export type TransactItem = { [Op in keyof SdkTransactItem]?: Omit<NonNullable<SdkTransactItem[Op]>, 'TableName'> };
 
-const TRANSACTION_CONFLICT_ATTEMPTS = 6;
+/** How a write that met other writes in flight is sent again: see `sendAgainOnConflict`. */
+interface ConflictRetry {
+  /** The refusals that say nothing about the request, only that another write held its items. */
+  conflict: (error: unknown) => boolean;
+  /** Tries in all, the first included. */
+  attempts: number;
+  /** The pause before try n+1 is random in 0 to n·stepMs ms, so that the writers spread out. */
+  stepMs: number;
+  /** What is thrown when the last try is refused too; default: that refusal. */
+  exhausted?: (error: unknown) => unknown;
+}
+
+/**
+ * Runs `write` until it is not refused with a `conflict`, with a jittered pause before each new
+ * try. The SDK retries none of these refusals, and none says anything about the request (nothing
+ * was written), so the caller sees one only when every try met one.
+ */
+export async function sendAgainOnConflict<T>(write: () => Promise<T>, retry: ConflictRetry): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!retry.conflict(error)) throw error;
+      if (attempt >= retry.attempts) throw retry.exhausted ? retry.exhausted(error) : error;
+      await pause(Math.random() * retry.stepMs * attempt);
+    }
+  }
+}
+
+/** A single write refused because a transaction in flight holds the same item. */
+export const isTransactionConflict = (error: unknown) => error instanceof Error && error.name === 'TransactionConflictException';
 
 /**
  * TransactWriteItems on this table (the table name is filled in). A cancellation caused only by
- * another transaction in flight on the same items (TransactionConflict, which the SDK does not
- * retry) is retried here: it says nothing about the request, so the caller never sees it. Any
- * other cancellation reaches the caller, who reads `cancellationCodes` to tell which check failed.
+ * another transaction in flight on the same items (TransactionConflict) is retried here: the
+ * caller never sees it unless it lasts. Any other cancellation reaches the caller, who reads
+ * `cancellationCodes` to tell which check failed.
  */
 export async function transactWrite(items: TransactItem[]): Promise<void> {
   const withTable = items.map((item) => {
     const [[op, body]] = Object.entries(item) as unknown as [[string, Record<string, unknown>]];
     return { [op]: { ...body, TableName: tableName() } } as SdkTransactItem;
   });
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await documentClient.send(new TransactWriteCommand({ TransactItems: withTable }));
-      return;
-    } catch (error) {
+  await sendAgainOnConflict(() => documentClient.send(new TransactWriteCommand({ TransactItems: withTable })), {
+    conflict: (error) => {
       const codes = cancellationCodes(error);
-      const onlyConflicts = codes?.includes('TransactionConflict') && !codes.includes('ConditionalCheckFailed');
-      if (!onlyConflicts || attempt >= TRANSACTION_CONFLICT_ATTEMPTS) throw error;
-      await pause(Math.random() * 15 * attempt);
-    }
-  }
+      return codes?.includes('TransactionConflict') === true && !codes.includes('ConditionalCheckFailed');
+    },
+    attempts: 6,
+    stepMs: 15,
+  });
 }
 
 /**
  * A single write (PutItem, UpdateItem, DeleteItem) that meets a transaction in flight on the same
- * item is refused with TransactionConflictException, which the SDK does not retry and which says
- * nothing about the request (the write was not made): it is sent again, with jitter, a few times
+ * item is refused with TransactionConflictException: it is sent again, with jitter, a few times
  * before it surfaces as StorageBusy (503 on a route, never 500). Users: the webhook writes beside a
  * DELETE's or a create's transaction; the delivery worker's record and slot release beside a
  * duplicate message's claim transaction on the same delivery (lib/data/deliveries.ts).
  */
-const CONFLICT_ATTEMPTS = 6;
-export async function retryingConflicts<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      const conflict = error instanceof Error && error.name === 'TransactionConflictException';
-      if (!conflict) throw error;
-      if (attempt >= CONFLICT_ATTEMPTS) throw new StorageBusy('a write kept meeting transactions on the same item');
-      await pause(Math.random() * 20 * attempt);
-    }
-  }
-}
+export const retryingConflicts = <T>(write: () => Promise<T>): Promise<T> =>
+  sendAgainOnConflict(write, {
+    conflict: isTransactionConflict,
+    attempts: 6,
+    stepMs: 20,
+    exhausted: () => new StorageBusy('a write kept meeting transactions on the same item'),
+  });
 
 /** Deletes keys in BatchWriteItem chunks of 25, a few chunks at a time, retrying unprocessed ones. */
 export async function deleteItems(keyList: ItemKey[], parallelism = 16): Promise<void> {
@@ -183,41 +202,22 @@ export class StorageBusy extends Error {
 }
 
 /**
- * UpdateItem of an item that must exist (`attribute_exists`), setting `fields`, returning the
- * item as stored afterwards; a missing item is NotFound(`what`). With `unlessSame`, the write
- * happens only if one of the `changes` differs from what is stored, decided by DynamoDB in the
- * same request (so a concurrent edit is never overwritten by a stale "nothing to do"): a request
- * that changes nothing writes nothing, leaves no stream record and so emits no live event, and
- * gets the item as it is.
+ * Takes `value` out of the string set `attribute` of the item at `key`, if the item still exists:
+ * an item deleted meanwhile has nothing to take out, and must not be made again by the update.
  */
-export async function updateExisting<T>(
-  key: ItemKey,
-  fields: Record<string, unknown>,
-  what: string,
-  unlessSame?: { changes: Record<string, unknown> },
-): Promise<T> {
-  const names = Object.keys(fields);
-  const compared = Object.keys(unlessSame?.changes ?? {});
-  const differs = compared.map((name) => `attribute_not_exists(#${name}) OR #${name} <> :${name}`).join(' OR ');
+export async function removeFromSet(key: ItemKey, attribute: string, value: string): Promise<void> {
   try {
-    const out = await documentClient.send(
+    await documentClient.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-        ConditionExpression: differs ? `attribute_exists(pk) AND (${differs})` : 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
-        ReturnValues: 'ALL_NEW',
-        ...(differs ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
+        UpdateExpression: `DELETE ${attribute} :value`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':value': new Set([value]) },
       }),
     );
-    return out.Attributes as T;
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const current = itemAtConditionFailure<T>(error);
-    if (differs && current) return current;
-    throw new NotFound(what);
   }
 }
 

@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, getItems, isConditionFailure, type TransactItem, tableName, transactWrite } from './db';
+import {
+  documentClient,
+  getItems,
+  isConditionFailure,
+  isTransactionConflict,
+  sendAgainOnConflict,
+  type TransactItem,
+  tableName,
+  transactWrite,
+} from './db';
 import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keyHash, TTL_ATTRIBUTE } from './table';
 
@@ -41,9 +50,9 @@ export interface RateLimitCount {
 }
 
 /** The start of the fixed window `at` (epoch ms) falls in, in epoch seconds. */
-export const windowStartOf = (at: number, windowSeconds: number) => Math.floor(at / 1000 / windowSeconds) * windowSeconds;
+const windowStartOf = (at: number, windowSeconds: number) => Math.floor(at / 1000 / windowSeconds) * windowSeconds;
 
-export function rateLimitKey(subject: RateLimitSubject, windowStart: number): ItemKey {
+function rateLimitKey(subject: RateLimitSubject, windowStart: number): ItemKey {
   const id = subject.policy === 'user' ? subject.userId : keyHash(subject.address);
   return { pk: `RATE#${subject.policy}#${id}`, sk: `#WINDOW#${windowStart}` };
 }
@@ -82,9 +91,7 @@ function increment(quota: number, windowStart: number, windowSeconds: number) {
  * nothing about the quota, so it is sent again (a few times, with jitter) before the request fails
  * open.
  */
-const CONFLICT_ATTEMPTS = 5;
-const isTransactionConflict = (error: unknown) => error instanceof Error && error.name === 'TransactionConflictException';
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const CONFLICT_RETRY = { conflict: isTransactionConflict, attempts: 5, stepMs: 10 };
 
 /**
  * The refusal of a request of `subject` in the window of `at` when this instance already saw that
@@ -109,31 +116,29 @@ export async function countRequest(
   const key = rateLimitKey(subject, windowStart);
   const id = `${key.pk}\u0000${key.sk}`;
   if ((exhausted.get(id) ?? 0) > at) return { allowed: false, count: quota, resetAt };
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const out = await documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key,
-          ...increment(quota, windowStart, windowSeconds),
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return { allowed: true, count: Number(out.Attributes?.count ?? 1), resetAt };
-    } catch (error) {
-      if (isTransactionConflict(error) && attempt < CONFLICT_ATTEMPTS) {
-        await pause(Math.random() * 10 * attempt);
-        continue;
-      }
-      if (!isConditionFailure(error)) throw error;
-      rememberExhausted(id, resetAt, at);
-      return { allowed: false, count: quota, resetAt };
-    }
+  try {
+    const out = await sendAgainOnConflict(
+      () =>
+        documentClient.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            ...increment(quota, windowStart, windowSeconds),
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        ),
+      CONFLICT_RETRY,
+    );
+    return { allowed: true, count: Number(out.Attributes?.count ?? 1), resetAt };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    rememberExhausted(id, resetAt, at);
+    return { allowed: false, count: quota, resetAt };
   }
 }
 
 /** Thrown by a transaction that carried a `FoldedCount` its counter refused: the quota is used up, nothing was written. */
-export class QuotaUsedUp extends Error {
+class QuotaUsedUp extends Error {
   override name = 'QuotaUsedUp';
   constructor() {
     super('the rate limit quota of this window is used up');
