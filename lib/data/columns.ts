@@ -1,20 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFound } from '../domain/errors';
 import { byPosition } from '../domain/ordering';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, type BoardScope, relatedOnBoard } from './access';
 import { queryColumnCards } from './cards';
-import {
-  deleteItems,
-  documentClient,
-  isConditionFailure,
-  itemAtCancellation,
-  LostRace,
-  queryAll,
-  retryLostRaces,
-  tableName,
-} from './db';
+import { deleteItems, itemAtCancellation, LostRace, queryAll, removeFromSet, retryLostRaces } from './db';
 import { commitChange } from './event-log';
 import { type CardRecord, type Column, type ColumnRecord, type ColumnWithCards, now, toCard, toColumn } from './records';
 import { cancellationCodes } from './sdk-errors';
@@ -173,19 +163,8 @@ export async function deleteColumnCards(boardId: string, columnId: string): Prom
   await deleteItems(
     cards.flatMap((card) => [{ pk: card.pk, sk: card.sk }, keys.cardLookup(card.sk.slice(keys.cardPrefix.length))]),
   );
-  await documentClient
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.board(boardId),
-        UpdateExpression: 'DELETE deleting_columns :column',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':column': new Set([columnId]) },
-      }),
-    )
-    .catch((error) => {
-      if (!isConditionFailure(error)) throw error; // the board itself was deleted meanwhile: nothing to clear
-    });
+  // A board deleted meanwhile has nothing to clear.
+  await removeFromSet(keys.board(boardId), 'deleting_columns', columnId);
 }
 
 /** Moves a column between two columns of its board, by the spec's neighbour table. */

@@ -12,13 +12,15 @@ import {
   LostRace,
   queryAll,
   queryPages,
+  removeFromSet,
   retryLostRaces,
+  type TransactItem,
   tableName,
 } from './db';
 import { commitChange } from './event-log';
 import { type Card, isLiveLabel, type Label, type LabelRecord, liveLabelIds, now, toCard, toLabel } from './records';
 import { cancellationCodes } from './sdk-errors';
-import { keys, labelNameKey } from './table';
+import { type ItemKey, keys, labelNameKey } from './table';
 
 /**
  * A board's labels. The board item keeps the live ones (`labels`: id -> name), in the same
@@ -32,6 +34,23 @@ import { keys, labelNameKey } from './table';
 
 /** A second label of that name on the board (names compared case-insensitively). */
 const nameTaken = () => new Conflict('The board already has a label with this name (names are compared case-insensitively).');
+
+/** The write that gives `name` to the label on its board: cancelled when another label has it. */
+const takeName = (boardId: string, labelId: string, name: string): TransactItem => ({
+  Put: {
+    Item: { ...keys.labelName(boardId, name), type: 'label_name', label_id: labelId },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+/** The write that frees `name` on the label's board, only while this label has it. */
+const freeName = (boardId: string, labelId: string, name: string): TransactItem => ({
+  Delete: {
+    Key: keys.labelName(boardId, name),
+    ConditionExpression: 'label_id = :id',
+    ExpressionAttributeValues: { ':id': labelId },
+  },
+});
 
 /** Boards made before labels existed have no map yet: it is added once, on their first label. */
 async function ensureLabelMap(scope: BoardScope): Promise<void> {
@@ -73,12 +92,7 @@ export async function createLabel(scope: BoardScope, input: { name: string; colo
             },
           },
           { Put: { Item: { ...keys.labelLookup(label.id), type: 'label_lookup', board_id: boardId } } },
-          {
-            Put: {
-              Item: { ...keys.labelName(boardId, label.name), type: 'label_name', label_id: label.id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          takeName(boardId, label.id, label.name),
         ],
         board: {
           set: ['labels.#id = :name'],
@@ -144,23 +158,7 @@ export async function updateLabel(scope: BoardScope, changes: { name?: string | 
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
-          ...(nameMoves
-            ? [
-                {
-                  Delete: {
-                    Key: keys.labelName(boardId, label.name),
-                    ConditionExpression: 'label_id = :id',
-                    ExpressionAttributeValues: { ':id': label.id },
-                  },
-                },
-                {
-                  Put: {
-                    Item: { ...keys.labelName(boardId, next.name), type: 'label_name', label_id: label.id },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                  },
-                },
-              ]
-            : []),
+          ...(nameMoves ? [freeName(boardId, label.id, label.name), takeName(boardId, label.id, next.name)] : []),
         ],
         board: {
           set: ['labels.#id = :newName'],
@@ -217,13 +215,7 @@ export async function deleteLabel(scope: BoardScope): Promise<void> {
             },
           },
           { Delete: { Key: keys.labelLookup(label.id) } },
-          {
-            Delete: {
-              Key: keys.labelName(boardId, label.name),
-              ConditionExpression: 'label_id = :id',
-              ExpressionAttributeValues: { ':id': label.id },
-            },
-          },
+          freeName(boardId, label.id, label.name),
         ],
         board: { remove: ['labels.#id'], condition: 'attribute_exists(labels.#id)', names: { '#id': label.id } },
         boardRefused: () => new NotFound('Label'),
@@ -253,22 +245,8 @@ const CLEANUP_PARALLELISM = 16;
 
 async function removeLabelFromCards(boardId: string, labelId: string): Promise<void> {
   const pending: Promise<unknown>[] = [];
-  const untag = async (key: { pk: string; sk: string }) => {
-    try {
-      await documentClient.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key,
-          // No event: clients already dropped the label on label.deleted.
-          UpdateExpression: 'DELETE label_ids :label',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':label': new Set([labelId]) },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error; // the card was deleted meanwhile
-    }
-  };
+  // No event: clients already dropped the label on label.deleted. A card deleted meanwhile is skipped.
+  const untag = (key: ItemKey) => removeFromSet(key, 'label_ids', labelId);
   await queryPages(
     {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
