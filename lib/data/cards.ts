@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { InferOutput } from 'valibot';
+import type { moveCardBody } from '../contract/schemas';
 import { Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, type BoardScope, relatedOnBoard } from './access';
@@ -150,7 +152,7 @@ const notDeletingColumn = (columnId: string): BoardItemChange => ({
  * on the card as read, with the `seq` the failed condition returned, and reads nothing; when the
  * card itself changed, its failed condition returns it as it now is (ReturnValuesOnConditionCheckFailure).
  */
-export function cardAsRead(card: CardRecord): {
+function cardAsRead(card: CardRecord): {
   condition: string;
   names: Record<string, string>;
   values: Record<string, unknown>;
@@ -275,7 +277,7 @@ function sameCard(a: CardRecord, b: CardRecord): boolean {
 }
 
 /** The card as it now is, from its write's failed condition (ALL_OLD) in a cancelled transaction; gone is 404. */
-export function cardAtCancellation(error: unknown): CardRecord {
+function cardAtCancellation(error: unknown): CardRecord {
   const current = itemAtCancellation<CardRecord>(error, 0);
   if (!current) throw new NotFound('Card');
   return current;
@@ -322,11 +324,8 @@ export async function deleteCard(scope: BoardScope): Promise<void> {
   });
 }
 
-export interface MoveRequest {
-  target_column_id: string;
-  before_id?: string | null;
-  after_id?: string | null;
-}
+/** A move as the route's body schema parses it: the schema is the one statement of its fields. */
+type MoveRequest = InferOutput<ReturnType<typeof moveCardBody>>;
 
 /**
  * The spec's move, steps 2-6, on data the access check already fetched (lib/data/access.ts:
@@ -342,8 +341,8 @@ export interface MoveRequest {
  * that (one more round trip, only in that race).
  *
  * A move to the place the card already has changes nothing, so it writes nothing: the update also
- * requires the column or the position to differ, as `updateExisting` does for edits, and a failure
- * of only that part answers the card as stored. No stream record, so no `card.moved`
+ * requires the column or the position to differ, and a failure of only that part answers the card
+ * as stored. No stream record, so no `card.moved`
  * (docs/realtime.md: a request that changes nothing emits nothing).
  */
 export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Card> {
