@@ -34,7 +34,7 @@ import { WEBHOOK_ENV } from './webhooks';
 export type AnyRow = RouteRow | SocketRouteRow | StreamConsumerRow | QueueConsumerRow | ScheduleRow;
 
 /** What invokes a row's function, in words: `GET /boards`, `WebSocket watch`, `DynamoDB stream`, `every 1 minute`. */
-export function triggerOf(row: FunctionRow): string {
+function triggerOf(row: FunctionRow): string {
   if ('method' in row) return routeKeyOf(row as RouteRow);
   if ('routeKey' in row) return `WebSocket ${(row as SocketRouteRow).routeKey}`;
   if ('filters' in row) return 'DynamoDB stream';

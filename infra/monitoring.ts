@@ -14,7 +14,7 @@ import { METRICS_NAMESPACE, SERVICE } from '../lib/runtime/metrics';
 import { FUNCTIONS_PER_ALARM } from './layout';
 
 /** A group's functions (infra/layout.ts), alarmed together in the group's own stack. */
-export interface AlarmedGroup {
+interface AlarmedGroup {
   /** Where the group's alarms are made: its nested stack. */
   scope: Construct;
   group: string;
@@ -82,7 +82,7 @@ export const WEBHOOK_OLDEST_MESSAGE_ALARM_SECONDS = 1800;
 export type RunbookAnchor = (typeof RUNBOOK_ANCHORS)[keyof typeof RUNBOOK_ANCHORS];
 
 /** A metric math id for a row id: `cards.labels.attach` → `cardsLabelsAttach`. */
-export const metricIdOf = (rowId: string) => rowId.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase());
+const metricIdOf = (rowId: string) => rowId.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase());
 
 /**
  * Alarms on what a user would feel: the API's 5xx rate, function errors and throttles, DynamoDB

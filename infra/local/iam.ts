@@ -38,7 +38,7 @@ type TransactItem = Partial<Record<'Put' | 'Update' | 'Delete' | 'ConditionCheck
 const TRANSACT_ACTIONS = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
 
 /** The IAM actions a command needs (a transaction needs those of the items in it). */
-export function actionsOf(commandName: string, input: Record<string, unknown>): string[] {
+function actionsOf(commandName: string, input: Record<string, unknown>): string[] {
   const name = commandName.replace(/Command$/, '');
   if (name === 'TransactWrite' || name === 'TransactWriteItems') {
     return ((input.TransactItems ?? []) as TransactItem[]).flatMap((item) =>
@@ -82,7 +82,7 @@ export function enforceRowActions(client: { middlewareStack: MiddlewareStack<any
 }
 
 /** The IAM action of an SQS or KMS command (SendMessageBatch is allowed by sqs:SendMessage, as on AWS). */
-export function serviceActionOf(service: 'sqs' | 'kms', commandName: string): string {
+function serviceActionOf(service: 'sqs' | 'kms', commandName: string): string {
   const name = commandName.replace(/Command$/, '').replace(/Batch$/, '');
   return `${service}:${name}`;
 }
@@ -91,7 +91,7 @@ export function serviceActionOf(service: 'sqs' | 'kms', commandName: string): st
  * The encryption context the key's grants require (infra/webhooks.ts: kms:EncryptionContext:purpose
  * = webhook-secret): a KMS call without it is refused, as the key's role condition refuses it.
  */
-export const KEY_PURPOSE = 'webhook-secret';
+const KEY_PURPOSE = 'webhook-secret';
 
 function refuse(entry: string, action: string, why = 'its route row does not grant it'): never {
   const error = new Error(`${entry} is not authorized to perform ${action} (${why})`);

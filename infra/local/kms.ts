@@ -20,7 +20,7 @@ import { AwsJsonError, type AwsJsonOperation, members, serializationError, start
  * is infra/local/aws-json-server.ts, shared with the SQS stand-in.
  */
 
-export const KMS_ACCOUNT = '000000000000';
+const KMS_ACCOUNT = '000000000000';
 const MAX_PLAINTEXT_BYTES = 4096;
 const BLOB_VERSION = 1;
 /**
@@ -31,7 +31,7 @@ const BLOB_VERSION = 1;
 export const MAX_REQUEST_BYTES = 1_048_576;
 
 /** A KMS error: its `__type` (KMS's JSON 1.1 answers name it without a namespace) and message. */
-export class KmsError extends AwsJsonError {}
+class KmsError extends AwsJsonError {}
 
 interface KeyFile {
   keyId: string;

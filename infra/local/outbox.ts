@@ -9,7 +9,7 @@ import { join } from 'node:path';
  */
 export const OUTBOX_PATH = '/local/outbox';
 
-export interface OutboxMessage {
+interface OutboxMessage {
   to: string;
   subject: string;
   code: string;
@@ -19,7 +19,7 @@ export interface OutboxMessage {
 export const outboxFile = (cognitoDataDir: string) => join(cognitoDataDir, 'outbox.jsonl');
 
 /** The messages sent to `email` (compared case-insensitively), newest first. */
-export function readOutbox(file: string, email: string): OutboxMessage[] {
+function readOutbox(file: string, email: string): OutboxMessage[] {
   if (!existsSync(file)) return [];
   const to = email.toLowerCase();
   return readFileSync(file, 'utf8')

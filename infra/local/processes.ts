@@ -38,7 +38,7 @@ export function freePort(): Promise<number> {
 }
 
 /** A port taken, with the variable that chooses it, for a message that says what to do. */
-export class PortInUse extends Error {
+class PortInUse extends Error {
   readonly code = 'EADDRINUSE';
   constructor(
     readonly address: string,

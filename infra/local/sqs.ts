@@ -27,10 +27,10 @@ import { asFunction } from './iam';
  * short poll (here every receive sees every visible message).
  */
 
-export const SQS_ACCOUNT = '000000000000';
-export const MAX_DELAY_SECONDS = 900;
-export const MAX_VISIBILITY_SECONDS = 43_200;
-export const DEFAULT_MAX_MESSAGE_BYTES = 262_144;
+const SQS_ACCOUNT = '000000000000';
+const MAX_DELAY_SECONDS = 900;
+const MAX_VISIBILITY_SECONDS = 43_200;
+const DEFAULT_MAX_MESSAGE_BYTES = 262_144;
 const MAX_WAIT_SECONDS = 20;
 const MAX_RECEIVE = 10;
 const MAX_BATCH = 10;
@@ -58,7 +58,7 @@ interface StoredMessage {
   receipt?: string;
 }
 
-export class SqsError extends AwsJsonError {
+class SqsError extends AwsJsonError {
   constructor(
     /** The `__type` of SQS's JSON answer. */
     type: string,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * reader goes on after it; a shard with no entry is read from now on, or, if it appeared after
  * the start, from its beginning). See infra/local/stream-poller.ts.
  */
-export type Checkpoints = Record<string, string>;
+type Checkpoints = Record<string, string>;
 
 export const checkpointFile = (dataDir: string, readerId: string) => join(dataDir, `stream-${readerId}.json`);
 
@@ -35,7 +35,7 @@ const read = (file: string): Checkpoints => {
  * The earlier place of the two in each shard. A shard one side has no entry for is read by that
  * side from now on (later than any record), so the other's entry is the earlier one.
  */
-export function earliest(a: Checkpoints, b: Checkpoints): Checkpoints {
+function earliest(a: Checkpoints, b: Checkpoints): Checkpoints {
   const merged: Checkpoints = { ...a };
   for (const [shard, sequence] of Object.entries(b)) {
     const mine = merged[shard];

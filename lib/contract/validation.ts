@@ -13,7 +13,7 @@ const TYPE_NAMES: Record<string, string> = {
  * missing fields, unknown enum values). Valibot's defaults quote the value received, which an error
  * detail (problem+json or socket frame) has no business repeating (a password sent as a number, for one).
  */
-export function expectation(issue: BaseIssue<unknown>): string {
+function expectation(issue: BaseIssue<unknown>): string {
   if (issue.type === 'object' && issue.received === 'undefined') return 'is required';
   if (!issue.expected) return 'is invalid';
   if (issue.type === 'picklist') return `must be one of ${issue.expected?.replace(/^\(|\)$/g, '').replaceAll(' | ', ', ')}`;

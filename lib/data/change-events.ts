@@ -22,13 +22,13 @@ function logItemOf(record: ChangeRecord): (LogItem & { pk: string }) | undefined
 }
 
 /** The board a record's event is about, or undefined for any record that is no event. */
-export function boardOfRecord(record: ChangeRecord): string | undefined {
+function boardOfRecord(record: ChangeRecord): string | undefined {
   const item = logItemOf(record);
   return item ? boardIdOfPartition(item.pk) : undefined;
 }
 
 /** The event a stream record carries, exactly as the log keeps it, or undefined for any other record. */
-export function eventOfRecord(record: ChangeRecord): BoardEvent | undefined {
+function eventOfRecord(record: ChangeRecord): BoardEvent | undefined {
   return logItemOf(record)?.event;
 }
 

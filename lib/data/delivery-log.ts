@@ -24,7 +24,7 @@ export type Delivery = Pick<
   | 'next_attempt_at'
 >;
 
-export function toDelivery(record: DeliveryRecord): Delivery {
+function toDelivery(record: DeliveryRecord): Delivery {
   return {
     id: record.id,
     event_id: record.event_id,

@@ -31,13 +31,13 @@ import { keys, logSortKey, TTL_ATTRIBUTE } from './table';
  */
 
 /** The board item's change counter: the `seq` of its latest change (absent on a board with none yet). */
-export const SEQ_ATTRIBUTE = 'seq';
+const SEQ_ATTRIBUTE = 'seq';
 
 /** The default time a board's events are kept: 7 days (EVENT_RETENTION_SECONDS overrides it). */
-export const DEFAULT_EVENT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
+const DEFAULT_EVENT_RETENTION_SECONDS = 7 * 24 * 60 * 60;
 
 /** How long events are kept, read at cold start like every setting. */
-export const eventRetentionSeconds = () => secondsFromEnv(ENV.eventRetentionSeconds, DEFAULT_EVENT_RETENTION_SECONDS);
+const eventRetentionSeconds = () => secondsFromEnv(ENV.eventRetentionSeconds, DEFAULT_EVENT_RETENTION_SECONDS);
 
 /** A board's latest `seq`, from its item as read. */
 export const seqOf = (board: Pick<BoardRecord, 'seq'> | undefined) => board?.seq ?? 0;
@@ -183,7 +183,7 @@ const LOG_END = `${keys.logPrefix}\uffff`;
  * by TTL (a number missing at the start of the range). TTL deletes lag by up to two days, so an
  * item still present is judged by `kept_until`, never by its presence.
  */
-export async function readLog(
+async function readLog(
   boardId: string,
   after: number,
   limit: number,

@@ -19,7 +19,7 @@ import { type ItemKey, keyHash, keys, TTL_ATTRIBUTE } from './table';
  * replay, a reuse with another request and a key in use cost one (the claim, whose failed
  * condition returns the record it found).
  */
-export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
+const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
 
 /** How long a client is asked to wait for a request in progress: creates answer in milliseconds. */
 const IN_PROGRESS_RETRY_SECONDS = 2;

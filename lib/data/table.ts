@@ -54,12 +54,12 @@ import { SEQ_DIGITS } from '../domain/limits';
  *   EMAIL#<email>     #CODE#RESET          tries of the password reset code mailed last; a `ttl`
  */
 
-export const PARTITION_KEY = 'pk';
-export const SORT_KEY = 'sk';
+const PARTITION_KEY = 'pk';
+const SORT_KEY = 'sk';
 
 /** LSI over a board's partition: cards ordered by position inside their column. */
 export const COLUMN_POSITION_INDEX = 'byColumnPosition';
-export const COLUMN_POSITION_ATTRIBUTE = 'colpos';
+const COLUMN_POSITION_ATTRIBUTE = 'colpos';
 
 /** Epoch seconds after which DynamoDB may delete an item (its TTL attribute). */
 export const TTL_ATTRIBUTE = 'ttl';

@@ -1,7 +1,7 @@
 /** Position rules of the spec (part 4): pure arithmetic, no storage. */
 
 export const FIRST_POSITION = 1.0;
-export const POSITION_STEP = 1.0;
+const POSITION_STEP = 1.0;
 
 /** Position of an item appended after the current highest one (cards in a column, columns in a board). */
 export function appendPosition(highest: number | undefined): number {

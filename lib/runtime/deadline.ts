@@ -13,14 +13,14 @@ interface Deadline {
 }
 const deadlineStorage = new AsyncLocalStorage<Deadline>();
 
-export const runWithDeadline = <T>(signal: AbortSignal, fn: () => Promise<T>, at = Number.POSITIVE_INFINITY) =>
+const runWithDeadline = <T>(signal: AbortSignal, fn: () => Promise<T>, at = Number.POSITIVE_INFINITY) =>
   deadlineStorage.run({ signal, at }, fn);
 
 /** Whether the current request's deadline has passed (its 503 answered): no backing call may start. */
 export const deadlinePassed = () => deadlineStorage.getStore()?.signal.aborted === true;
 
 /** Milliseconds left before the current request's deadline (Infinity outside a request). */
-export const timeToDeadline = () => (deadlineStorage.getStore()?.at ?? Number.POSITIVE_INFINITY) - Date.now();
+const timeToDeadline = () => (deadlineStorage.getStore()?.at ?? Number.POSITIVE_INFINITY) - Date.now();
 
 /** Runs `fn` free of the request's deadline: for clean-up that must happen even after it. */
 export const outsideDeadline = <T>(fn: () => Promise<T>) => deadlineStorage.exit(fn);

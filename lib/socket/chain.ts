@@ -35,11 +35,11 @@ export interface SocketResult {
 }
 
 /** The message a row takes, as its schema outputs it; nothing for lifecycle rows. */
-export type MessageOf<R extends SocketRouteRow> = R extends { body: () => infer S extends GenericSchema }
+type MessageOf<R extends SocketRouteRow> = R extends { body: () => infer S extends GenericSchema }
   ? InferOutput<S>
   : Record<string, never>;
 
-export interface SocketInput<R extends SocketRouteRow = SocketRouteRow> {
+interface SocketInput<R extends SocketRouteRow = SocketRouteRow> {
   connectionId: string;
   /** The message, validated against the row's schema (action rows). */
   body: MessageOf<R>;

@@ -85,7 +85,7 @@ const byPlace = <T extends { position: number; created_at?: string; id: string }
   a.position - b.position || (a.created_at ?? '').localeCompare(b.created_at ?? '') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** A label as the tree lists it. */
-export interface LabelView {
+interface LabelView {
   id: string;
   board_id: string;
   name: string;
