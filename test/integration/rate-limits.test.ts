@@ -10,7 +10,7 @@ import { subjectOf } from '../support/api';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { outbox, verifyAddress } from '../support/mail';
-import { eventually } from '../support/wait';
+import { eventually, pause } from '../support/wait';
 
 /**
  * api-contract.md "Rate limits", over HTTP against a local stack of its own whose functions are
@@ -129,8 +129,6 @@ function call(method: string, path: string, { from, token, authorization, body, 
 
 /** Whether every reply was sent and answered within one and the same window. */
 const oneWindow = (replies: Reply[]) => new Set(replies.flatMap((reply) => reply.windows)).size === 1;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until a window has just begun, so that what follows has (nearly) a whole window. */
 async function atWindowStart(): Promise<void> {

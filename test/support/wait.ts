@@ -1,4 +1,5 @@
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves after `ms` milliseconds. */
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Retries `check` until it passes; once `timeoutMs` have run out, its last failure is thrown. For

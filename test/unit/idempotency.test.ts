@@ -10,7 +10,7 @@ import { deadlinePassed } from '../../lib/runtime/deadline';
 import { apiEvent } from '../support/events';
 import { throttled } from '../support/sdk-failures';
 import { accessClaims, makeSigner } from '../support/tokens';
-import { settle } from '../support/wait';
+import { pause, settle } from '../support/wait';
 
 /**
  * Idempotency-Key failure paths DynamoDB Local cannot produce on demand (the behaviour itself is
@@ -33,8 +33,6 @@ const isClaim = (item: Record<string, unknown>) => item.status === 'in_progress'
 beforeEach(() => ddb.reset());
 
 const puts = () => ddb.commandCalls(PutCommand).map((call) => call.args[0].input.Item!);
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('Idempotency-Key failure paths', () => {
   it('without the header, the create is its one transaction: no claim, no kept answer', async () => {
     // Round trips are invisible over HTTP; the stub counts them (the bench shows the same: 1).
