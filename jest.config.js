@@ -23,9 +23,9 @@ export default {
   maxWorkers: 2,
   // Jest reads the timeout only at the top level, and for every test: a hang guard, not a
   // performance target, wide enough for a shared 2-core machine with other work beside the run.
-  // With a load average of 16-30 (two busy loops and other jobs), whole integration files took
-  // up to 11 min and single tests (labels' 60-card cascade, big-board's seeding) over 60 s, where
-  // the whole suite takes about 5.5 min on a quiet machine. A file's jest.setTimeout replaces
+  // On a busy machine (other jobs beside the run), a whole integration file can take over 10 min
+  // and a single test (labels' 60-card cascade, big-board's seeding) over 60 s, where the whole
+  // suite takes about 5.5 min on a quiet machine. A file's jest.setTimeout replaces
   // it: set none shorter.
   testTimeout: 300_000,
   projects: [

@@ -34,11 +34,11 @@ export function groupOf(rowId: string): string {
 export const groupStackIdOf = (group: string) => `${group[0]!.toUpperCase()}${group.slice(1)}Functions`;
 
 /**
- * Rows whose log groups were made in the root stack before the functions moved to nested stacks
- * (commit c43836e's snapshot, test/infra/fixtures/stateful-resources.json): those log groups hold
- * logs (a year of them in prod) and stay where they are, at the same logical id, with their
- * functions writing to them across the stack boundary. A row added later gets its log group
- * beside its function, in its group's stack, so that it costs the root nothing but its route.
+ * Rows whose log groups a deployment of the single-stack layout has in its root stack (that
+ * layout's snapshot: test/infra/fixtures/stateful-resources.json): those log groups hold logs (a
+ * year of them in prod) and stay where they are, at the same logical id, with their functions
+ * writing to them across the stack boundary. Any other row gets its log group beside its
+ * function, in its group's stack, so that it costs the root nothing but its route.
  */
 export const ROOT_LOG_GROUP_ROWS: ReadonlySet<string> = new Set([
   'health',

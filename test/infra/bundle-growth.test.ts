@@ -6,7 +6,7 @@ import { DEPLOYED_OPTIONS } from '../../bench/esbuild-options';
 import { queueConsumers, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 
 /**
- * Bundles that do not grow with the table (issue 25): every function is bundled with the deployed
+ * Bundles that do not grow with the table: every function is bundled with the deployed
  * esbuild options twice, as the code is and with one more row added the way rows are added (its
  * own export in a module of lib/rows, a body schema of its own in lib/contract/schemas.ts, its key
  * in the assembled table, its path in lib/rows/served.ts as `npm run openapi` writes it). Only the

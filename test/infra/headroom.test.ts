@@ -13,7 +13,7 @@ import { queueConsumers, routes, schedules, socketRoutes, streamConsumers } from
 import { synthDeployment } from './deployment';
 
 /**
- * Room to grow (issue 25): every template, the root and each nested stack, stays at or under half
+ * Room to grow: every template, the root and each nested stack, stays at or under half
  * of each CloudFormation limit, and a test fails once one passes 80 % of that half (naming the
  * template and the limit), before a deploy would. Measured on the layouts deployed (dev, prod, prod
  * with a custom domain and an alarm email) and on the route table with the 27 HTTP routes still

@@ -3,8 +3,8 @@ import snapshot from './fixtures/stateful-resources.json';
 import { STATEFUL_TYPES, statefulResourcesOf } from './stateful';
 
 /**
- * No data loss on upgrade: a deployment of the single-stack layout (commit c43836e's snapshot of
- * its stateful resources, test/infra/stateful.ts) updated to the nested layout keeps each of them
+ * No data loss on upgrade: a deployment of the single-stack layout (the snapshot of its stateful
+ * resources, test/infra/stateful.ts) updated to the nested layout keeps each of them
  * in the root stack at the same logical id and type, so CloudFormation updates it in place: it
  * neither replaces it nor, by dropping it from the root template, deletes or orphans it.
  */

@@ -16,7 +16,7 @@ import { closeAllSockets, connect, getTicket, refusedStatus, socketAddress } fro
 import { eventually } from '../support/wait';
 
 /**
- * Issue 26, the contract's "Accounts: verified addresses, passwords, leaving", over the local
+ * The contract's "Accounts: verified addresses, passwords, leaving", over the local
  * stack: codes are read from the local outbox, as their owner would read them in a mailbox.
  */
 jest.setTimeout(120_000);

@@ -7,11 +7,11 @@ import { localDocumentClient, localEnv, readPartition } from '../support/local-t
 import { codeSentBy } from '../support/mail';
 
 /**
- * Issue 4 point 2: the authorization matrix, generated from the route table. Every row that is
+ * Deny by default: the authorization matrix, generated from the route table. Every row that is
  * not public is called by {owner of board A, plain member of A, registered stranger, no token,
  * bad token} with the addressed id taken from {board A, board B of somebody else, nothing}; the
  * move rows also take their body ids from {A, B, C (another board of A's owner and member),
- * nothing}; the card label rows also take their label id from {A, B, C, nothing}; the webhook rows (issue 30) address
+ * nothing}; the card label rows also take their label id from {A, B, C, nothing}; the webhook rows address
  * A's or B's webhook or an unknown id. The expected status is derived from the row's declared access rule, never written
  * per case; the few domain outcomes (a member removing somebody else, a cross-board target) are
  * the spec's. Every answer must also be one the row documents (errorStatuses ∪ success), and a
@@ -35,9 +35,9 @@ interface BoardWorld {
   /** Two columns; both cards are in the first. */
   columns: [string, string];
   cards: [string, string];
-  /** A label of the board (issue 14). */
+  /** A label of the board. */
   label: string;
-  /** A webhook of the board (issue 30), delivering nowhere reachable (the discard port refuses). */
+  /** A webhook of the board, delivering nowhere reachable (the discard port refuses). */
   webhook: string;
 }
 
@@ -260,7 +260,7 @@ const PROFILES: Record<string, Profile> = {
     ],
   },
   'members.list': {},
-  // Issue 14: any member manages a board's labels.
+  // Any member manages a board's labels.
   'labels.create': { body: () => ({ name: `Matrix ${randomUUID()}`, color: '#ABCDEF' }) },
   'labels.list': {},
   'labels.update': { body: () => ({ name: 'Renamed by the matrix', color: '#123456' }) },
@@ -280,7 +280,7 @@ const PROFILES: Record<string, Profile> = {
   },
   'cards.labels.attach': { variants: cardLabelVariants(true) },
   'cards.labels.detach': { variants: cardLabelVariants(false) },
-  // Issue 30: owners only, on the board's own webhooks; another board's webhook id is 403, an unknown one 404.
+  // Owners only, on the board's own webhooks; another board's webhook id is 403, an unknown one 404.
   // It selects only board.deleted, which board A never sends: no delivery touches A's partition.
   'webhooks.create': { body: () => ({ url: MATRIX_WEBHOOK_URL, events: ['board.deleted'], description: 'By the matrix' }) },
   'webhooks.list': {},

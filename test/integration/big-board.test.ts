@@ -6,15 +6,14 @@ import { seedCards } from '../support/seed-cards';
  * What these tests read is a big board; how it was built is not their subject (cards.test.ts and
  * concurrency.test.ts create cards over HTTP). So all cards but the last of each column are written
  * straight into the local table as the service writes them (test/support/seed-cards.ts): a few
- * seconds, where over a thousand POSTs took most of jest's 60 s hang guard on a machine with a
- * load average of 15. The last card of each column is created over HTTP, and its position shows
+ * seconds, where over a thousand POSTs take most of a minute on a busy machine. The last card of each column is created over HTTP, and its position shows
  * the service saw the seeded column as its own creates would have left it.
  *
  * Each test still writes 1 MB or 8 MB into DynamoDB Local and reads it back, which a busy machine
- * slows down far more than it slows the service: with a load average of 12 (other jobs beside the
- * run) and DynamoDB Local just started, seeding the 2,080 items of the first test alone took 63 s,
- * where a quiet machine writes 10,000 such items in 4.5 s (bench/results/latest.md). So each test
- * has a budget of 5 minutes, a hang guard and no speed target.
+ * slows down far more than it slows the service: with other jobs beside the run and DynamoDB Local
+ * just started, seeding the 2,080 items of the first test alone can take a minute, where a quiet
+ * machine writes 10,000 such items in 4.5 s (bench/results/latest.md). So each test has a budget
+ * of 5 minutes, a hang guard and no speed target.
  */
 jest.setTimeout(300_000);
 const table = useLocalTable();

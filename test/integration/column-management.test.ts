@@ -15,8 +15,8 @@ import {
 } from '../support/api';
 
 /**
- * Issue 6 point 2 (read, rename, delete and move a column) and point 4 (owner vs member vs
- * stranger on every new route), as a REST client sees them. Precedence as for cards: the column
+ * Reading, renaming, deleting and moving a column, and owner vs member vs stranger on each of
+ * those routes, as a REST client sees them. Precedence as for cards: the column
  * exists, else 404; the caller is a member of its board, else 403.
  */
 

@@ -3,7 +3,7 @@ import { COMPRESS_MIN_BYTES } from '../../lib/http/compress';
 import { newBoard, newCard, newColumn, newUser, type RawReply, rawGet, type TestUser } from '../support/api';
 
 /**
- * Issue 15, part 2, over HTTP against the local stack: a board tree comes compressed to a client
+ * Compressed answers, over HTTP against the local stack: a board tree comes compressed to a client
  * that accepts brotli or gzip, with `Vary: Accept-Encoding`, and as plain JSON to one that sends
  * no Accept-Encoding. fetch would decompress transparently (and send its own Accept-Encoding), so
  * these requests use node:http, which sends only the headers given and hands over raw bytes.

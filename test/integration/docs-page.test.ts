@@ -7,7 +7,7 @@ import { lambdaLimits } from '../../lib/runtime/aws-limits';
 import { baseUrl, call, expectProblem, newBoard, newUser, rawGet } from '../support/api';
 
 /**
- * GET /docs (issue 16 part 5): Swagger UI from the npm package, served by the stack itself. Over
+ * GET /docs: Swagger UI from the npm package, served by the stack itself. Over
  * HTTP: the page, its allow-listed files and nothing else. In a real browser (the system's
  * Chromium, driven by puppeteer-core, which downloads no browser): every operation of the served
  * document is rendered, no request leaves the stack's origin, and "Try it out" calls the stack,

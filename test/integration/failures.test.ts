@@ -9,7 +9,7 @@ import { type RunningStack, startStackProcess, stopStackProcess } from '../suppo
 import { identify, isDead, type ProcessIdentity, waitUntilDead } from '../support/processes';
 
 /**
- * Failure behaviour against real emulators (issue 4, point 6): each case runs its OWN local stack
+ * Failure behaviour against real emulators: each case runs its OWN local stack
  * on a fresh data directory, kills one backing process by its pid, checks the answers, then
  * restarts the stack on the same directory and checks what was (not) written. The whole table
  * and the user pool are read directly, not only through the API, so a partial write cannot hide

@@ -23,7 +23,7 @@ import {
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 
 /**
- * Issue 4 point 4: bad input, generated. fast-check makes bodies (any JSON, one field of the
+ * Bad input, generated. fast-check makes bodies (any JSON, one field of the
  * wrong type, huge and unicode strings, deep nesting, broken JSON), path ids (random strings,
  * almost-UUIDs), content types and sizes, and sends them with a valid owner token to every row of
  * the route table that takes a body or an id. Every answer is a 4xx problem+json whose status the
@@ -99,10 +99,10 @@ interface World {
   other: TestUser;
   A: BoardFixture;
   B: BoardFixture;
-  /** A label of A and one of B (issue 14). */
+  /** A label of A and one of B. */
   labelA: string;
   labelB: string;
-  /** A webhook of A (issue 30) that no event reaches: no delivery ever touches A's partition. */
+  /** A webhook of A that no event reaches: no delivery ever touches A's partition. */
   webhookA: string;
 }
 
@@ -678,7 +678,7 @@ describe('limits count characters, as the published JSON Schema (maxLength) and 
   });
 });
 
-// ---- label names and colors (issue 14) ----------------------------------------------------------
+// ---- label names and colors ---------------------------------------------------------------------
 
 /** Code points, as the contract counts a name's length. */
 const codePoints = (text: string) => [...text].length;
@@ -726,7 +726,7 @@ const invalidColor = fc.oneof(
   fc.oneof(fc.integer(), fc.boolean(), fc.constant(['#abcdef']), fc.constant({ hex: '#abcdef' })),
 );
 
-describe('label bodies (issue 14): names and colors as the contract states them', () => {
+describe('label bodies: names and colors as the contract states them', () => {
   // The other field is valid (or, on update only, null).
   const cases = [
     ['labels.create', () => `/boards/${w.A.id}/labels`, false],
@@ -812,7 +812,7 @@ const extras = (x: World) =>
     user_id: fc.constantFrom(x.other.id, x.member.id),
     joined_at: fc.constant('1999-01-01T00:00:00.000Z'),
     email: fc.constant('mass@example.test'),
-    // Issue 14: a card's labels change only through attach and detach; a board's map only through label writes.
+    // A card's labels change only through attach and detach; a board's map only through label writes.
     label_ids: fc.constantFrom([x.labelA], [x.labelB], [x.labelA, x.labelB], ['chosen-by-client']),
     label_id: fc.constantFrom(x.labelA, x.labelB),
     labels: fc.constantFrom({ [x.labelB]: 'Injected' }, {}, { [x.labelA]: 'Renamed by the client' }),

@@ -3,7 +3,7 @@ import { httpApiLimits } from '../../lib/runtime/aws-limits';
 import { baseUrl, call, expectProblem, newUser } from '../support/api';
 
 /**
- * Issue 15, part 1, over HTTP against the local stack: the HTTP API refuses a request body over
+ * The gateway's limits, over HTTP against the local stack: the HTTP API refuses a request body over
  * its 10 MB quota itself (413 with the gateway's own JSON, before any function runs), while a
  * body the gateway lets through but over the contract's 64 KiB is the service's own problem+json
  * 413. The 6 MB answer and the 30 s timeout are in test/unit/gateway-limits.test.ts.

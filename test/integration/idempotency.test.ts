@@ -19,7 +19,7 @@ import {
 import { useLocalTable } from '../support/local-table';
 
 /**
- * Issue 16, safe retries: every POST that creates something honours an Idempotency-Key (IETF
+ * Safe retries: every POST that creates something honours an Idempotency-Key (IETF
  * draft). Checked over HTTP on the local stack: a retry gets the first answer and creates nothing,
  * another request with the key is 422, a key in use is 409, failures keep nothing, keys belong to
  * their user, and without the header nothing changes.

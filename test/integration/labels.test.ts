@@ -19,7 +19,7 @@ import { localDocumentClient, localEnv, readPartition } from '../support/local-t
 import { eventually } from '../support/wait';
 
 /**
- * Issue 14: labels. A board's own tags {id, board_id, name, color}, put on its cards; every card
+ * Labels: a board's own tags {id, board_id, name, color}, put on its cards; every card
  * shows the ids of the live labels it carries, in the label list's order. Checked over HTTP
  * against the local stack: the label rules, the contract's order of checks for owner, member and
  * stranger, idempotent attach and detach, the cascades on label and board delete, and both limits.

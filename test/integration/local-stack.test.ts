@@ -51,7 +51,7 @@ describe('local stack', () => {
           COGNITO_PORT: '0',
           DATA_DIR: dataDir,
         },
-        // A hang guard: on a busy machine starting the emulators took over 50 s.
+        // A hang guard: on a busy machine starting the emulators can take most of a minute.
         timeoutMs: 240_000,
       });
       expect(run.code).toBe(1);

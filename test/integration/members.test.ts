@@ -13,8 +13,8 @@ import {
 import { verifyAddress } from '../support/mail';
 
 /**
- * Issue 6 point 1 (members and roles) and point 4 (owner vs member vs stranger on every route), as
- * a REST client sees them: status, body shape, and that a rejected request changes nothing.
+ * Members and roles, and owner vs member vs stranger on every route, as a REST client sees them:
+ * status, body shape, and that a rejected request changes nothing.
  */
 
 // --- helpers -------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ beforeAll(async () => {
       `import('./infra/build-app.ts').then(({ buildApp }) => buildApp({ outdir: process.argv[1], context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-asset-metadata': true } }).app.synth())`,
       outdir,
     ],
-    // A hang guard: 23-29 s on a quiet machine, several times that at a load of 30.
+    // A hang guard: the synth takes about half a minute on a quiet machine, several times that on a busy one.
     { timeoutMs: 480_000 },
   );
   if (synth.code !== 0) throw new Error(`synth failed\n${synth.stderr}`);

@@ -4,7 +4,7 @@ import { localEnv } from '../support/local-table';
 import { accessClaims, makeSigner } from '../support/tokens';
 
 /**
- * Issue 16 part 3, sessions, on the local stack: POST /auth/refresh (Cognito REFRESH_TOKEN_AUTH)
+ * Sessions, on the local stack: POST /auth/refresh (Cognito REFRESH_TOKEN_AUTH)
  * and POST /auth/logout (Cognito RevokeToken).
  *
  * What the Cognito emulator (cognito-local 5.3) shows, read from its source: it keeps each user's

@@ -21,7 +21,7 @@ import { call, expectProblem, newBoard, newUser, type Reply, type TestUser } fro
 import { localEnv } from '../support/local-table';
 
 /**
- * Issue 4 point 3: forged tokens, made for real. cognito-local signs every token with one RSA key
+ * Forged tokens, made for real. cognito-local signs every token with one RSA key
  * that ships in its package (kid `CognitoLocal`, RS256); the tests sign with that very key, so
  * each forgery is a token the verifier would accept but for the one property under test. The
  * positive control (same key, the genuine claims of a registered user) must be accepted, or the
@@ -303,7 +303,7 @@ const forgeries: [string, () => string][] = [
 
 /** Authorization header values that present a token the way no valid request does. */
 const malformedHeaders: [string, () => string][] = [
-  // Issue 4 point 3: "Bearer missing or mis-cased ... Bearer error="invalid_token" where a token was sent".
+  // The contract: "Bearer missing or mis-cased ... Bearer error="invalid_token" where a token was sent".
   ['the Bearer scheme missing (the bare token)', () => signed()],
   ['the scheme in capitals (BEARER)', () => `BEARER ${signed()}`],
   ['the scheme mixed-case (bEaReR)', () => `bEaReR ${signed()}`],

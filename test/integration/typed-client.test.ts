@@ -5,7 +5,7 @@ import { baseUrl, call } from '../support/api';
 import { REPO_ROOT, runCommand } from '../support/run-node';
 
 /**
- * Issue 16: a change to the served document that breaks generated clients fails here. The test
+ * A change to the served document that breaks generated clients fails here. The test
  * generates a client from GET /openapi.json with a real generator, openapi-typescript (its Node
  * API, in test/typed-client/generator, which carries the TypeScript 5 JS API it needs), compiles
  * test/typed-client/scenario.ts against it strictly with the project's TypeScript, then runs that

@@ -1,5 +1,5 @@
 /**
- * Issue 16: the whole spec through a client generated from the served OpenAPI document, as a
+ * The whole spec through a client generated from the served OpenAPI document, as a
  * consumer would use it: openapi-typescript's types (`./schema`, generated next to a copy of this
  * file by test/integration/typed-client.test.ts) and openapi-fetch. The test compiles the copy
  * with `tsc --strict --noUncheckedIndexedAccess`, so a document that breaks a generated client

@@ -1,7 +1,7 @@
 import { allowedAt, catchAllAnswer } from '../../lib/http/catch-all';
 import { servedMethods } from '../../lib/rows/served';
 
-/** Issue 28: `GET /docs/` and `HEAD /health`, which the catch-all answered 404 and 405. */
+/** `GET /docs/` and `HEAD /health`, which the catch-all answers before its 404 and 405. */
 describe('the catch-all before its 404 and 405', () => {
   it('answers HEAD /health as the health check, without a body', () => {
     expect(catchAllAnswer('HEAD', '/health', '', servedMethods)).toEqual({

@@ -16,7 +16,7 @@ import { apiEvent } from '../support/events';
 import { accessClaims, makeSigner } from '../support/tokens';
 
 /**
- * Issue 15, part 2: answers are compressed in the shared chain when the client accepts it, and an
+ * Answers are compressed in the shared chain when the client accepts it, and an
  * answer that still does not fit in what Lambda may return (6 MB) is a clear problem+json 422
  * that says how to read the board in parts, never the gateway's 500. The handlers are the real
  * ones; DynamoDB is stubbed (aws-sdk-client-mock) on the DocumentClient they share.

@@ -4,7 +4,7 @@ import { type RouteRow, routes } from '../../lib/routes';
 import { httpApiLimits, LONGEST_ROUTE_SECONDS, lambdaLimits } from '../../lib/runtime/aws-limits';
 
 /**
- * Issue 15, part 1: the local adapter holds a function's answer to what the HTTP API does with
+ * The local adapter holds a function's answer to what the HTTP API does with
  * it on AWS. Over Lambda's 6 MB (counted on the JSON the function returns, a base64 body as its
  * text) the invocation fails and the gateway answers 500 with its own JSON; after the 30 s
  * integration timeout it answers 503. The request-size limit (10 MB → 413) is in

@@ -9,8 +9,8 @@ import { REPO_ROOT, runCommand } from '../support/run-node';
  * jest); each is killed by its pid if it overruns.
  */
 const root = REPO_ROOT;
-// A hang guard, not a speed target: beside two busy loops on the shared 2-core machine, Spectral
-// alone took over 40 s.
+// A hang guard, not a speed target: on a busy shared 2-core machine, Spectral alone can take over
+// 40 s.
 const DEADLINE_MS = 240_000;
 
 /** A CLI of node_modules/.bin, with no telemetry and no update check: the test must not reach the network. */

@@ -5,7 +5,7 @@ import { buildOpenApiDocument, serversFor } from '../../lib/http/openapi';
 import { version } from '../../package.json';
 
 /**
- * Issue 28's points on the served description: a client generated from it types the two
+ * The served description: a client generated from it types the two
  * documents it serves (not `{}`), the one version is package.json's, a failed sign-in's example
  * says what was refused, and the served `servers` entry names its environment (OWASP API9).
  */

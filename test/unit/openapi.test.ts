@@ -91,7 +91,7 @@ describe('OpenAPI document', () => {
   it('documents GET /openapi.json and GET /asyncapi.json as JSON objects', () => {
     for (const id of ['openapi', 'asyncapi']) {
       const ok = operations.find((o) => o.operation.operationId === id)!.operation.responses[200];
-      // Typed for a generated client: its version field, info and its operations' map (issue 28).
+      // Typed for a generated client: its version field, info and its operations' map.
       expect(ok.content['application/json'].schema).toMatchObject({
         type: 'object',
         description: expect.any(String),

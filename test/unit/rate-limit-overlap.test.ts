@@ -6,7 +6,7 @@ import { apiEvent } from '../support/events';
 import { accessClaims, makeSigner } from '../support/tokens';
 
 /**
- * The limiter adds no sequential round trip (issue 29) on the routes whose first call is not a
+ * The limiter adds no sequential round trip on the routes whose first call is not a
  * read: the real SDK clients (DynamoDB's and Cognito's) talk to a stub endpoint of this test,
  * which holds every request until the ones the route should send together have all arrived, and
  * records how many were in flight at once. A count sent one after the route's first call would

@@ -24,7 +24,7 @@ import { ENV } from '../../lib/runtime/config';
 import { SERVED_FILE, servedText } from '../../scripts/write-openapi';
 
 /**
- * Deny by default (issue 4 point 2): every row of the route table declares an access rule of a
+ * Deny by default: every row of the route table declares an access rule of a
  * known shape, a row without one does not type-check (`npm run typecheck` fails on an unused
  * `@ts-expect-error`), the public rows are exactly the ones named here, and every handler goes
  * through `route()` with its own row, so the row's rule is the one applied. The behaviour of

@@ -10,7 +10,7 @@ import {
 
 /**
  * The URL and address rules of webhooks.md ("Managing webhooks", "Deliveries"), with the inputs an
- * attacker tries against an SSRF boundary (issue 30): other spellings of 127.0.0.1, IPv4 inside
+ * attacker tries against an SSRF boundary: other spellings of 127.0.0.1, IPv4 inside
  * IPv6, the metadata service, private and reserved blocks. No allowed hosts unless a test says so
  * (AWS sets none).
  */
@@ -86,7 +86,7 @@ describe('a webhook URL: what is refused before any look-up (a 400 on create and
     expect(check(input)).toMatchObject({ ok: false, reason: 'scheme', detail: 'must be an https URL' });
   });
 
-  // The tricks of issue 30 and the blocks of webhooks.md, each as a URL host.
+  // The tricks against an SSRF boundary and the blocks of webhooks.md, each as a URL host.
   it.each([
     ['https://127.0.0.1/', 'loopback'],
     ['https://2130706433/', 'decimal 127.0.0.1'],
