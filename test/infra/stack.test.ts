@@ -270,6 +270,7 @@ describe('data', () => {
       UsernameAttributes: ['email'],
       Policies: { PasswordPolicy: { MinimumLength: 8 } },
       AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      UserPoolTier: 'LITE',
     });
   });
 
