@@ -134,7 +134,8 @@ const clientRules =
     if (target === 'InitiateAuth' || target === 'AdminInitiateAuth') {
       const setting = FLOW_SETTING[req.AuthFlow];
       const allowed = client.ExplicitAuthFlows?.length ? client.ExplicitAuthFlows : DEFAULT_FLOWS;
-      if (setting && !allowed.includes(setting)) throw new InvalidParameterError(`${req.AuthFlow} flow not enabled for this client`);
+      if (setting && !allowed.includes(setting))
+        throw new InvalidParameterError(`${req.AuthFlow} flow not enabled for this client`);
     }
     if (client.ClientSecret && SECRET_HASH_OF[target]) {
       let [hash, username] = SECRET_HASH_OF[target](req);
@@ -143,7 +144,8 @@ const clientRules =
         const user = await pool.getUserByRefreshToken(ctx, req.AuthParameters?.REFRESH_TOKEN ?? '');
         username = user?.Username;
       }
-      if (hash === undefined) throw new NotAuthorizedError(`Client ${clientId} is configured with secret but SECRET_HASH was not received`);
+      if (hash === undefined)
+        throw new NotAuthorizedError(`Client ${clientId} is configured with secret but SECRET_HASH was not received`);
       if (!username || !sameText(hash, secretHashOf(client.ClientSecret, username, clientId))) {
         throw new NotAuthorizedError(`Unable to verify secret hash for client ${clientId}`);
       }

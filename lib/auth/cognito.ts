@@ -115,11 +115,13 @@ export async function createUser(
     throw error;
   }
   try {
-    await cognito.send(
-      new AdminSetUserPasswordCommand({ UserPoolId: userPoolId, Username: username, Password: password, Permanent: true }),
-    ).catch((error: unknown) => {
-      throw nameOf(error) === 'InvalidPasswordException' ? new BadRequest('The password does not meet the password policy.') : error;
-    });
+    await cognito
+      .send(new AdminSetUserPasswordCommand({ UserPoolId: userPoolId, Username: username, Password: password, Permanent: true }))
+      .catch((error: unknown) => {
+        throw nameOf(error) === 'InvalidPasswordException'
+          ? new BadRequest('The password does not meet the password policy.')
+          : error;
+      });
     await afterCreate(userId);
   } catch (error) {
     // Even past the request's deadline: a confirmed user without a profile could never register again.
@@ -274,7 +276,12 @@ export async function sendEmailCode(accessToken: string): Promise<void> {
  * Codes Cognito did not accept: wrong, expired, used, or too many wrong tries for now (Cognito's
  * own lockouts, which the service's count of five tries normally reaches first).
  */
-const CODE_REFUSED = ['CodeMismatchException', 'ExpiredCodeException', 'TooManyFailedAttemptsException', 'LimitExceededException'];
+const CODE_REFUSED = [
+  'CodeMismatchException',
+  'ExpiredCodeException',
+  'TooManyFailedAttemptsException',
+  'LimitExceededException',
+];
 
 /** VerifyUserAttribute: the code mailed by `sendEmailCode` proves the address. */
 export async function confirmEmailCode(accessToken: string, code: string): Promise<void> {
@@ -300,7 +307,9 @@ export async function sendResetCode(email: string, account?: { userId: string; v
   const username = email.toLowerCase();
   try {
     if (account && !account.verified) await markEmailVerified(account.userId, email);
-    await cognito.send(new ForgotPasswordCommand({ ClientId: clientId, Username: username, SecretHash: await secretHash(username) }));
+    await cognito.send(
+      new ForgotPasswordCommand({ ClientId: clientId, Username: username, SecretHash: await secretHash(username) }),
+    );
   } catch (error) {
     const name = nameOf(error);
     if (

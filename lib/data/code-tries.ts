@@ -41,7 +41,12 @@ async function takeCodeTry(key: ItemKey): Promise<boolean> {
         UpdateExpression: 'SET #type = :type, #ttl = if_not_exists(#ttl, :ttl) ADD tries :one',
         ConditionExpression: 'attribute_not_exists(tries) OR tries < :max',
         ExpressionAttributeNames: { '#type': 'type', '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: { ':type': 'code_tries', ':ttl': nowSeconds() + KEEP_SECONDS, ':one': 1, ':max': MAX_CODE_TRIES },
+        ExpressionAttributeValues: {
+          ':type': 'code_tries',
+          ':ttl': nowSeconds() + KEEP_SECONDS,
+          ':one': 1,
+          ':max': MAX_CODE_TRIES,
+        },
       }),
     );
     return true;

@@ -35,7 +35,12 @@ type Resource = { Type: string; Properties: any; Metadata?: Record<string, strin
 // One synth with real bundling (local esbuild) and cdk-nag, shared by the file, seen as one
 // template: the root and its nested stacks flattened (test/infra/deployment.ts).
 // The CDK CLI turns asset metadata on by default; an in-process App must ask for it.
-const { assembly, flat, config, stack: devStack } = synthDeployment({
+const {
+  assembly,
+  flat,
+  config,
+  stack: devStack,
+} = synthDeployment({
   stage: 'dev',
   'aws:cdk:enable-asset-metadata': true,
   'aws:cdk:bundling-stacks': ['**'],
@@ -477,7 +482,10 @@ describe('production hardening', () => {
 
   it("sends prod's codes through the SES sender its stage file names", () => {
     prodTemplate.hasResourceProperties('AWS::Cognito::UserPool', {
-      EmailConfiguration: Match.objectLike({ EmailSendingAccount: 'DEVELOPER', From: Match.stringLikeRegexp('no-reply@example.com') }),
+      EmailConfiguration: Match.objectLike({
+        EmailSendingAccount: 'DEVELOPER',
+        From: Match.stringLikeRegexp('no-reply@example.com'),
+      }),
     });
   });
 

@@ -49,7 +49,11 @@ function postFrom(localAddress: string, path: string, body: unknown): Promise<nu
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      {
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -68,11 +72,19 @@ describe('an access token cannot change what the account stands for', () => {
     const attackerMailbox = uniqueEmail();
     await expect(
       idp.send(
-        new UpdateUserAttributesCommand({ AccessToken: squatter.token, UserAttributes: [{ Name: 'email', Value: attackerMailbox }] }),
+        new UpdateUserAttributesCommand({
+          AccessToken: squatter.token,
+          UserAttributes: [{ Name: 'email', Value: attackerMailbox }],
+        }),
       ),
     ).rejects.toMatchObject({ name: 'NotAuthorizedException' });
     await expect(
-      idp.send(new UpdateUserAttributesCommand({ AccessToken: squatter.token, UserAttributes: [{ Name: 'email_verified', Value: 'true' }] })),
+      idp.send(
+        new UpdateUserAttributesCommand({
+          AccessToken: squatter.token,
+          UserAttributes: [{ Name: 'email_verified', Value: 'true' }],
+        }),
+      ),
     ).rejects.toMatchObject({ name: 'NotAuthorizedException' });
 
     // The code the API then asks for goes to the registered address, never to the attacker's.
@@ -119,7 +131,11 @@ describe('nobody can sign up, sign in or use reset codes around the API', () => 
     ).rejects.toMatchObject({ name: expect.stringMatching(/^(NotAuthorizedException|InvalidParameterException)$/) });
     await expect(
       idp.send(
-        new InitiateAuthCommand({ ClientId, AuthFlow: 'REFRESH_TOKEN_AUTH', AuthParameters: { REFRESH_TOKEN: user.refreshToken! } }),
+        new InitiateAuthCommand({
+          ClientId,
+          AuthFlow: 'REFRESH_TOKEN_AUTH',
+          AuthParameters: { REFRESH_TOKEN: user.refreshToken! },
+        }),
       ),
     ).rejects.toMatchObject({ name: 'NotAuthorizedException' });
     await expect(
@@ -197,7 +213,9 @@ describe('a code is tried at most five times', () => {
     const user = await newUser(undefined, { verified: false });
     const code = await codeSentBy(user.email, () => call('POST', '/auth/verify-email/request', { token: user.token }));
     const replies = await Promise.all(
-      Array.from({ length: 12 }, () => call('POST', '/auth/verify-email', { token: user.token, body: { code: wrongCode(code) } })),
+      Array.from({ length: 12 }, () =>
+        call('POST', '/auth/verify-email', { token: user.token, body: { code: wrongCode(code) } }),
+      ),
     );
     expect(replies.map((reply) => reply.status)).toEqual(Array(12).fill(400));
     expectProblem(await call('POST', '/auth/verify-email', { token: user.token, body: { code } }), 400);
@@ -210,12 +228,18 @@ describe('a code is tried at most five times', () => {
       postFrom(address, '/auth/password/reset', { email: user.email, code: wrongCode(code), new_password: 'taken-over-pw' }),
     );
     expect(await Promise.all(tries)).toEqual([400, 400, 400, 400, 400]);
-    const refused = await postFrom('127.0.0.7', '/auth/password/reset', { email: user.email, code, new_password: 'taken-over-pw' });
+    const refused = await postFrom('127.0.0.7', '/auth/password/reset', {
+      email: user.email,
+      code,
+      new_password: 'taken-over-pw',
+    });
     expect(refused).toBe(400);
     expect((await call('POST', '/auth/login', { body: { email: user.email, password: user.password } })).status).toBe(200);
 
     const next = await codeSentBy(user.email, () => call('POST', '/auth/password/forgot', { body: { email: user.email } }));
-    const reset = await call('POST', '/auth/password/reset', { body: { email: user.email, code: next, new_password: 'mine-again-pw' } });
+    const reset = await call('POST', '/auth/password/reset', {
+      body: { email: user.email, code: next, new_password: 'mine-again-pw' },
+    });
     expect(reset.status).toBe(204);
     expect((await call('POST', '/auth/login', { body: { email: user.email, password: 'mine-again-pw' } })).status).toBe(200);
   });

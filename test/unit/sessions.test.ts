@@ -1,6 +1,7 @@
 import {
   CognitoIdentityProviderClient,
-  InitiateAuthCommand,
+  DescribeUserPoolClientCommand,
+  GetTokensFromRefreshTokenCommand,
   InternalErrorException,
   InvalidParameterException,
   NotAuthorizedException,
@@ -35,7 +36,11 @@ function event(path: string, body: unknown): APIGatewayProxyEventV2 {
 const parse = (body: string | undefined) => JSON.parse(body ?? '{}');
 const ACCESS_TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4IiwiZXhwIjo5OTk5OTk5OTk5fQ.c2ln';
 
-beforeEach(() => cognito.reset());
+const CLIENT_SECRET = 'the-app-client-secret';
+beforeEach(() => {
+  cognito.reset();
+  cognito.on(DescribeUserPoolClientCommand).resolves({ UserPoolClient: { ClientSecret: CLIENT_SECRET } });
+});
 
 function expectUnauthorized(reply: { statusCode?: number; headers?: Record<string, unknown>; body?: string }) {
   expect(reply.statusCode).toBe(401);
@@ -49,15 +54,17 @@ function expectUnauthorized(reply: { statusCode?: number; headers?: Record<strin
 }
 
 describe('POST /auth/refresh', () => {
-  it('sends REFRESH_TOKEN_AUTH with the token and answers the new access token without a refresh_token', async () => {
-    cognito.on(InitiateAuthCommand).resolves({ AuthenticationResult: { AccessToken: ACCESS_TOKEN, ExpiresIn: 3600 } });
+  it("sends GetTokensFromRefreshToken with the token and the client's secret, and answers the new access token without a refresh_token", async () => {
+    cognito
+      .on(GetTokensFromRefreshTokenCommand)
+      .resolves({ AuthenticationResult: { AccessToken: ACCESS_TOKEN, ExpiresIn: 3600 } });
     const reply = await refresh(event('/auth/refresh', { refresh_token: 'the.refresh.token' }), context);
     expect(reply.statusCode).toBe(200);
     expect(parse(reply.body)).toEqual({ token: ACCESS_TOKEN, token_type: 'Bearer', expires_in: 3600 });
-    expect(cognito.commandCalls(InitiateAuthCommand)[0]!.args[0].input).toEqual({
-      AuthFlow: 'REFRESH_TOKEN_AUTH',
+    expect(cognito.commandCalls(GetTokensFromRefreshTokenCommand)[0]!.args[0].input).toEqual({
       ClientId: process.env.USER_POOL_CLIENT_ID,
-      AuthParameters: { REFRESH_TOKEN: 'the.refresh.token' },
+      ClientSecret: CLIENT_SECRET,
+      RefreshToken: 'the.refresh.token',
     });
   });
 
@@ -66,18 +73,18 @@ describe('POST /auth/refresh', () => {
     ['a revoked refresh token', 'Refresh Token has been revoked'],
     ['an access token sent as a refresh token', 'Invalid Refresh Token'],
   ])('%s (NotAuthorizedException) is 401 problem+json', async (_case, message) => {
-    cognito.on(InitiateAuthCommand).rejects(new NotAuthorizedException({ message, ...meta }));
+    cognito.on(GetTokensFromRefreshTokenCommand).rejects(new NotAuthorizedException({ message, ...meta }));
     expectUnauthorized(await refresh(event('/auth/refresh', { refresh_token: 'some.refresh.token' }), context));
   });
 
   it('an answer without an access token is 401, not a token response', async () => {
-    cognito.on(InitiateAuthCommand).resolves({ ChallengeName: 'NEW_PASSWORD_REQUIRED' });
+    cognito.on(GetTokensFromRefreshTokenCommand).resolves({ ChallengeName: 'NEW_PASSWORD_REQUIRED' });
     expectUnauthorized(await refresh(event('/auth/refresh', { refresh_token: 'some.refresh.token' }), context));
   });
 
   it('a client set up without the flow (InvalidParameterException) is a 500, not a 401 blaming the caller', async () => {
     cognito
-      .on(InitiateAuthCommand)
+      .on(GetTokensFromRefreshTokenCommand)
       .rejects(new InvalidParameterException({ message: 'REFRESH_TOKEN_AUTH flow not enabled', ...meta }));
     const reply = await refresh(event('/auth/refresh', { refresh_token: 'some.refresh.token' }), context);
     expect(reply.statusCode).toBe(500);
@@ -93,13 +100,14 @@ describe('POST /auth/refresh', () => {
 });
 
 describe('POST /auth/logout', () => {
-  it('sends RevokeToken with the token and the client id, and answers 204', async () => {
+  it("sends RevokeToken with the token, the client id and the client's secret, and answers 204", async () => {
     cognito.on(RevokeTokenCommand).resolves({});
     const reply = await logout(event('/auth/logout', { refresh_token: 'the.refresh.token' }), context);
     expect(reply.statusCode).toBe(204);
     expect(reply.body ?? '').toBe('');
     expect(cognito.commandCalls(RevokeTokenCommand)[0]!.args[0].input).toEqual({
       ClientId: process.env.USER_POOL_CLIENT_ID,
+      ClientSecret: CLIENT_SECRET,
       Token: 'the.refresh.token',
     });
   });
