@@ -9,7 +9,7 @@ import { cancellationCodes } from './sdk-errors';
 import { keys, logSortKey, TTL_ATTRIBUTE } from './table';
 
 /**
- * The board's event log (../shared/spec/realtime.md, "Sequence numbers and catching up";
+ * The board's event log (docs/reference.md, "Sequence numbers and catching up";
  * docs/realtime.md says why it is built this way and what it costs).
  *
  * Every change of a board is one transaction that also advances the board item's `seq` from the

@@ -1,5 +1,5 @@
 /**
- * Live board events (../shared/spec/realtime.md): what a watcher of a board is sent after each
+ * Live board events (docs/reference.md, "Live events"): what a watcher of a board is sent after each
  * committed change. Every event has the same envelope; the kinds below add their own fields.
  */
 export const BOARD_EVENT_KINDS = [

@@ -31,7 +31,7 @@ import {
 import { eventually } from '../support/wait';
 
 /**
- * Live board events (../shared/spec/realtime.md), row by row, over the real local stack with a
+ * Live board events (docs/reference.md, "Live events"), row by row, over the real local stack with a
  * real WebSocket client: tickets and the handshake, watch/unwatch/ping and their errors, every
  * event kind with its exact fields and envelope, who hears what (the actor, other members, a
  * removed member, a socket that unwatched), and the cleanup of sockets that are gone.

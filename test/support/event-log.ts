@@ -3,7 +3,7 @@ import { type CardView, type ColumnView, call, type Reply, type TestUser } from 
 import type { Frame } from './sockets';
 
 /**
- * The board's event log from a client's side (../shared/spec/realtime.md, "Sequence numbers and
+ * The board's event log from a client's side (docs/reference.md, "Sequence numbers and
  * catching up"): the tree's and the log's `seq`, pages of `GET /boards/{id}/events`, and a small
  * reducer that applies events to a tree the way a client following the recipe would.
  */

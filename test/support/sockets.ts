@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import { call, type TestUser } from './api';
 
 /**
- * A small WebSocket client for the live board events (../shared/spec/realtime.md): tickets,
+ * A small WebSocket client for the live board events (docs/reference.md, "Live events"): tickets,
  * sockets, and waits for frames that fail with every frame the socket received. Every socket is
  * remembered until `closeAllSockets()`, which a test file calls in afterEach, so none outlives
  * its test (no open handles).

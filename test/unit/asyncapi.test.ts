@@ -22,7 +22,7 @@ import { asyncApiText } from '../../scripts/write-asyncapi';
 import { REPO_ROOT, runCommand } from '../support/run-node';
 import { cancelled, throttled } from '../support/sdk-failures';
 
-// Copied by hand from ../shared/spec/realtime.md ("Server → client events"): the contract is the
+// Copied by hand from docs/reference.md ("Live events"): the contract is the
 // source of truth, so the list must not be derived from the document it checks.
 const contractEventTypes = [
   'card.moved',
