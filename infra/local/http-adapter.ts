@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ANSWER_HEADERS } from '../../lib/http/chain';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../lib/http/cors';
 import { corsMethods, functionTimeoutSeconds, isCatchAll, type RouteRow, routeFor, routeKeyOf, routes } from '../../lib/routes';
 import { httpApiLimits, overLambdaResponseLimit } from '../../lib/runtime/aws-limits';
@@ -43,7 +44,7 @@ export async function createLocalHttpServer(
     serve(req, res).catch((error) => {
       // Only the adapter itself can end up here (handlers answer every error themselves).
       console.error('local adapter error', error);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json' });
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json', ...ANSWER_HEADERS });
       res.end(
         JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'Local adapter failure.' }),
       );
@@ -60,6 +61,10 @@ export async function createLocalHttpServer(
       'access-control-allow-methods': corsMethods().join(','),
       'access-control-max-age': '600',
     };
+    // The answers below that stand for API Gateway's own (this preflight, the 413 over its request
+    // limit, its 503 and 500) carry its headers only: an HTTP API cannot add a header to what it
+    // answers itself, so the local stack does not either. Every answer a function makes carries
+    // ANSWER_HEADERS (lib/http/chain.ts), as do the local stack's own paths (the outbox).
     if (method === 'OPTIONS' && req.headers['access-control-request-method']) {
       res.writeHead(204, cors).end();
       return;
@@ -70,7 +75,9 @@ export async function createLocalHttpServer(
       const answer = serveOutbox(outbox, url, method);
       const type = answer.problem ? 'application/problem+json' : 'application/json';
       const allow = answer.status === 405 ? { allow: 'GET' } : {};
-      res.writeHead(answer.status, { 'content-type': type, ...allow, ...cors }).end(JSON.stringify(answer.body));
+      res
+        .writeHead(answer.status, { 'content-type': type, ...allow, ...cors, ...ANSWER_HEADERS })
+        .end(JSON.stringify(answer.body));
       return;
     }
     if (body === 'too large') {

@@ -127,9 +127,9 @@ function withDeadline(
   row: RouteRow,
   chain: (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>,
 ) {
-  return (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+  return async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
     const remaining = remainingMsOf(context, row);
-    return raceDeadline(
+    const answer = await raceDeadline(
       remaining,
       () => chain(event, context),
       () => {
@@ -137,8 +137,23 @@ function withDeadline(
         return problemResponse(new Unavailable('The request took too long; retry shortly.'), requestIdOf(event));
       },
     );
+    return finished(answer);
   };
 }
+
+/**
+ * Headers every answer of every function carries, whatever made it: the handler's result, a
+ * problem (refused before the handler too: 400, 413, 415, 401), the 429, the deadline's 503.
+ * `nosniff`: a browser takes the content type as sent and never guesses another (a problem body
+ * or a board title read as HTML or script). Set here, the one place all answers leave through, so
+ * that no route, error path or new step can forget it.
+ */
+export const ANSWER_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
+
+const finished = (answer: APIGatewayProxyStructuredResultV2): APIGatewayProxyStructuredResultV2 => ({
+  ...answer,
+  headers: { ...answer.headers, ...ANSWER_HEADERS },
+});
 
 /**
  * The handler's result as the HTTP API's answer: JSON (or the result's `raw` bytes), compressed
@@ -170,8 +185,8 @@ function toResponse(
         ...(raw ? { body: raw.bytes.toString('base64'), isBase64Encoded: true } : { body: text }),
       };
   // Lambda counts the JSON the function returns, in which the body is a string again (its quotes
-  // and backslashes escaped once more).
-  if (overLambdaResponseLimit(answer)) {
+  // and backslashes escaped once more), headers too: ANSWER_HEADERS are counted as they will be sent.
+  if (overLambdaResponseLimit(finished(answer))) {
     throw (
       oversize?.(encoding !== undefined) ??
       new ResponseTooLarge('The answer is larger than the service can send in one response.')

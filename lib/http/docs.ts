@@ -90,7 +90,6 @@ export function docsPage(): RouteResult {
     headers: {
       'cache-control': 'public, max-age=300',
       'content-security-policy': DOCS_CSP,
-      'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
     },
   };
@@ -121,7 +120,6 @@ export function docsFile(name: string, requestedVersion: string | undefined): Ro
     raw: { bytes, contentType: DOCS_FILES[file] },
     headers: {
       'cache-control': requestedVersion === renderer.version ? 'public, max-age=31536000, immutable' : 'no-cache',
-      'x-content-type-options': 'nosniff',
     },
   };
 }

@@ -1,5 +1,16 @@
 import { routes } from '../../lib/routes';
-import { call, expectProblem, newBoard, newCard, newColumn, newUser, type Reply, type TestUser, unknownId } from '../support/api';
+import {
+  baseUrl,
+  call,
+  expectProblem,
+  newBoard,
+  newCard,
+  newColumn,
+  newUser,
+  type Reply,
+  type TestUser,
+  unknownId,
+} from '../support/api';
 
 /**
  * The HTTP-level decisions of the contract: unknown paths (404), wrong methods (405 + Allow),
@@ -385,5 +396,98 @@ describe('CORS', () => {
     expect(listOf(denied.headers.get('access-control-expose-headers'))).toEqual(
       expect.arrayContaining(['www-authenticate', 'retry-after', 'idempotent-replayed']),
     );
+  });
+});
+
+describe('X-Content-Type-Options: nosniff on every answer of the service', () => {
+  const nosniff = (reply: Pick<Reply, 'headers'>) => reply.headers.get('x-content-type-options');
+  /** A redirect as answered, not followed. */
+  const unfollowed = async (path: string) => {
+    const response = await fetch(`${baseUrl()}${path}`, { redirect: 'manual' });
+    await response.arrayBuffer();
+    return { status: response.status, headers: response.headers };
+  };
+
+  it('on successes, documents, health and the catch-all answers (200, 201, 204, 308)', async () => {
+    const user = await newUser();
+    const board = await newBoard(user, 'Sniffless');
+    const column = await newColumn(user, board.id);
+    const card = await newCard(user, column.id);
+    const replies = {
+      health: await call('GET', '/health'),
+      'health, HEAD': await call('HEAD', '/health'),
+      openapi: await call('GET', '/openapi.json'),
+      asyncapi: await call('GET', '/asyncapi.json'),
+      docs: await call('GET', '/docs'),
+      'docs file': await call('GET', '/docs/swagger-ui.css'),
+      'docs, trailing slash': await unfollowed('/docs/'),
+      'board list': await call('GET', '/boards', { token: user.token }),
+      'board tree, compressed': await call('GET', `/boards/${board.id}`, {
+        token: user.token,
+        headers: { 'accept-encoding': 'gzip' },
+      }),
+      'board create': await call('POST', '/boards', { token: user.token, body: { title: 'Another' } }),
+      'card delete': await call('DELETE', `/cards/${card.id}`, { token: user.token }),
+      me: await call('GET', '/auth/me', { token: user.token }),
+      login: await call('POST', '/auth/login', { body: { email: user.email, password: user.password } }),
+    };
+    expect(Object.fromEntries(Object.entries(replies).map(([name, reply]) => [name, [reply.status, nosniff(reply)]]))).toEqual({
+      health: [200, 'nosniff'],
+      'health, HEAD': [200, 'nosniff'],
+      openapi: [200, 'nosniff'],
+      asyncapi: [200, 'nosniff'],
+      docs: [200, 'nosniff'],
+      'docs file': [200, 'nosniff'],
+      'docs, trailing slash': [308, 'nosniff'],
+      'board list': [200, 'nosniff'],
+      'board tree, compressed': [200, 'nosniff'],
+      'board create': [201, 'nosniff'],
+      'card delete': [204, 'nosniff'],
+      me: [200, 'nosniff'],
+      login: [200, 'nosniff'],
+    });
+  });
+
+  it('on problems, those refused before the handler included (400, 401, 403, 404, 405, 413, 415)', async () => {
+    const user = await newUser();
+    const replies = {
+      'unknown path': await call('GET', '/nope'),
+      'wrong method': await call('PUT', '/boards', { body: { title: 'x' } }),
+      'no token': await call('GET', '/boards'),
+      'bad token': await call('GET', '/boards', { token: 'not-a-token' }),
+      'wrong password': await call('POST', '/auth/login', { body: { email: user.email, password: 'not-the-password' } }),
+      'malformed JSON': await call('POST', '/boards', { token: user.token, rawBody: '{"title":', headers: json }),
+      'schema refused': await call('POST', '/boards', { token: user.token, body: { title: '' } }),
+      'id not a UUID': await call('GET', '/boards/not-a-uuid', { token: user.token }),
+      'not a member': await call('GET', `/boards/${unknownId()}`, { token: user.token }),
+      'card not found': await call('GET', `/cards/${unknownId()}`, { token: user.token }),
+      'body over 64 KiB': await call('POST', '/boards', {
+        token: user.token,
+        rawBody: titleBodyOfSize(MAX_BODY_BYTES + 1),
+        headers: json,
+      }),
+      'not JSON': await call('POST', '/boards', {
+        token: user.token,
+        rawBody: 'title=x',
+        headers: { 'content-type': 'text/plain' },
+      }),
+      'unknown docs file': await call('GET', '/docs/nope.js'),
+    };
+    for (const reply of Object.values(replies)) expect(reply.headers.get('content-type')).toBe('application/problem+json');
+    expect(Object.fromEntries(Object.entries(replies).map(([name, reply]) => [name, [reply.status, nosniff(reply)]]))).toEqual({
+      'unknown path': [404, 'nosniff'],
+      'wrong method': [405, 'nosniff'],
+      'no token': [401, 'nosniff'],
+      'bad token': [401, 'nosniff'],
+      'wrong password': [401, 'nosniff'],
+      'malformed JSON': [400, 'nosniff'],
+      'schema refused': [400, 'nosniff'],
+      'id not a UUID': [400, 'nosniff'],
+      'not a member': [403, 'nosniff'],
+      'card not found': [404, 'nosniff'],
+      'body over 64 KiB': [413, 'nosniff'],
+      'not JSON': [415, 'nosniff'],
+      'unknown docs file': [404, 'nosniff'],
+    });
   });
 });
