@@ -73,7 +73,9 @@ const secondsUntil = (at: number) => Math.max(1, Math.ceil((at - Date.now()) / 1
  * `gate`).
  * - `fold`: the handler's first call is its own TransactWriteItems, which takes the counter's
  *   conditional increment as one more item (`heldCount()`): a refusal cancels the transaction,
- *   so the request writes nothing.
+ *   so the request writes nothing. A request refused before its handler runs (its body,
+ *   parameters or Idempotency-Key: 400, 413, 415) never reaches that transaction, and is counted
+ *   on its own as it is answered (`answers`), 429 when over: one round trip, on that refusal only.
  * - `beside`: the handler changes nothing the request could be refused after (login's and
  *   refresh's InitiateAuth only answer tokens): it runs beside the count, and over the quota its
  *   answer is dropped for the 429 (no token leaves the function).
@@ -205,7 +207,10 @@ function startCount(quota: RateLimitQuota, subject: RateLimitSubject, routeId: s
  * not, so that the uncounted public functions' bundles stay without the table client.
  */
 export interface RateLimitSteps {
-  /** Outermost of the error mapping: the fields on every answer, and the 429 of a refused request. */
+  /**
+   * Outermost of the error mapping: the fields on every answer, and the 429 of a refused request;
+   * counts a request refused before the step that would have counted it.
+   */
   answers: RouteMiddleware;
   /** First step: starts the count of a row counted per address. */
   countAddress?: RouteMiddleware;
@@ -270,8 +275,14 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
       onError: async (request) => {
         const { context, event, error } = request;
         const state = context.route;
-        // A token route refused at authentication: the request counts against its address.
-        if (state && !state.rateLimit && policy === 'user' && error instanceof Unauthorized) byAddress(state, event);
+        // Refused before its count was placed (a `fold` row's count is in its handler's
+        // transaction, so a 400, 413 or 415 of its body, parameters or Idempotency-Key never
+        // reached it): counted now, as every request is. A token route refused at
+        // authentication counts against its address.
+        if (state && !state.rateLimit && policy === 'user') {
+          if (user && state.caller) beginCount(state, user, { policy: 'user', userId: state.caller.id }, row.id);
+          else if (error instanceof Unauthorized) byAddress(state, event);
+        }
         const outcome = atAnswer(await state?.rateLimit);
         if (!outcome) return;
         // Over the quota, the 429 is the answer whatever else failed (the request did nothing).

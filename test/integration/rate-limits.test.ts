@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { type BareItem, type Item, parseItem, parseList, serializeItem, serializeList } from 'structured-headers';
 import { keyHash } from '../../lib/data/table';
+import { routes } from '../../lib/routes';
+import { type RouteRow, rateLimitOf } from '../../lib/rows/row';
 import { subjectOf } from '../support/api';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
@@ -83,11 +85,17 @@ interface CallOptions {
   token?: string;
   authorization?: string;
   body?: unknown;
+  /** Sent as is (with `content-type: application/json` unless `headers` says otherwise), instead of JSON.stringify(body). */
+  rawBody?: string;
   headers?: Record<string, string>;
 }
 
-function call(method: string, path: string, { from, token, authorization, body, headers = {} }: CallOptions): Promise<Reply> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
+function call(
+  method: string,
+  path: string,
+  { from, token, authorization, body, rawBody, headers = {} }: CallOptions,
+): Promise<Reply> {
+  const payload = rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
   const sentAt = Date.now();
   return new Promise((resolve, reject) => {
     const req = request(
@@ -96,10 +104,11 @@ function call(method: string, path: string, { from, token, authorization, body, 
         method,
         localAddress: from,
         headers: {
+          // Node frames a GET's or DELETE's body only with a length given.
+          ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}),
           ...headers,
           ...(token ? { authorization: `Bearer ${token}` } : {}),
           ...(authorization ? { authorization } : {}),
-          ...(payload ? { 'content-type': 'application/json' } : {}),
         },
       },
       (res) => {
@@ -228,6 +237,7 @@ function fieldsOf(reply: Reply): Fields {
 function expectRefused(reply: Reply, policy: 'user' | 'address') {
   expect(reply.status).toBe(429);
   expect(reply.headers['content-type']).toBe('application/problem+json');
+  expect(reply.headers['x-content-type-options']).toBe('nosniff');
   expect(reply.body).toMatchObject({ status: 429, code: 'rate_limited', title: 'Too Many Requests', type: 'about:blank' });
   const fields = fieldsOf(reply);
   expect(fields).toMatchObject({ policy, r: 0 });
@@ -716,6 +726,81 @@ describe('routes that check a mailed code: the count beside their first read, an
     expect(
       (await call('POST', '/auth/login', { from: elsewhere, body: { email: user.email, password: newPassword } })).status,
     ).toBe(200);
+  });
+});
+
+describe('requests refused for their body or parameters count too', () => {
+  it('counts POST /boards refused for its body or Idempotency-Key (400, 413, 415): r goes down on each, then 429', async () => {
+    const { refused, over, user } = await inOneWindow(async () => {
+      const user = await newUser();
+      await atWindowStart();
+      const address = newAddress();
+      const create = (options: Omit<CallOptions, 'from' | 'token'>) =>
+        call('POST', '/boards', { from: address, token: user.token, ...options });
+      const refused = [
+        await create({ body: {} }),
+        await create({ rawBody: '{"title":' }),
+        // A bare key may not hold a comma (two keys joined): 400 before anything is claimed.
+        await create({ body: { title: 'keyed' }, headers: { 'idempotency-key': 'one,two' } }),
+        await create({ rawBody: '{"title":"plain"}', headers: { 'content-type': 'text/plain' } }),
+        await create({ body: { title: 't'.repeat(70 * 1024) } }),
+      ];
+      const over = await create({ body: { title: 'valid, but over the quota' } });
+      return { replies: [...refused, over], result: { refused, over, user } };
+    });
+    expect(refused.map((reply) => reply.status)).toEqual([400, 400, 400, 415, 413]);
+    for (const reply of refused) {
+      expect(reply.headers['content-type']).toBe('application/problem+json');
+      expect(reply.headers['x-content-type-options']).toBe('nosniff');
+    }
+    expect(refused.map((reply) => fieldsOf(reply))).toEqual(
+      [4, 3, 2, 1, 0].map((r) => expect.objectContaining({ policy: 'user', q: USER_QUOTA, r })),
+    );
+    expectRefused(over, 'user');
+    expect(await boardsOf(user.id)).toEqual([]);
+  });
+
+  it('counts POST /realtime/tickets refused for its body: r goes down on each 400, then 429 and no ticket', async () => {
+    const { refused, over, user } = await inOneWindow(async () => {
+      const user = await newUser();
+      await atWindowStart();
+      const address = newAddress();
+      const ask = (rawBody?: string) => call('POST', '/realtime/tickets', { from: address, token: user.token, rawBody });
+      const refused: Reply[] = [];
+      for (const body of ['{', '[]', '"ticket"', 'null', '{"a":']) refused.push(await ask(body));
+      const over = await ask();
+      return { replies: [...refused, over], result: { refused, over, user } };
+    });
+    expect(refused.map((reply) => reply.status)).toEqual([400, 400, 400, 400, 400]);
+    expect(refused.map((reply) => fieldsOf(reply))).toEqual(
+      [4, 3, 2, 1, 0].map((r) => expect.objectContaining({ policy: 'user', q: USER_QUOTA, r })),
+    );
+    expectRefused(over, 'user');
+    expect(over.body.ticket).toBeUndefined();
+    expect(await ticketsOf(user.id)).toEqual([]);
+  });
+
+  it('counts every token route refused for its parameters or body: past the quota, each answers 429, not 400', async () => {
+    const tokenRows = Object.values(routes as Record<string, RouteRow>).filter((row) => rateLimitOf(row) === 'user');
+    // Every one of these requests is a 400 within the quota: an id that is not a UUID, or (a row
+    // without one) a body that is not JSON. Counted, each finds the quota spent.
+    const { spent, refused } = await inOneWindow(async () => {
+      const user = await newUser();
+      await atWindowStart();
+      const address = newAddress();
+      const spent: Reply[] = [];
+      for (let i = 0; i < USER_QUOTA; i++) spent.push(await call('GET', '/auth/me', { from: address, token: user.token }));
+      const refused: { id: string; reply: Reply }[] = [];
+      for (const row of tokenRows) {
+        const path = row.path.replace(/\{[^}]+\}/g, 'not-a-uuid');
+        refused.push({ id: row.id, reply: await call(row.method, path, { from: address, token: user.token, rawBody: '{' }) });
+      }
+      return { replies: [...spent, ...refused.map(({ reply }) => reply)], result: { spent, refused } };
+    });
+    expect(spent.map((reply) => reply.status)).toEqual(Array(USER_QUOTA).fill(200));
+    expect(tokenRows.map((row) => row.id)).toEqual(expect.arrayContaining(['boards.create', 'realtime.tickets', 'cards.move']));
+    expect(refused.map(({ id, reply }) => [id, reply.status])).toEqual(refused.map(({ id }) => [id, 429]));
+    for (const { reply } of refused) expectRefused(reply, 'user');
   });
 });
 
