@@ -78,7 +78,7 @@ describe('POST /auth/refresh', () => {
   });
 
   it('an answer without an access token is 401, not a token response', async () => {
-    cognito.on(GetTokensFromRefreshTokenCommand).resolves({ ChallengeName: 'NEW_PASSWORD_REQUIRED' });
+    cognito.on(GetTokensFromRefreshTokenCommand).resolves({ AuthenticationResult: {} });
     expectUnauthorized(await refresh(event('/auth/refresh', { refresh_token: 'some.refresh.token' }), context));
   });
 
