@@ -107,7 +107,11 @@ const SETTING_KEYS = Object.keys(stageSettingsSchema.entries);
  */
 export function validateStageSettings(input: unknown, source: string): v.InferOutput<typeof stageSettingsSchema> {
   const result = v.safeParse(stageSettingsSchema, input);
-  if (result.success) return result.output;
+  if (result.success) {
+    const below = authBackstopProblems(result.output);
+    if (below.length === 0) return result.output;
+    throw new Error(`${source}: ${below.join('; ')}`);
+  }
   const problems = result.issues.map((issue) => {
     const key = v.getDotPath(issue) ?? '(the file)';
     if (issue.type === 'strict_object' && issue.expected === 'never') {
@@ -119,6 +123,34 @@ export function validateStageSettings(input: unknown, source: string): v.InferOu
     return `"${key}" must be ${issue.expected && !/^[a-z]+$/.test(issue.expected) ? issue.message : describe(issue)}; got ${issue.received}`;
   });
   throw new Error(`${source}: ${problems.join('; ')}`);
+}
+
+/**
+ * The stage's throttle of the credential routes (`authThrottle`, one bucket per route shared by
+ * every client) is a backstop above the per-address limiter (`rateLimits.authRequests` per
+ * `windowSeconds`), never in front of it: below it, one client past its own quota would have the
+ * gateway refuse everyone's sign-ins before the limiter could tell that client apart
+ * (docs/rate-limits.md, "The stage's throttle of the credential routes"). So its steady rate
+ * admits at least AUTH_BACKSTOP_ADDRESSES addresses each spending its whole quota, and its burst
+ * one address's two quotas sent together around a window boundary (fixed windows).
+ */
+export const AUTH_BACKSTOP_ADDRESSES = 10;
+
+function authBackstopProblems({ authThrottle, rateLimits }: v.InferOutput<typeof stageSettingsSchema>): string[] {
+  const problems: string[] = [];
+  const allowance = `${rateLimits.authRequests} per ${rateLimits.windowSeconds} s per address (rateLimits)`;
+  const leastRate = (rateLimits.authRequests * AUTH_BACKSTOP_ADDRESSES) / rateLimits.windowSeconds;
+  if (authThrottle.rateLimit < leastRate) {
+    problems.push(
+      `"authThrottle.rateLimit" must be at least ${leastRate} (${AUTH_BACKSTOP_ADDRESSES} addresses at ${allowance}), a backstop above the address limiter; got ${authThrottle.rateLimit}`,
+    );
+  }
+  if (authThrottle.burstLimit < 2 * rateLimits.authRequests) {
+    problems.push(
+      `"authThrottle.burstLimit" must be at least ${2 * rateLimits.authRequests} (one address's two windows' quotas at ${allowance}, sent around a boundary); got ${authThrottle.burstLimit}`,
+    );
+  }
+  return problems;
 }
 
 function describe(issue: v.BaseIssue<unknown>): string {

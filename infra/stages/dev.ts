@@ -11,7 +11,10 @@ export default {
   corsOrigins: ['*'],
   logRetentionDays: 30,
   throttle: { rateLimit: 50, burstLimit: 100 },
-  authThrottle: { rateLimit: 5, burstLimit: 10 },
+  // A backstop above the address limiter (docs/rate-limits.md, "The stage's throttle of the
+  // credential routes"): 5/s is ten addresses each spending 30 a minute; 60 at once is one
+  // address's two quotas around a window boundary.
+  authThrottle: { rateLimit: 5, burstLimit: 60 },
   socketThrottle: { rateLimit: 20, burstLimit: 40 },
   rateLimits: { requests: 600, authRequests: 30, windowSeconds: 60 },
   // Named stages share the region's API Gateway logging role setting with this one: whichever

@@ -12,7 +12,10 @@ export default {
   corsOrigins: ['*'],
   logRetentionDays: 365,
   throttle: { rateLimit: 500, burstLimit: 1000 },
-  authThrottle: { rateLimit: 20, burstLimit: 40 },
+  // A backstop above the address limiter, below Cognito's quotas (docs/rate-limits.md, "The
+  // stage's throttle of the credential routes"): 30/s is sixty addresses each spending 30 a
+  // minute, and four password sign-in routes at 30/s are UserAuthentication's 120/s.
+  authThrottle: { rateLimit: 30, burstLimit: 60 },
   socketThrottle: { rateLimit: 200, burstLimit: 400 },
   rateLimits: { requests: 600, authRequests: 30, windowSeconds: 60 },
   accountLogRole: true,

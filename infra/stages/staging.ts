@@ -12,7 +12,7 @@ export default {
   corsOrigins: ['*'],
   logRetentionDays: 30,
   throttle: { rateLimit: 500, burstLimit: 1000 },
-  authThrottle: { rateLimit: 20, burstLimit: 40 },
+  authThrottle: { rateLimit: 30, burstLimit: 60 },
   socketThrottle: { rateLimit: 200, burstLimit: 400 },
   rateLimits: { requests: 600, authRequests: 30, windowSeconds: 60 },
   accountLogRole: true,

@@ -104,6 +104,39 @@ describe('a stage file that is wrong fails synth, naming the file and the key', 
       /"retainData" must be .*; "corsOrigin" is not a setting/,
     );
   });
+
+  it('an authThrottle below what the address limiter allows: the gateway would refuse every sign-in before the limiter', () => {
+    expect(check({ ...prod, authThrottle: { rateLimit: 4.9, burstLimit: 60 } })).toThrow(
+      /^infra\/stages\/prod\.ts: "authThrottle\.rateLimit" must be at least 5 \(10 addresses at 30 per 60 s per address \(rateLimits\)\), a backstop above the address limiter; got 4\.9$/,
+    );
+    expect(check({ ...prod, authThrottle: { rateLimit: 30, burstLimit: 59 } })).toThrow(
+      /^infra\/stages\/prod\.ts: "authThrottle\.burstLimit" must be at least 60 \(one address's two windows' quotas at 30 per 60 s per address \(rateLimits\), sent around a boundary\); got 59$/,
+    );
+    // The floor follows the address quota: raising it without the backstop fails, naming both.
+    expect(check({ ...prod, rateLimits: { ...prod.rateLimits, authRequests: 300 } })).toThrow(
+      /"authThrottle\.rateLimit" must be at least 50 .*got 30; "authThrottle\.burstLimit" must be at least 600 .*got 60$/,
+    );
+    expect(check({ ...prod, authThrottle: { rateLimit: 5, burstLimit: 60 } })).not.toThrow();
+  });
+});
+
+describe("the credential routes' stage throttle: a backstop above the address limiter, below Cognito", () => {
+  // docs/rate-limits.md, "The stage's throttle of the credential routes".
+  const perAddress = (settings: typeof prod | typeof dev) => settings.rateLimits.authRequests / settings.rateLimits.windowSeconds;
+
+  it("prod admits sixty addresses each spending its whole quota, and one address's quotas of two windows at once", () => {
+    expect(prod.authThrottle.rateLimit / perAddress(prod)).toBe(60);
+    expect(prod.authThrottle.burstLimit).toBeGreaterThanOrEqual(2 * prod.rateLimits.authRequests);
+  });
+
+  it("prod's four password sign-in routes (login, registration, password change, account deletion), each at it, stay within Cognito's UserAuthentication default of 120 a second", () => {
+    expect(4 * prod.authThrottle.rateLimit).toBeLessThanOrEqual(120);
+  });
+
+  it('dev admits ten addresses, and stays below its own default throttle', () => {
+    expect(dev.authThrottle.rateLimit / perAddress(dev)).toBe(10);
+    expect(dev.authThrottle.rateLimit).toBeLessThan(dev.throttle.rateLimit);
+  });
 });
 
 describe('-c takes the stage only', () => {
