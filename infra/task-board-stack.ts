@@ -1,7 +1,17 @@
-import { Annotations, Aws, type CfnElement, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  Aws,
+  type CfnElement,
+  CfnOutput,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import { CfnRoute, type CfnStage, CorsHttpMethod, DomainName, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
-import { AccountRecovery, ClientAttributes, FeaturePlan, UserPool, UserPoolEmail, UserPoolOperation } from 'aws-cdk-lib/aws-cognito';
+import { AccountRecovery, ClientAttributes, FeaturePlan, UserPool, UserPoolEmail } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -12,8 +22,6 @@ import {
   corsMethods,
   type FunctionRow,
   isCatchAll,
-  type PoolTriggerRow,
-  poolTriggers,
   type QueueConsumerRow,
   queueConsumers,
   type RouteRow,
@@ -44,8 +52,6 @@ export interface RowTables {
   schedules: Record<string, ScheduleRow>;
   /** The webhook deliveries queue's consumers; none when a test's tables leave it out. */
   queueConsumers?: Record<string, QueueConsumerRow>;
-  /** The user pool's triggers; none when a test's tables leave them out. */
-  poolTriggers?: Record<string, PoolTriggerRow>;
 }
 
 export interface TaskBoardStackProps extends StackProps {
@@ -66,8 +72,6 @@ function functionDlqReason(row: FunctionRow): string {
     return 'Invoked by a table stream event source mapping, whose failed batches go to its own on-failure destination (an SQS queue); a function DLQ applies to asynchronous invocations only.';
   if ('maxReceiveCount' in row)
     return "Invoked by the webhook deliveries queue's SQS event source mapping: a message that keeps failing moves to the queue's own dead-letter queue (redrive policy, maxReceiveCount); a function DLQ applies to asynchronous invocations only.";
-  if ('trigger' in row)
-    return 'Invoked synchronously by the user pool (a Cognito trigger): a failure fails the Cognito call that made the message, and Lambda never retries or dead-letters synchronous invocations.';
   if ('everyMinutes' in row)
     return 'Invoked by a schedule whose events carry nothing but the time: a failed run is redone by the next one, which looks back ten minutes, so a dead-lettered event would hold nothing to replay.';
   return 'Invoked synchronously by API Gateway only (HTTP or WebSocket route): a failure is answered to the client, and Lambda never retries or dead-letters synchronous invocations.';
@@ -159,7 +163,7 @@ export class TaskBoardStack extends Stack {
       [ENV.userPoolClientId]: appClient.userPoolClientId,
     };
 
-    const tables = props.tables ?? { routes, socketRoutes, streamConsumers, schedules, queueConsumers, poolTriggers };
+    const tables = props.tables ?? { routes, socketRoutes, streamConsumers, schedules, queueConsumers };
     // One of CloudWatch Logs' periods: the stage file's schema admits only those (infra/settings.ts).
     const retention = config.logRetentionDays as RetentionDays;
 
@@ -167,7 +171,7 @@ export class TaskBoardStack extends Stack {
     // its group's nested stack (infra/layout.ts) but for the stream consumers, which stay here:
     // a moved consumer would be a second reader of each stream shard until the old one is deleted
     // (DynamoDB Streams allows two), and would deliver every event of that window twice.
-    const functionOf = (rowId: string, row: FunctionRow, where: 'root' | 'group', env = environment) => {
+    const functionOf = (rowId: string, row: FunctionRow, where: 'root' | 'group') => {
       if (this.functions.has(rowId)) throw new Error(`row id ${rowId} is in two tables`);
       const id = functionIdOf(rowId);
       const scope = where === 'root' ? this : this.groupOf(rowId, props.description ?? id);
@@ -178,7 +182,7 @@ export class TaskBoardStack extends Stack {
           : undefined;
       const fn = new ApiFunction(scope, id, {
         row,
-        environment: env,
+        environment,
         logGroup,
         // A grouped function is named by its stack, group and row (`TaskBoard-prod-boards-BoardsList`),
         // so that the dashboard, whose body is in this template and carries every name several
@@ -198,12 +202,6 @@ export class TaskBoardStack extends Stack {
       Object.entries(rows).map(([rowId, row]): [string, Row, ApiFunction] => [rowId, row, functionOf(rowId, row, where)]);
 
     const httpFunctions = withFunctions<RouteRow>(tables.routes, 'group');
-    // The pool's triggers stay here with the pool and get none of its settings: the pool names
-    // each trigger's function and each function's invoke permission names the pool, so a trigger
-    // in a nested stack, or one whose environment names the pool, would make a dependency cycle.
-    for (const [rowId, row] of Object.entries(tables.poolTriggers ?? {})) {
-      userPool.addTrigger(UserPoolOperation.of(`${row.trigger[0]!.toLowerCase()}${row.trigger.slice(1)}`), functionOf(rowId, row, 'root', {}).fn);
-    }
 
     this.live = new LiveEvents(this, 'Live', {
       table,
