@@ -164,9 +164,10 @@ export type UrlRefusal = {
   readonly ok: false;
   /**
    * `malformed`: not an absolute URL; `too_long`: over 2,048 characters; `scheme`: not https (or
-   * http for an allowed host); `forbidden_address`: an IP literal of a non-public block.
+   * http for an allowed host); `credentials`: a user name or password before the host;
+   * `forbidden_address`: an IP literal of a non-public block.
    */
-  readonly reason: 'malformed' | 'too_long' | 'scheme' | 'forbidden_address';
+  readonly reason: 'malformed' | 'too_long' | 'scheme' | 'credentials' | 'forbidden_address';
   /** For the 400's `errors[].message` on `url`: names the rule, never echoes the value. */
   readonly detail: string;
 };
@@ -201,6 +202,12 @@ export function checkWebhookUrl(input: unknown, allowHosts: ReadonlySet<string>)
     if (!verdict.public)
       return { ok: false, reason: 'forbidden_address', detail: 'must not point to a private or otherwise non-public address' };
   }
+  // After the address rule, so that a non-public host is named as such whatever precedes it.
+  // `https://user:pass@host/`: the credentials would be stored and shown to every owner in clear
+  // (the URL is no secret), and some clients send them as Basic authorisation. A receiver that
+  // wants to know the sender checks the signature instead.
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, reason: 'credentials', detail: 'must not carry a user name or password' };
   return { ok: true, url: url.href, protocol: url.protocol, host: url.hostname, allowListed, literal };
 }
 

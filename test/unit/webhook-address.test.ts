@@ -86,6 +86,29 @@ describe('a webhook URL: what is refused before any look-up (a 400 on create and
     expect(check(input)).toMatchObject({ ok: false, reason: 'scheme', detail: 'must be an https URL' });
   });
 
+  it.each([
+    ['https://user:pass@hooks.example.com/in'],
+    ['https://deploy-bot@hooks.example.com/in'],
+    ['https://:s3cret@hooks.example.com/in'],
+    ['https://hooks.example.com@evil.example/in'],
+    ['https://user%40corp:p%3Ass@hooks.example.com/in'],
+    ['HTTPS://USER:PASS@HOOKS.EXAMPLE.COM/in'],
+  ])('%s: no user name or password before the host', (input) => {
+    expect(check(input)).toMatchObject({ ok: false, reason: 'credentials', detail: 'must not carry a user name or password' });
+  });
+
+  it('an @ after the host (path, query, fragment) is no credential, and an empty userinfo is dropped by the parser', () => {
+    expect(check('https://hooks.example.com/in@board?by=a@b#c@d')).toMatchObject({ ok: true, host: 'hooks.example.com' });
+    expect(check('https://@hooks.example.com/in')).toMatchObject({ ok: true, url: 'https://hooks.example.com/in' });
+  });
+
+  it('credentials are refused on an allowed host too', () => {
+    expect(checkWebhookUrl('http://admin:admin@localhost:9/in', new Set(['localhost']))).toMatchObject({
+      ok: false,
+      reason: 'credentials',
+    });
+  });
+
   // The tricks against an SSRF boundary and the blocks of webhooks.md, each as a URL host.
   it.each([
     ['https://127.0.0.1/', 'loopback'],
