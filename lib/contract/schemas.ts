@@ -765,10 +765,13 @@ const webhookEntries = () => ({
   description: v.pipe(v.nullable(webhookDescription()), about('Up to 256 characters, or null.', 'Mirror to the release tracker')),
   active: v.pipe(v.boolean(), about('Whether events are delivered (pings are, either way).', true)),
   disabled_reason: v.pipe(
-    v.nullable(v.picklist(['failing'])),
+    v.nullable(v.picklist(['failing', 'creator_not_owner'])),
     about(
-      '`failing` when the service switched the webhook off (all deliveries failing for 5 days, or 50 failed in a row); null otherwise. PATCH `active: true` switches it on again.',
+      'Why the service switched the webhook off: `failing` (all deliveries failing for 5 days, or 50 failed in a row), or `creator_not_owner` (the user in `created_by` is no longer an owner of the board); null otherwise. PATCH `active: true` by an owner switches it on again.',
     ),
+  ),
+  created_by: id(
+    'The owner the webhook speaks for: who created it, or who last switched it on (PATCH `active: true`). When they stop being an owner of the board, the webhook is switched off (`creator_not_owner`).',
   ),
   created_at: timestamp('When the webhook was created'),
 });

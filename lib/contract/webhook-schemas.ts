@@ -72,7 +72,7 @@ export const updateWebhookBody = /* @__PURE__ */ onFirstUse(() =>
     active: v.pipe(
       v.nullish(v.boolean()),
       about(
-        'false: deliveries stop (pings still go); true: they resume, and a webhook the service switched off (`disabled_reason` `failing`) is switched on afresh. Null or omitted: unchanged.',
+        'false: deliveries stop (pings still go); true: they resume with the events committed from now on, a webhook the service switched off (`disabled_reason` `failing` or `creator_not_owner`) is switched on afresh, and the caller becomes `created_by`, the owner it speaks for. Null or omitted: unchanged.',
         true,
       ),
     ),

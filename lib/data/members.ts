@@ -1,18 +1,24 @@
 import { Conflict, Forbidden, NotFound } from '../domain/errors';
 import { actorOf, type BoardScope } from './access';
 import { BoardChanged } from './boards';
-import { getItems, type Item, queryAll, retryLostRaces } from './db';
+import { getItems, type Item, type ItemSet, LostRace, queryAll, retryLostRaces } from './db';
 import { type BoardItemChange, commitChange } from './event-log';
 import { type BoardRecord, type Member, type MemberRecord, now, type Role } from './records';
 import { cancellationCodes } from './sdk-errors';
-import { keys } from './table';
+import { type ItemKey, keys } from './table';
 import { findUserByEmail, getProfiles, type UserProfile } from './users';
+import { bothBoardChanges, type CreatorLeaving, creatorLeaves, webhookKeysOf, webhooksVersionOf } from './webhook-creators';
 
 /**
  * Board members. Both sides of a membership (`BOARD#b/#MEMBER#u` and `USER#u/BOARD#b`) change in
  * one transaction. The board's `owner_count` changes in the same transaction as any role change,
  * with a condition that it stays at least 1, so no sequence of concurrent requests can leave a
  * board without an owner.
+ *
+ * An owner who stops being one (made a member, removed, leaving, or deleting the account) takes
+ * the webhooks that speak for them down in the same transaction (lib/data/webhook-creators.ts):
+ * their items are read in the round trip that reads the member, and the change commits only if
+ * nobody made or switched on a webhook meanwhile, so no event numbered after the change reaches one.
  */
 
 const view = (member: Pick<MemberRecord, 'user_id' | 'role'>, profile: { email: string; display_name: string }): Member => ({
@@ -89,11 +95,13 @@ export async function changeRole(scope: BoardScope, userId: string, role: Role):
   const memberKey = keys.member(scope.boardId, userId);
   const state = { board: scope.board };
   return retryLostRaces(async () => {
-    const found = await getItems([memberKey, keys.userProfile(userId)]);
+    const demoting = role !== 'owner';
+    const found = await getItems([memberKey, keys.userProfile(userId), ...(demoting ? webhookKeysOf(state.board) : [])]);
     const current = found.get<MemberRecord>(memberKey);
     if (!current) throw new NotFound('A member with this user id');
     const changed = view({ user_id: userId, role }, found.get<UserProfile>(keys.userProfile(userId)) ?? noProfile);
     if (current.role === role) return changed;
+    const leaving = demoting && current.role === 'owner' ? creatorLeaves(state.board, userId, found) : undefined;
     try {
       await commitChange({
         boardId: scope.boardId,
@@ -119,13 +127,13 @@ export async function changeRole(scope: BoardScope, userId: string, role: Role):
               ExpressionAttributeValues: { ':role': role },
             },
           },
+          ...(leaving?.writes ?? []),
         ],
-        board: ownerCountChange(role === 'owner' ? 1 : -1),
-        boardRefused: lastOwner,
+        board: bothBoardChanges(ownerCountChange(role === 'owner' ? 1 : -1), leaving?.board),
+        boardRefused: refusal(leaving),
       });
     } catch (error) {
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new Conflict('The member changed meanwhile; retry.');
-      throw error;
+      throw memberChangeFailure(error);
     }
     return changed;
   });
@@ -140,18 +148,41 @@ export async function removeMember(scope: BoardScope, userId: string): Promise<v
   }
   const state = { board: scope.board };
   await retryLostRaces(async () => {
-    const current = await readMember(scope.boardId, userId);
+    const { member: current, found } = await readMember(scope.boardId, userId, webhookKeysOf(state.board));
     try {
-      await commitChange(removal(scope.boardId, userId, current.role, actorOf(scope), state));
+      await commitChange(removal(scope.boardId, userId, current.role, actorOf(scope), state, found));
     } catch (error) {
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new Conflict('The member changed meanwhile; retry.');
-      throw error;
+      throw memberChangeFailure(error);
     }
   });
 }
 
-/** A membership's removal (both sides, the owner count) with `member.removed`, by `actor`. */
-function removal(boardId: string, userId: string, role: Role, actor: string, state: { board: BoardRecord }) {
+/**
+ * A refused membership change, as the caller sees it: the member changed meanwhile (409); one of
+ * the leaving owner's webhooks changed meanwhile (a lost race: read again); anything else as it is.
+ */
+function memberChangeFailure(error: unknown): unknown {
+  const codes = cancellationCodes(error);
+  if (codes?.[0] === 'ConditionalCheckFailed') return new Conflict('The member changed meanwhile; retry.');
+  // Indices 2 on are the webhooks' switch-offs (the board and log items come after them and are
+  // answered inside commitChange).
+  if (codes?.slice(2).includes('ConditionalCheckFailed')) return new LostRace();
+  return error;
+}
+
+/**
+ * The board condition of a membership change refused: by an owner leaving whose webhooks changed
+ * meanwhile (`webhooks_version`: a lost race, read again), else by the last owner going.
+ */
+const refusal = (leaving: CreatorLeaving | undefined) => (board: BoardRecord) =>
+  leaving && webhooksVersionChanged(leaving, board) ? new LostRace() : lastOwner();
+
+/**
+ * A membership's removal (both sides, the owner count) with `member.removed`, by `actor`; an owner's
+ * takes the webhooks that speak for them down with it (`found`: the board's webhooks as read).
+ */
+function removal(boardId: string, userId: string, role: Role, actor: string, state: { board: BoardRecord }, found?: ItemSet) {
+  const leaving = role === 'owner' && found ? creatorLeaves(state.board, userId, found) : undefined;
   return {
     boardId,
     state,
@@ -168,9 +199,10 @@ function removal(boardId: string, userId: string, role: Role, actor: string, sta
         },
       },
       { Delete: { Key: keys.userBoard(userId, boardId) } },
+      ...(leaving?.writes ?? []),
     ],
-    board: ownerCountChange(role === 'owner' ? -1 : 0),
-    boardRefused: lastOwner,
+    board: bothBoardChanges(ownerCountChange(role === 'owner' ? -1 : 0), leaving?.board),
+    boardRefused: refusal(leaving),
   };
 }
 
@@ -186,8 +218,12 @@ export async function removeDeletedMember(
   state: { board: BoardRecord },
 ): Promise<void> {
   await retryLostRaces(async () => {
+    // An owner's webhooks are read here (the account collector read board and member already): one
+    // more round trip, on boards with webhooks only, in the background.
+    const webhookKeys = role === 'owner' ? webhookKeysOf(state.board) : [];
+    const found = webhookKeys.length > 0 ? await getItems(webhookKeys) : undefined;
     try {
-      await commitChange({ ...removal(boardId, userId, role, userId, state), boardRefused: () => new BoardChanged() });
+      await commitChange({ ...removal(boardId, userId, role, userId, state, found), boardRefused: () => new BoardChanged() });
     } catch (error) {
       if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) throw new BoardChanged();
       throw error;
@@ -195,11 +231,17 @@ export async function removeDeletedMember(
   });
 }
 
-async function readMember(boardId: string, userId: string): Promise<MemberRecord> {
+/** The member, and any other items wanted in the same round trip (the board's webhooks). */
+async function readMember(
+  boardId: string,
+  userId: string,
+  alsoKeys: ItemKey[],
+): Promise<{ member: MemberRecord; found: ItemSet }> {
   const key = keys.member(boardId, userId);
-  const member = (await getItems([key])).get<MemberRecord>(key);
+  const found = await getItems([key, ...alsoKeys]);
+  const member = found.get<MemberRecord>(key);
   if (!member) throw new NotFound('A member with this user id');
-  return member;
+  return { member, found };
 }
 
 /** The board's part in a membership change: owner count +1/-1, never below 1. */
@@ -214,3 +256,5 @@ function ownerCountChange(delta: number): BoardItemChange | undefined {
 }
 
 const lastOwner = () => new Conflict('A board must keep at least one owner.');
+
+const webhooksVersionChanged = (leaving: CreatorLeaving, board: BoardRecord) => webhooksVersionOf(board) !== leaving.version;

@@ -2,6 +2,7 @@ import { logger } from '../runtime/logger';
 import { type ChangeRecord, eventsByBoard } from './change-events';
 import { expireWebhooks, type NewDelivery, scheduleDeliveries } from './deliveries';
 import type { WebhookRecord } from './records';
+import type { StoredWebhook } from './webhook-creators';
 import { boardWebhooks } from './webhooks';
 
 /**
@@ -22,6 +23,21 @@ import { boardWebhooks } from './webhooks';
 export const selects = (webhook: Pick<WebhookRecord, 'active' | 'events'>, type: string) =>
   webhook.active && type !== 'access.revoked' && (webhook.events.length === 0 || webhook.events.includes(type));
 
+/**
+ * Whether a webhook receives an event of its board: it selects the event, and the event was
+ * committed after the webhook was created or last switched on (`seq` above `from_seq`). The stream
+ * hands an event over after its commit, sometimes long after (a batch run again, a reader behind),
+ * so a webhook made or switched on meanwhile is already in the read: `from_seq` keeps it from events
+ * older than itself. A webhook whose creator left the owners was switched off in that very
+ * change's transaction (lib/data/webhook-creators.ts), so it is off in any read made after an
+ * event numbered above that change, unless another owner switched it on since: then `from_seq` is
+ * at least that change's `seq`.
+ */
+export const receives = (
+  webhook: Pick<StoredWebhook, 'active' | 'events' | 'from_seq'>,
+  event: { type: string; seq?: number | null },
+) => selects(webhook, event.type) && (event.seq ?? 0) > (webhook.from_seq ?? 0);
+
 /** Returns the stream sequence numbers to retry from (one per failed board at most). */
 export async function fanOut(records: ChangeRecord[]): Promise<string[]> {
   const byBoard = eventsByBoard(records);
@@ -36,7 +52,7 @@ export async function fanOut(records: ChangeRecord[]): Promise<string[]> {
         for (; next < events.length; next++) {
           const { event } = events[next]!;
           const items: NewDelivery[] = webhooks
-            .filter((webhook) => selects(webhook, event.type))
+            .filter((webhook) => receives(webhook as StoredWebhook, event))
             .map((webhook) => ({ webhookId: webhook.id, boardId, event }));
           await scheduleDeliveries(items);
           if (event.type === 'board.deleted')

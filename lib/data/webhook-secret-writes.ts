@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { LimitReached, NotFound } from '../domain/errors';
+import { Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { newSecret } from '../webhooks/signature';
 import type { BoardScope } from './access';
 import { isConditionFailure, itemAtCancellation, itemAtConditionFailure, LostRace, retryLostRaces, transactWrite } from './db';
-import { now, type WebhookRecord } from './records';
+import { type BoardRecord, now, type WebhookRecord } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
+import { boardSeqOf, callerStillOwner, type StoredWebhook, seqUnchanged, VERSION_STEP } from './webhook-creators';
 import { sealSecret } from './webhook-secrets';
 import { MAX_WEBHOOKS_PER_BOARD, toWebhook, updateLiveWebhook, type WebhookWithSecret } from './webhooks';
 
@@ -20,10 +21,14 @@ const limitReached = () => new LimitReached(`A board can have at most ${MAX_WEBH
 
 /**
  * Creates a webhook with a new secret: the secret is sealed first (one KMS Encrypt, bound to the new
- * id), then one transaction puts the webhook and its lookup and adds 1 to the board's count, on
- * condition that the board exists and has fewer than 10: a cancelled board condition is 404 when
- * the board item is gone (deleted meanwhile), else the limit (409). Concurrent creates are serialised
- * by DynamoDB on the board item, so exactly 10 of any burst succeed.
+ * id), then one transaction puts the webhook and its lookup, and adds 1 to the board's count, the
+ * id to its `webhook_ids` and 1 to its `webhooks_version` (lib/data/webhook-creators.ts), on
+ * condition that the board exists, has fewer than 10 and its `seq` is still the one read (so that
+ * `from_seq`, the first event the webhook does not receive, is exact), and that the caller is still
+ * an owner. A cancelled board condition is 404 when the board item is gone (deleted meanwhile), the
+ * limit (409) at 10, else a change of the board meanwhile: the write is tried again on the board as
+ * it now is (no read: the cancellation returns it). Concurrent creates are serialised by DynamoDB on
+ * the board item, so exactly 10 of any burst succeed.
  */
 export async function createWebhook(
   scope: BoardScope,
@@ -32,7 +37,7 @@ export async function createWebhook(
   const { boardId } = scope;
   const id = randomUUID();
   const secret = newSecret();
-  const record: WebhookRecord = {
+  const record: StoredWebhook = {
     id,
     board_id: boardId,
     url: input.url,
@@ -40,39 +45,59 @@ export async function createWebhook(
     description: input.description ?? null,
     active: true,
     disabled_reason: null,
+    created_by: scope.member.user_id,
+    from_seq: boardSeqOf(scope.board),
     created_at: now(),
     secret_enc: await sealSecret(secret, { webhookId: id, boardId }),
   };
-  try {
-    await transactWrite([
-      {
-        Put: {
-          Item: { ...keys.webhook(boardId, id), type: 'webhook', ...record },
-          ConditionExpression: 'attribute_not_exists(pk)',
+  let board: BoardRecord = scope.board;
+  await retryLostRaces(async () => {
+    record.from_seq = boardSeqOf(board);
+    const seq = seqUnchanged(record.from_seq);
+    try {
+      await transactWrite([
+        {
+          Put: {
+            Item: { ...keys.webhook(boardId, id), type: 'webhook', ...record },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
         },
-      },
-      {
-        Put: {
-          Item: { ...keys.webhookLookup(id), type: 'webhook_lookup', board_id: boardId },
-          ConditionExpression: 'attribute_not_exists(pk)',
+        {
+          Put: {
+            Item: { ...keys.webhookLookup(id), type: 'webhook_lookup', board_id: boardId },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
         },
-      },
-      {
-        Update: {
-          Key: keys.board(boardId),
-          UpdateExpression: 'ADD webhook_count :one',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(webhook_count) OR webhook_count < :max)',
-          ExpressionAttributeValues: { ':one': 1, ':max': MAX_WEBHOOKS_PER_BOARD },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        {
+          Update: {
+            Key: keys.board(boardId),
+            UpdateExpression: `ADD webhook_count :one, webhook_ids :id, ${VERSION_STEP.clause}`,
+            ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(webhook_count) OR webhook_count < :max) AND ${seq.condition}`,
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':max': MAX_WEBHOOKS_PER_BOARD,
+              ':id': new Set([id]),
+              ...VERSION_STEP.values,
+              ...seq.values,
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
         },
-      },
-    ]);
-  } catch (error) {
-    if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') {
-      throw itemAtCancellation(error, 2) ? limitReached() : new NotFound('Board');
+        callerStillOwner(boardId, scope.member.user_id),
+      ]);
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[3] === 'ConditionalCheckFailed') throw new Forbidden('Only an owner of this board may do this.');
+      if (codes?.[2] === 'ConditionalCheckFailed') {
+        const current = itemAtCancellation<BoardRecord>(error, 2);
+        if (!current) throw new NotFound('Board');
+        if ((current.webhook_count ?? 0) >= MAX_WEBHOOKS_PER_BOARD) throw limitReached();
+        board = current;
+        throw new LostRace();
+      }
+      throw error;
     }
-    throw error;
-  }
+  });
   return { ...toWebhook(record), secret };
 }
 

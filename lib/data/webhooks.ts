@@ -1,17 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFound } from '../domain/errors';
+import { Forbidden, NotFound } from '../domain/errors';
 import type { BoardScope } from './access';
-import { documentClient, isConditionFailure, queryAll, retryingConflicts, tableName, transactWrite } from './db';
-import { now, type WebhookRecord } from './records';
+import {
+  documentClient,
+  itemAtCancellation,
+  LostRace,
+  queryAll,
+  retryingConflicts,
+  retryLostRaces,
+  type TransactItem,
+  tableName,
+  transactWrite,
+} from './db';
+import { type BoardRecord, now, type WebhookRecord } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
+import { boardSeqOf, callerStillOwner, type StoredWebhook, seqUnchanged, VERSION_STEP } from './webhook-creators';
 
 /**
  * A board's webhooks (../shared/spec/webhooks.md, "Managing webhooks"; docs/webhooks.md). Each is an
  * item of the board's partition (`WEBHOOK#<id>`, after every tree range) with a lookup
  * (`WEBHOOK#<id> / #LOOKUP` -> board id) for the `/webhooks/{id}` routes; the board item's
- * `webhook_count` caps them at 10, kept in the same transaction as every create and delete. Secrets
+ * `webhook_count` caps them at 10, kept in the same transaction as every create and delete, with
+ * the ids and the counter that say who speaks for which (lib/data/webhook-creators.ts). Secrets
  * are stored only as KMS ciphertexts (lib/data/webhook-secrets.ts) and shown only in the answers of
  * create and rotate, which live apart (lib/data/webhook-secret-writes.ts) so that the other routes'
  * bundles carry no KMS client. No webhook change is a board event: the log, sockets and webhooks see none.
@@ -22,21 +34,25 @@ export const MAX_WEBHOOKS_PER_BOARD = 10;
 
 /** A webhook as the API shows it: never a secret, never the worker's failure fields. */
 export type Webhook = Pick<
-  WebhookRecord,
-  'id' | 'board_id' | 'url' | 'events' | 'description' | 'active' | 'disabled_reason' | 'created_at'
+  StoredWebhook,
+  'id' | 'board_id' | 'url' | 'events' | 'description' | 'active' | 'disabled_reason' | 'created_by' | 'created_at'
 >;
 export type WebhookWithSecret = Webhook & { secret: string };
 
-export const toWebhook = (r: WebhookRecord): Webhook => ({
-  id: r.id,
-  board_id: r.board_id,
-  url: r.url,
-  events: [...(r.events ?? [])],
-  description: r.description ?? null,
-  active: r.active,
-  disabled_reason: r.disabled_reason ?? null,
-  created_at: r.created_at,
-});
+export const toWebhook = (record: WebhookRecord | StoredWebhook): Webhook => {
+  const r = record as StoredWebhook;
+  return {
+    id: r.id,
+    board_id: r.board_id,
+    url: r.url,
+    events: [...(r.events ?? [])],
+    description: r.description ?? null,
+    active: r.active,
+    disabled_reason: r.disabled_reason ?? null,
+    created_by: r.created_by,
+    created_at: r.created_at,
+  };
+};
 
 /** Creation order: `created_at`, then id (ids are random; at most 10 items, so sorted here). */
 const byCreation = (a: WebhookRecord, b: WebhookRecord) =>
@@ -102,42 +118,93 @@ export interface WebhookChanges {
 /**
  * PATCH /webhooks/{id}: null or omitted leaves a field as it is. `active: true` also clears what
  * switched it off (`disabled_reason`, and the worker's `failing_since` and `failed_in_row`), so it
- * starts afresh; `active: false` keeps the reason (null unless the service switched it off). One
- * UpdateItem on condition that the webhook still exists and is not on its way out with its board: a
- * delete that won the race makes it 404, never a resurrected item.
+ * starts afresh, and makes the caller the owner it speaks for (`created_by`); a webhook that was
+ * off gets `from_seq`, the board's `seq` as the write commits, so that it receives only events
+ * committed after it was switched on. `active: false` keeps the reason (null unless the service
+ * switched it off).
+ *
+ * One transaction: the webhook, on condition that it still lives and is on or off as read (a
+ * switch-off meanwhile, by the worker or by its creator leaving the owners, makes this look again
+ * rather than switch it back on unnoticed); the caller still an owner (a removal that committed
+ * first makes this 403, so a removed owner's last request cannot leave a webhook speaking for
+ * them); and, with `active: true`, the board item: its `webhooks_version` advances (a membership
+ * change that read the older one looks again) and, for a webhook that was off, its `seq` is still
+ * the one read, which makes `from_seq` exact. A delete that won the race makes it 404.
  */
 export async function updateWebhook(scope: BoardScope, changes: WebhookChanges): Promise<Webhook> {
-  const webhook = scope.webhook!;
-  const set: string[] = [];
-  const remove: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const assign = (field: string, value: unknown) => {
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    set.push(`#${field} = :${field}`);
-  };
-  if (changes.url != null) assign('url', changes.url);
-  if (changes.events != null) assign('events', changes.events);
-  if (changes.description != null) assign('description', changes.description);
-  if (changes.active != null) assign('active', changes.active);
-  if (changes.active === true) {
-    assign('disabled_reason', null);
-    remove.push('failing_since', 'failed_in_row');
-  }
-  if (set.length === 0) return toWebhook(webhook);
-  try {
-    return toWebhook(
-      await updateLiveWebhook(webhook, {
-        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
-        names,
-        values,
-      }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw new NotFound('Webhook');
-    throw error;
-  }
+  let webhook = scope.webhook! as StoredWebhook;
+  let board: BoardRecord = scope.board;
+  const caller = scope.member.user_id;
+  const fields: Partial<StoredWebhook> = {};
+  if (changes.url != null) fields.url = changes.url;
+  if (changes.events != null) fields.events = changes.events;
+  if (changes.description != null) fields.description = changes.description;
+  if (changes.active != null) fields.active = changes.active;
+  if (Object.keys(fields).length === 0) return toWebhook(webhook);
+  const switchingOn = changes.active === true;
+  return retryLostRaces(async () => {
+    const set: Record<string, unknown> = { ...fields };
+    const remove: string[] = [];
+    const seen = boardSeqOf(board);
+    if (switchingOn) {
+      set.disabled_reason = null;
+      set.created_by = caller;
+      remove.push('failing_since', 'failed_in_row');
+      if (!webhook.active) set.from_seq = seen;
+    }
+    const names: Record<string, string> = { '#ttl': TTL_ATTRIBUTE, '#active': 'active' };
+    const values: Record<string, unknown> = { ':wasActive': webhook.active };
+    for (const [field, value] of Object.entries(set)) {
+      names[`#${field}`] = field;
+      values[`:${field}`] = value;
+    }
+    const items: TransactItem[] = [
+      {
+        Update: {
+          Key: keys.webhook(webhook.board_id, webhook.id),
+          UpdateExpression: `SET ${Object.keys(set)
+            .map((field) => `#${field} = :${field}`)
+            .join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl) AND #active = :wasActive',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      callerStillOwner(webhook.board_id, caller),
+    ];
+    if (switchingOn) {
+      const seq = webhook.active ? undefined : seqUnchanged(seen);
+      items.push({
+        Update: {
+          Key: keys.board(webhook.board_id),
+          UpdateExpression: `ADD ${VERSION_STEP.clause}`,
+          ConditionExpression: `attribute_exists(pk)${seq ? ` AND ${seq.condition}` : ''}`,
+          ExpressionAttributeValues: { ...VERSION_STEP.values, ...seq?.values },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      });
+    }
+    try {
+      await transactWrite(items);
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (!codes?.includes('ConditionalCheckFailed')) throw error;
+      if (codes[1] === 'ConditionalCheckFailed') throw new Forbidden('Only an owner of this board may do this.');
+      if (codes[0] === 'ConditionalCheckFailed') {
+        const current = itemAtCancellation<StoredWebhook>(error, 0);
+        if (!current || current[TTL_ATTRIBUTE] !== undefined) throw new NotFound('Webhook');
+        webhook = current;
+      }
+      if (codes[2] === 'ConditionalCheckFailed') {
+        const current = itemAtCancellation<BoardRecord>(error, 2);
+        if (!current) throw new NotFound('Webhook');
+        board = current;
+      }
+      throw new LostRace();
+    }
+    return toWebhook({ ...webhook, ...set } as StoredWebhook);
+  });
 }
 
 /**
@@ -160,10 +227,11 @@ export async function deleteWebhook(scope: BoardScope): Promise<void> {
       {
         Update: {
           Key: keys.board(webhook.board_id),
-          UpdateExpression: 'ADD webhook_count :minus',
+          // The id leaves the board's list, and the counter of who speaks for which advances.
+          UpdateExpression: `ADD webhook_count :minus, ${VERSION_STEP.clause} DELETE webhook_ids :id`,
           // The board must exist: ADD on a missing item would create a stub board.
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':minus': -1 },
+          ExpressionAttributeValues: { ':minus': -1, ':id': new Set([webhook.id]), ...VERSION_STEP.values },
         },
       },
     ]);

@@ -14,6 +14,7 @@ import {
   webhookSucceeded,
 } from '../data/deliveries';
 import type { DeliveryRecord, WebhookRecord } from '../data/records';
+import type { StoredWebhook } from '../data/webhook-creators';
 import { openSecret } from '../data/webhook-secrets';
 import { parseAllowHosts } from '../domain/webhook-address';
 import { ENV } from '../runtime/config';
@@ -28,7 +29,8 @@ import { ROTATION_OVERLAP_MS, signingSecrets } from '../webhooks/signature';
  * only names a delivery; the delivery item (read strongly consistent, with its webhook, in one
  * BatchGetItem) says what to do, so a repeated, early or late message is harmless:
  * - the delivery is gone or no longer pending, or the webhook is gone: nothing (acknowledged);
- * - the webhook is switched off (and this is no ping): the delivery ends failed, `webhook_disabled`;
+ * - the webhook is switched off, or was switched on again after the delivery's event (its `seq` not
+ *   above `from_seq`), and this is no ping: the delivery ends failed, `webhook_disabled`;
  * - the next attempt is not due yet: the message is sent again with the remaining delay, at most
  *   15 minutes (SQS's longest), so a 10-hour wait is 40 short hops;
  * - otherwise the attempt is claimed together with one of the webhook's WEBHOOK_MAX_IN_FLIGHT lease
@@ -112,7 +114,9 @@ export async function deliverMessage(record: Pick<SQSRecord, 'body' | 'messageId
   if (delivery.status !== 'pending') return 'not_pending';
   const isPing = delivery.type === 'webhook.ping';
   const at = deps.now();
-  if (!webhook.active && !isPing) {
+  // Off, or switched off and on again since this delivery was made (its event is not above the new
+  // `from_seq`: a webhook switched on receives only what was committed after).
+  if (!isPing && (!webhook.active || (delivery.seq ?? 0) <= ((webhook as StoredWebhook).from_seq ?? 0))) {
     await endWithoutAttempt(delivery, 'webhook_disabled', at);
     return 'disabled';
   }

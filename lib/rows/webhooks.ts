@@ -24,7 +24,8 @@ export const webhooksCreate = {
   params: idParams,
   body: createWebhookBody,
   success: { status: 201, schema: 'webhookWithSecret' },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  // The transaction's ConditionCheck: the caller still an owner when the webhook commits.
+  table: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
   key: ['kms:Encrypt'],
   env: ['WEBHOOK_KEY_ID', 'WEBHOOK_ALLOW_HOSTS'],
   errors: [409],
@@ -67,7 +68,8 @@ export const webhooksUpdate = {
   params: idParams,
   body: updateWebhookBody,
   success: { status: 200, schema: 'webhook' },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  // One transaction: the webhook, the caller still an owner (ConditionCheck), the board item on `active: true`.
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
   env: ['WEBHOOK_ALLOW_HOSTS'],
   cognito: [],
 } satisfies RouteRow;

@@ -58,7 +58,17 @@ afterAll(async () => {
 
 type WebhookView = Webhook & { secret?: string };
 
-const WEBHOOK_FIELDS = ['active', 'board_id', 'created_at', 'description', 'disabled_reason', 'events', 'id', 'url'];
+const WEBHOOK_FIELDS = [
+  'active',
+  'board_id',
+  'created_at',
+  'created_by',
+  'description',
+  'disabled_reason',
+  'events',
+  'id',
+  'url',
+];
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 const as = (user: TestUser | undefined) => ({ token: user?.token, url });
@@ -138,6 +148,8 @@ describe('create, read, list', () => {
       description: null,
       active: true,
       disabled_reason: null,
+      // The owner it speaks for: its creator.
+      created_by: owner.id,
     });
     expect(Date.parse(created.created_at)).not.toBeNaN();
     expect(created.secret).toMatch(SECRET);
@@ -237,6 +249,12 @@ describe('the URL rules: an absolute https URL of at most 2,048 characters, neve
     ['no scheme', 'example.com/hook'],
     ['a javascript: URL', 'javascript:alert(1)'],
     ['an empty string', ''],
+    // Credentials before the host would be kept and shown in clear (and the host is not what it seems).
+    ['a user name and password', 'https://user:pass@example.com/hook'],
+    ['a user name alone', 'https://deploy-bot@example.com/hook'],
+    ['a password alone', 'https://:s3cret@example.com/hook'],
+    ['a trusted-looking name before the real host', 'https://example.com@evil.example/hook'],
+    ['credentials on an allowed host', `http://admin:admin@${ALLOWED_HOST}:9/hook`],
   ];
 
   it.each(refused)('%s → 400 naming the rule, never the value, and nothing is created', async (_name, bad) => {
@@ -247,7 +265,9 @@ describe('the URL rules: an absolute https URL of at most 2,048 characters, neve
     expect(problem.code).toBe('bad_request');
     const errors = (reply.body as unknown as { errors: { path: string; message: string }[] }).errors;
     expect(errors.map((error) => error.path)).toEqual(['body.url']);
-    expect(errors[0]!.message).toMatch(/https URL|at most 2048 characters|non-public address|must be a string/);
+    expect(errors[0]!.message).toMatch(
+      /https URL|at most 2048 characters|non-public address|must be a string|user name or password/,
+    );
     if (bad.length > 0) expect(JSON.stringify(reply.body)).not.toContain(bad);
     const host = new URL(bad, 'https://x.invalid').hostname;
     if (host && host !== 'x.invalid') expect(JSON.stringify(reply.body)).not.toContain(host);

@@ -1,5 +1,5 @@
 import { DISABLE_AFTER_FAILED_DELIVERIES, DISABLE_AFTER_FAILING_MS, shouldSwitchOff } from '../../lib/data/deliveries';
-import { selects } from '../../lib/data/webhook-fanout';
+import { receives, selects } from '../../lib/data/webhook-fanout';
 
 /**
  * Switching a failing webhook off (webhooks.md "Deliveries": all deliveries failed for 5 days, or
@@ -45,5 +45,18 @@ describe('which webhooks get an event', () => {
     expect(selects({ active: false, events: [] }, 'card.created')).toBe(false);
     expect(selects({ active: true, events: [] }, 'access.revoked')).toBe(false);
     expect(selects({ active: true, events: ['access.revoked'] }, 'access.revoked')).toBe(false);
+  });
+});
+
+describe('which events a webhook receives', () => {
+  it('only those committed after it was created or last switched on (seq above from_seq)', () => {
+    const hook = { active: true, events: [], from_seq: 7 };
+    expect(receives(hook, { type: 'card.created', seq: 7 })).toBe(false);
+    expect(receives(hook, { type: 'card.created', seq: 3 })).toBe(false);
+    expect(receives(hook, { type: 'card.created', seq: 8 })).toBe(true);
+    expect(receives({ ...hook, active: false }, { type: 'card.created', seq: 8 })).toBe(false);
+    expect(receives({ ...hook, events: ['card.moved'] }, { type: 'card.created', seq: 8 })).toBe(false);
+    // A board's first events, for a webhook made before any change (from_seq 0).
+    expect(receives({ active: true, events: [], from_seq: 0 }, { type: 'column.created', seq: 1 })).toBe(true);
   });
 });

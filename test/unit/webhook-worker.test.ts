@@ -194,6 +194,23 @@ describe('the delivery worker', () => {
     expect(attempts).toHaveLength(1);
   });
 
+  it('ends a delivery made before the webhook was switched on again (its seq not above from_seq) without an attempt', async () => {
+    // Switched off after this delivery was made, then on again at seq 3: the event is older than that.
+    items(delivery({ seq: 3 }), webhook({ active: true, from_seq: 3 } as Partial<WebhookRecord>));
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('disabled');
+    expect(updates()[0]!.ExpressionAttributeValues).toMatchObject({ ':failed': 'failed', ':error': 'webhook_disabled' });
+    expect(attempts).toEqual([]);
+
+    ddb.reset();
+    ddb.on(UpdateCommand).resolves({});
+    ddb.on(TransactWriteCommand).resolves({});
+    ddb.on(DeleteCommand).resolves({});
+    // An event committed after it was switched on goes out.
+    items(delivery({ seq: 4 }), webhook({ active: true, from_seq: 3 } as Partial<WebhookRecord>));
+    expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('delivered');
+    expect(attempts).toHaveLength(1);
+  });
+
   it('signs with both secrets within 24 hours of a rotation, and with the new one only after', async () => {
     const older = newSecret();
     const open: WorkerDeps['open'] = async (ciphertext) => (ciphertext[0] === 9 ? older : secret);
