@@ -277,11 +277,37 @@ const PATH_PARAMETER_TEXT: Record<string, (row: RouteRow) => string> = {
   file: () => 'The file name, one of those listed: another name is 404, one with characters no file name has 400.',
 };
 
-/** The query parameters of the routes that take any (`GET /boards/{id}/events`). */
-const QUERY_PARAMETER_TEXT: Record<string, string> = {
-  after:
-    'The `seq` the client has seen last (from the tree, `watch.ack` or an event): events with a higher `seq` are returned. A non-negative whole number; omitted: 0.',
-  limit: `The most events to return: 1 to ${s.MAX_EVENTS_PAGE}, default ${s.DEFAULT_EVENTS_PAGE}.`,
+/**
+ * The query parameters of the routes that take any, by route: each route's `limit` has its own
+ * bounds (the events page 1-1000, the deliveries page 1-100), the ones its query schema checks.
+ */
+const QUERY_PARAMETERS: Record<string, Record<string, { description: string; schema: Json; example: number }>> = {
+  'boards.events': {
+    after: {
+      description:
+        'The `seq` the client has seen last (from the tree, `watch.ack` or an event): events with a higher `seq` are returned. A non-negative whole number; omitted: 0.',
+      schema: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+      example: 41,
+    },
+    limit: {
+      description: `The most events to return: 1 to ${s.MAX_EVENTS_PAGE}, default ${s.DEFAULT_EVENTS_PAGE}.`,
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: s.MAX_EVENTS_PAGE, default: s.DEFAULT_EVENTS_PAGE },
+      example: 100,
+    },
+  },
+  'webhooks.deliveries': {
+    limit: {
+      description: `The most deliveries to return, newest first: 1 to ${s.MAX_DELIVERIES_PAGE}, default ${s.DEFAULT_DELIVERIES_PAGE}.`,
+      schema: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 1,
+        maximum: s.MAX_DELIVERIES_PAGE,
+        default: s.DEFAULT_DELIVERIES_PAGE,
+      },
+      example: s.DEFAULT_DELIVERIES_PAGE,
+    },
+  },
 };
 
 /** Path parameters that are not UUIDs have their own example. */
@@ -617,17 +643,11 @@ export function buildOpenApiDocument() {
                 example: PATH_PARAMETER_EXAMPLE[name] ?? '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
               })),
               ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
-              ...Object.keys(query?.properties ?? {}).map((name) => ({
-                name,
-                in: 'query',
-                required: false,
-                description: QUERY_PARAMETER_TEXT[name],
-                schema:
-                  name === 'limit'
-                    ? { type: 'integer', format: 'int32', minimum: 1, maximum: s.MAX_EVENTS_PAGE, default: s.DEFAULT_EVENTS_PAGE }
-                    : { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
-                example: name === 'limit' ? 100 : 41,
-              })),
+              ...Object.keys(query?.properties ?? {}).map((name) => {
+                const parameter = QUERY_PARAMETERS[id]?.[name];
+                if (!parameter) throw new Error(`${id}: query parameter ${name} has no documentation`);
+                return { name, in: 'query', required: false, ...parameter };
+              }),
             ],
           }
         : {}),

@@ -35,6 +35,23 @@ describe('OpenAPI document', () => {
     expect(readFileSync(join(__dirname, '../../docs/openapi.json'), 'utf8')).toBe(openApiText());
   });
 
+  it("gives each route's query parameters the bounds its own schema checks", () => {
+    type Parameter = { name: string; schema: { minimum: number; maximum: number; default: number } };
+    const limitOf = (path: string) =>
+      ((document.paths as any)[path].get.parameters as Parameter[]).find((parameter) => parameter.name === 'limit')!.schema;
+    expect(limitOf('/webhooks/{id}/deliveries')).toMatchObject({
+      minimum: 1,
+      maximum: s.MAX_DELIVERIES_PAGE,
+      default: s.DEFAULT_DELIVERIES_PAGE,
+    });
+    expect(limitOf('/boards/{id}/events')).toMatchObject({
+      minimum: 1,
+      maximum: s.MAX_EVENTS_PAGE,
+      default: s.DEFAULT_EVENTS_PAGE,
+    });
+    expect(s.MAX_DELIVERIES_PAGE).toBe(100);
+  });
+
   it('documents every route row except the catch-all, and nothing else', () => {
     const documented = operations.map((o) => `${o.method} ${o.path}`).sort();
     const expected = Object.values(routes)
