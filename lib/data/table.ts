@@ -38,7 +38,9 @@ import { SEQ_DIGITS } from '../domain/limits';
  *
  * Webhooks (docs/webhooks.md):
  *   BOARD#<boardId>   WEBHOOK#<webhookId>  a webhook of the board (after LABEL#: outside the tree's range);
- *                                          the board item's `webhook_count` caps them
+ *                                          the board item's `webhook_count` caps them; its
+ *                                          `webhook_ids` and `webhooks_version` let a membership change
+ *                                          switch off the leaving owner's webhooks in its own transaction
  *   WEBHOOK#<id>      #LOOKUP              webhook id -> board id
  *   WEBHOOK#<id>      DELIVERY#<ms>#<msgId> a delivery of one event to the webhook, by the event's time
  *                                          (13-digit epoch ms) then its webhook-id: newest first is one
