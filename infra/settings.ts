@@ -134,7 +134,7 @@ export function validateStageSettings(input: unknown, source: string): v.InferOu
  * admits at least AUTH_BACKSTOP_ADDRESSES addresses each spending its whole quota, and its burst
  * one address's two quotas sent together around a window boundary (fixed windows).
  */
-export const AUTH_BACKSTOP_ADDRESSES = 10;
+const AUTH_BACKSTOP_ADDRESSES = 10;
 
 function authBackstopProblems({ authThrottle, rateLimits }: v.InferOutput<typeof stageSettingsSchema>): string[] {
   const problems: string[] = [];
@@ -289,7 +289,7 @@ export function repositoryWebUrl(repository: unknown): string {
 }
 
 /** The branch whose runbook the default links show: the one the pipeline deploys. */
-export const RUNBOOK_BRANCH = 'main';
+const RUNBOOK_BRANCH = 'main';
 
 /**
  * The runbook in the repository, as its host shows a file: `<web>/blob/main/docs/runbook.md`, from

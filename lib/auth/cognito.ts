@@ -380,7 +380,7 @@ export async function changePassword(accessToken: string, current: string, next:
  * The address goes with it, unchanged: the emulator requires it, and on AWS an `email` sent with
  * `email_verified` true is the documented way to mail no verification message.
  */
-export async function markEmailVerified(userId: string, email: string): Promise<void> {
+async function markEmailVerified(userId: string, email: string): Promise<void> {
   await cognito.send(
     new AdminUpdateUserAttributesCommand({
       UserPoolId: userPoolId,

@@ -39,7 +39,7 @@ export const accessTokenVerifier = JwtVerifier.create({
 });
 
 /** The keys TOKEN_JWKS hands over, checked at cold start; undefined when it is unset. */
-export function jwksFromEnv(issuerUrl: string, value: string | undefined): Jwks | undefined {
+function jwksFromEnv(issuerUrl: string, value: string | undefined): Jwks | undefined {
   if (value === undefined || value === '') return undefined;
   if (!issuerUrl.startsWith('http://')) {
     throw new Error(`${ENV.tokenJwks} is only for a local http:// issuer; ${issuerUrl}'s keys are fetched over https`);

@@ -71,7 +71,7 @@ export const NOT_BLANK_PATTERN = '\\S';
 const notBlankShape = new RegExp(NOT_BLANK_PATTERN);
 
 /** A lone surrogate is not Unicode text; DynamoDB would refuse it (as a 500), so it is a 400 here. */
-export const wellFormed = () =>
+const wellFormed = () =>
   documented(
     v.check((s: string) => s.isWellFormed(), 'must be well-formed Unicode text'),
     { pattern: WELL_FORMED_PATTERN },
@@ -86,7 +86,7 @@ const notBlank = () =>
  * A length limit in characters. Valibot's own length actions count UTF-16 units, so an emoji
  * would count twice; the contract and the published JSON Schema count characters.
  */
-export function characters(limit: LengthLimit) {
+function characters(limit: LengthLimit) {
   const { minLength = 0, maxLength = Number.POSITIVE_INFINITY } = limit;
   const message =
     limit.maxLength === undefined
@@ -468,7 +468,7 @@ const columnEntries = () => ({
 export const board = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(v.strictObject(boardEntries()), about('A board, without its columns.')),
 );
-export const boardList = /* @__PURE__ */ onFirstUse(() =>
+const boardList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(v.array(board()), about("The caller's boards, newest first (created_at descending); not paginated.")),
 );
 export const column = /* @__PURE__ */ onFirstUse(() =>
@@ -508,7 +508,7 @@ export const label = /* @__PURE__ */ onFirstUse(() =>
     about('A label of a board; cards carry labels by id.'),
   ),
 );
-export const labelList = /* @__PURE__ */ onFirstUse(() =>
+const labelList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.array(label()),
     v.maxLength(MAX_LABELS_PER_BOARD),
@@ -706,12 +706,12 @@ export const member = /* @__PURE__ */ onFirstUse(() =>
     about('A member of a board.'),
   ),
 );
-export const memberList = /* @__PURE__ */ onFirstUse(() =>
+const memberList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(v.array(member()), about("The board's members, in the order they joined; not paginated.")),
 );
 
 /** An event of a board's log, as watchers received it (its kinds and fields: /asyncapi.json). */
-export const boardEvent = /* @__PURE__ */ onFirstUse(() =>
+const boardEvent = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.looseObject({
       type: v.pipe(
@@ -727,7 +727,7 @@ export const boardEvent = /* @__PURE__ */ onFirstUse(() =>
     about('A board event exactly as watchers received it, with the fields of its kind.'),
   ),
 );
-export const eventPage = /* @__PURE__ */ onFirstUse(() =>
+const eventPage = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       events: v.pipe(
@@ -777,13 +777,13 @@ const webhookEntries = () => ({
 });
 const SECRET_TEXT =
   'The signing secret: `whsec_` and the base64 of 32 random bytes (Standard Webhooks). Shown only in this answer: keep it. After a rotation the previous secret also signs for 24 hours (two signatures in `webhook-signature`).';
-export const webhook = /* @__PURE__ */ onFirstUse(() =>
+const webhook = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject(webhookEntries()),
     about('A webhook of a board (its secret is never shown again after creation or rotation).'),
   ),
 );
-export const webhookWithSecret = /* @__PURE__ */ onFirstUse(() =>
+const webhookWithSecret = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       ...webhookEntries(),
@@ -796,11 +796,11 @@ export const webhookWithSecret = /* @__PURE__ */ onFirstUse(() =>
     about('A webhook with its signing secret: the answer of creation and of rotation only.'),
   ),
 );
-export const webhookList = /* @__PURE__ */ onFirstUse(() =>
+const webhookList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(v.array(webhook()), v.maxLength(10), about("The board's webhooks, oldest first (created_at, then id); at most 10.")),
 );
 const nullableTimestamp = (text: string) => v.pipe(v.nullable(timestamp(text)), about(`${text}; null when unknown.`));
-export const delivery = /* @__PURE__ */ onFirstUse(() =>
+const delivery = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       id: v.pipe(
@@ -853,7 +853,7 @@ export const delivery = /* @__PURE__ */ onFirstUse(() =>
     about('A delivery of one event to the webhook.'),
   ),
 );
-export const deliveryList = /* @__PURE__ */ onFirstUse(() =>
+const deliveryList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.array(delivery()),
     v.maxLength(MAX_DELIVERIES_PAGE),

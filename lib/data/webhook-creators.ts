@@ -22,8 +22,8 @@ import { keys, TTL_ATTRIBUTE } from './table';
  */
 
 /** Why the service switched a webhook off: its deliveries kept failing, or its creator left the owners. */
-export type DisabledReason = 'failing' | 'creator_not_owner';
-export const CREATOR_NOT_OWNER: DisabledReason = 'creator_not_owner';
+type DisabledReason = 'failing' | 'creator_not_owner';
+const CREATOR_NOT_OWNER: DisabledReason = 'creator_not_owner';
 
 /**
  * A webhook item as stored. `created_by` and `from_seq` are written by every create and every
@@ -39,7 +39,7 @@ export type StoredWebhook = Omit<WebhookRecord, 'disabled_reason'> & {
 /** The board item's webhook fields kept here (beside `webhook_count`, which caps them). */
 export type BoardWithWebhooks = BoardRecord & { webhook_ids?: Set<string>; webhooks_version?: number };
 
-export const webhookIdsOf = (board: BoardRecord) => [...((board as BoardWithWebhooks).webhook_ids ?? [])].sort();
+const webhookIdsOf = (board: BoardRecord) => [...((board as BoardWithWebhooks).webhook_ids ?? [])].sort();
 export const webhooksVersionOf = (board: BoardRecord) => (board as BoardWithWebhooks).webhooks_version ?? 0;
 
 /** The board's latest `seq` as read (absent before its first change). */

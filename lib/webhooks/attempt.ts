@@ -15,8 +15,8 @@ import { signatureHeaders } from './signature';
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** How much of an answer's body is read before the connection is closed (the body is never kept). */
-export const MAX_RESPONSE_BYTES = 64 * 1024;
-export const USER_AGENT = 'task-board-webhooks/1';
+const MAX_RESPONSE_BYTES = 64 * 1024;
+const USER_AGENT = 'task-board-webhooks/1';
 
 /**
  * What an attempt came to. `error` is what the deliveries log shows (`last_error`): `http_<status>`,

@@ -11,9 +11,9 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
  * and nothing here logs or returns a secret but `newSecret`.
  */
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 /** Random bytes per secret (the specification asks for 24 to 64; the spec for 32). */
-export const SECRET_BYTES = 32;
+const SECRET_BYTES = 32;
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -44,7 +44,7 @@ function keyOf(secret: string): Buffer {
 }
 
 /** Unix seconds of a moment, as `webhook-timestamp` carries it. */
-export function unixSeconds(at: Date): number {
+function unixSeconds(at: Date): number {
   return Math.floor(at.getTime() / 1000);
 }
 
