@@ -5,7 +5,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type BuildOptions, build } from 'esbuild';
 import { functionIdOf } from '../infra/api-function';
-import { queueConsumers, type RouteId, routeIds, routes, schedules, socketRoutes, streamConsumers } from '../lib/routes';
+import {
+  poolTriggers,
+  queueConsumers,
+  type RouteId,
+  routeIds,
+  routes,
+  schedules,
+  socketRoutes,
+  streamConsumers,
+} from '../lib/routes';
 import { DEPLOYED_OPTIONS } from './esbuild-options';
 import { log, median, min, REPO_ROOT, round } from './util';
 
@@ -278,10 +287,14 @@ export function clientsIn(file: string): SdkClient[] {
 type FloorBuild = 'sdk' | 'env';
 const floorId = (clients: SdkClient[], build: FloorBuild) => `floor:${clients.join('+')}:${build}`;
 
-/** Live board events' and webhooks' functions: the WebSocket routes, the stream and queue consumers and the sweeper. */
-const EVENT_FUNCTIONS: { id: string; entry: string }[] = [socketRoutes, streamConsumers, queueConsumers, schedules].flatMap(
-  (table) => Object.entries(table).map(([id, row]) => ({ id, entry: (row as { entry: string }).entry })),
-);
+/** The functions no HTTP route invokes: the WebSocket routes, the stream and queue consumers, the sweeper and the pool's triggers. */
+const EVENT_FUNCTIONS: { id: string; entry: string }[] = [
+  socketRoutes,
+  streamConsumers,
+  queueConsumers,
+  schedules,
+  poolTriggers,
+].flatMap((table) => Object.entries(table).map(([id, row]) => ({ id, entry: (row as { entry: string }).entry })));
 
 export interface BundleReport {
   synthMs: number;

@@ -17,6 +17,7 @@ import {
   type FunctionRow,
   functionTimeoutSeconds,
   isCatchAll,
+  type PoolTriggerRow,
   type QueueConsumerRow,
   type RouteRow,
   routeKeyOf,
@@ -30,8 +31,8 @@ import { aliasArgs, BUNDLE_BANNER } from './bundling';
 import type { RateLimits } from './config';
 import { WEBHOOK_ENV } from './webhooks';
 
-/** Any row of lib/routes.ts: HTTP route, WebSocket route, stream consumer, queue consumer or schedule. */
-export type AnyRow = RouteRow | SocketRouteRow | StreamConsumerRow | QueueConsumerRow | ScheduleRow;
+/** Any row of lib/routes.ts: HTTP route, WebSocket route, stream consumer, queue consumer, schedule or pool trigger. */
+export type AnyRow = RouteRow | SocketRouteRow | StreamConsumerRow | QueueConsumerRow | ScheduleRow | PoolTriggerRow;
 
 /** What invokes a row's function, in words: `GET /boards`, `WebSocket watch`, `DynamoDB stream`, `every 1 minute`. */
 function triggerOf(row: FunctionRow): string {
@@ -39,6 +40,7 @@ function triggerOf(row: FunctionRow): string {
   if ('routeKey' in row) return `WebSocket ${(row as SocketRouteRow).routeKey}`;
   if ('filters' in row) return 'DynamoDB stream';
   if ('maxReceiveCount' in row) return 'SQS webhook deliveries';
+  if ('trigger' in row) return `Cognito ${(row as PoolTriggerRow).trigger}`;
   if ('everyMinutes' in row) {
     const minutes = (row as ScheduleRow).everyMinutes;
     return `every ${minutes} minute${minutes === 1 ? '' : 's'}`;

@@ -11,7 +11,14 @@ import {
 } from 'aws-cdk-lib';
 import { CfnRoute, type CfnStage, CorsHttpMethod, DomainName, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
-import { AccountRecovery, ClientAttributes, FeaturePlan, UserPool, UserPoolEmail } from 'aws-cdk-lib/aws-cognito';
+import {
+  AccountRecovery,
+  ClientAttributes,
+  FeaturePlan,
+  UserPool,
+  UserPoolEmail,
+  UserPoolOperation,
+} from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -22,6 +29,8 @@ import {
   corsMethods,
   type FunctionRow,
   isCatchAll,
+  type PoolTriggerRow,
+  poolTriggers,
   type QueueConsumerRow,
   queueConsumers,
   type RouteRow,
@@ -52,6 +61,8 @@ export interface RowTables {
   schedules: Record<string, ScheduleRow>;
   /** The webhook deliveries queue's consumers; none when a test's tables leave it out. */
   queueConsumers?: Record<string, QueueConsumerRow>;
+  /** The user pool's triggers; none when a test's tables leave them out. */
+  poolTriggers?: Record<string, PoolTriggerRow>;
 }
 
 export interface TaskBoardStackProps extends StackProps {
@@ -66,12 +77,19 @@ export interface TaskBoardStackProps extends StackProps {
 /** The nested stack parameter that carries the WebSocket API id (ApiFunction.useSockets, cdk-nag). */
 const SOCKET_API_PARAMETER = 'SocketApiId';
 
+/** CDK's operation for each pool trigger a row may name (PoolTriggerRow `trigger`). */
+const POOL_OPERATIONS: Record<PoolTriggerRow['trigger'], UserPoolOperation> = {
+  CustomMessage: UserPoolOperation.CUSTOM_MESSAGE,
+};
+
 /** Why a function has no dead-letter queue of its own, by what invokes it (cdk-nag Serverless-LambdaDLQ). */
 function functionDlqReason(row: FunctionRow): string {
   if ('filters' in row)
     return 'Invoked by a table stream event source mapping, whose failed batches go to its own on-failure destination (an SQS queue); a function DLQ applies to asynchronous invocations only.';
   if ('maxReceiveCount' in row)
     return "Invoked by the webhook deliveries queue's SQS event source mapping: a message that keeps failing moves to the queue's own dead-letter queue (redrive policy, maxReceiveCount); a function DLQ applies to asynchronous invocations only.";
+  if ('trigger' in row)
+    return 'Invoked synchronously by the user pool (a Cognito trigger): a failure fails the Cognito call that made the message, and Lambda never retries or dead-letters synchronous invocations.';
   if ('everyMinutes' in row)
     return 'Invoked by a schedule whose events carry nothing but the time: a failed run is redone by the next one, which looks back ten minutes, so a dead-lettered event would hold nothing to replay.';
   return 'Invoked synchronously by API Gateway only (HTTP or WebSocket route): a failure is answered to the client, and Lambda never retries or dead-letters synchronous invocations.';
@@ -163,7 +181,7 @@ export class TaskBoardStack extends Stack {
       [ENV.userPoolClientId]: appClient.userPoolClientId,
     };
 
-    const tables = props.tables ?? { routes, socketRoutes, streamConsumers, schedules, queueConsumers };
+    const tables = props.tables ?? { routes, socketRoutes, streamConsumers, schedules, queueConsumers, poolTriggers };
     // One of CloudWatch Logs' periods: the stage file's schema admits only those (infra/settings.ts).
     const retention = config.logRetentionDays as RetentionDays;
 
@@ -171,7 +189,7 @@ export class TaskBoardStack extends Stack {
     // its group's nested stack (infra/layout.ts) but for the stream consumers, which stay here:
     // a moved consumer would be a second reader of each stream shard until the old one is deleted
     // (DynamoDB Streams allows two), and would deliver every event of that window twice.
-    const functionOf = (rowId: string, row: FunctionRow, where: 'root' | 'group') => {
+    const functionOf = (rowId: string, row: FunctionRow, where: 'root' | 'group', env: Record<string, string> = environment) => {
       if (this.functions.has(rowId)) throw new Error(`row id ${rowId} is in two tables`);
       const id = functionIdOf(rowId);
       const scope = where === 'root' ? this : this.groupOf(rowId, props.description ?? id);
@@ -182,7 +200,7 @@ export class TaskBoardStack extends Stack {
           : undefined;
       const fn = new ApiFunction(scope, id, {
         row,
-        environment,
+        environment: env,
         logGroup,
         // A grouped function is named by its stack, group and row (`TaskBoard-prod-boards-BoardsList`),
         // so that the dashboard, whose body is in this template and carries every name several
@@ -202,6 +220,12 @@ export class TaskBoardStack extends Stack {
       Object.entries(rows).map(([rowId, row]): [string, Row, ApiFunction] => [rowId, row, functionOf(rowId, row, where)]);
 
     const httpFunctions = withFunctions<RouteRow>(tables.routes, 'group');
+    // The pool's triggers stay here with the pool and get none of its settings: the pool names
+    // each trigger's function and each function's invoke permission names the pool, so a trigger
+    // in a nested stack, or one whose environment names the pool, would make a dependency cycle.
+    for (const [rowId, row] of Object.entries<PoolTriggerRow>(tables.poolTriggers ?? {})) {
+      userPool.addTrigger(POOL_OPERATIONS[row.trigger], functionOf(rowId, row, 'root', {}).fn);
+    }
 
     this.live = new LiveEvents(this, 'Live', {
       table,

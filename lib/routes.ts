@@ -7,10 +7,12 @@ import * as deliveries from './rows/deliveries';
 import * as events from './rows/events';
 import * as labels from './rows/labels';
 import * as members from './rows/members';
+import * as pool from './rows/pool';
 import * as realtime from './rows/realtime';
 import {
   isCatchAll,
   matchPath,
+  type PoolTriggerRow,
   type QueueConsumerRow,
   type RouteRow,
   type ScheduleRow,
@@ -24,6 +26,7 @@ export {
   type FunctionRow,
   functionTimeoutSeconds,
   isCatchAll,
+  type PoolTriggerRow,
   type QueueConsumerRow,
   type RouteRow,
   routeKeyOf,
@@ -127,10 +130,16 @@ export const schedules = {
   'sockets.sweep': events.socketsSweep,
 } satisfies Record<string, ScheduleRow>;
 
+/** The functions the user pool invokes (Cognito Lambda triggers), by id. */
+export const poolTriggers = {
+  'auth.message': pool.authMessage,
+} satisfies Record<string, PoolTriggerRow>;
+
 export type SocketRouteId = keyof typeof socketRoutes;
 export type StreamConsumerId = keyof typeof streamConsumers;
 export type ScheduleId = keyof typeof schedules;
 export type QueueConsumerId = keyof typeof queueConsumers;
+export type PoolTriggerId = keyof typeof poolTriggers;
 
 type Routes = typeof routes;
 export type RouteId = keyof Routes;

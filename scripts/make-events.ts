@@ -6,6 +6,8 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '../lib/data/table';
 import type { BoardEvent } from '../lib/domain/events';
 import {
+  type PoolTriggerId,
+  poolTriggers,
   type QueueConsumerId,
   queueConsumers,
   type RouteId,
@@ -26,8 +28,8 @@ import { answerArguments } from './cli';
 /**
  * Writes one sample event per function row to events/, for `sam local invoke -e events/<row>.json`:
  * an HTTP API (payload v2) event per route row, an API Gateway WebSocket event per socket row, a
- * DynamoDB stream batch per stream consumer, an SQS batch per queue consumer and an EventBridge
- * scheduled event per schedule row.
+ * DynamoDB stream batch per stream consumer, an SQS batch per queue consumer, an EventBridge
+ * scheduled event per schedule row and a Cognito trigger event per pool trigger.
  * Placeholders: replace ACCESS_TOKEN with a token from /auth/register or /auth/login, REFRESH_TOKEN with
  * its refresh_token, TICKET with
  * a ticket from POST /realtime/tickets, CONNECTION_ID with the id of a connection that ticket
@@ -422,6 +424,34 @@ export function scheduledEvent(rowId: ScheduleId) {
   };
 }
 
+/**
+ * A Cognito CustomMessage trigger event, as the pool invokes the function for a password reset
+ * code (POST /auth/password/forgot): the code is the parameter `{####}`, which Cognito replaces
+ * in the message the function answers.
+ */
+export function poolTriggerEvent(_rowId: PoolTriggerId) {
+  return {
+    version: '1',
+    region: REGION,
+    userPoolId: `${REGION}_SamplePool`,
+    userName: PLACEHOLDER.user,
+    callerContext: { awsSdkVersion: 'aws-sdk-unknown-unknown', clientId: 'CLIENT_ID_NOT_APPLICABLE' },
+    triggerSource: 'CustomMessage_ForgotPassword',
+    request: {
+      userAttributes: {
+        sub: PLACEHOLDER.user,
+        email_verified: 'true',
+        'cognito:user_status': 'CONFIRMED',
+        email: PLACEHOLDER.teammateEmail,
+      },
+      codeParameter: '{####}',
+      linkParameter: '{##Click Here##}',
+      usernameParameter: null,
+    },
+    response: { smsMessage: null, emailMessage: null, emailSubject: null },
+  };
+}
+
 export const eventFileOf = (rowId: string) => `${rowId.replaceAll('.', '-')}.json`;
 
 /** Every sample event, by row id: one per row of every table in lib/routes.ts. */
@@ -432,6 +462,7 @@ export function sampleEvents(): [string, unknown][] {
     ...(Object.keys(streamConsumers) as StreamConsumerId[]).map((id): [string, unknown] => [id, streamEvent(id)]),
     ...(Object.keys(queueConsumers) as QueueConsumerId[]).map((id): [string, unknown] => [id, queueEvent(id)]),
     ...(Object.keys(schedules) as ScheduleId[]).map((id): [string, unknown] => [id, scheduledEvent(id)]),
+    ...(Object.keys(poolTriggers) as PoolTriggerId[]).map((id): [string, unknown] => [id, poolTriggerEvent(id)]),
   ];
 }
 
@@ -446,8 +477,9 @@ const USAGE = `usage: npm run events
 
 Writes one sample event per function to events/<row>.json, for sam local invoke -e: an HTTP API
 (payload v2) event per route, a WebSocket event per socket route, a DynamoDB stream batch per
-stream consumer, an SQS batch per queue consumer and a scheduled event per schedule. Replace the
-placeholders (ACCESS_TOKEN, REFRESH_TOKEN, TICKET, CONNECTION_ID, the ids) with real values.
+stream consumer, an SQS batch per queue consumer, a scheduled event per schedule and a Cognito
+trigger event per pool trigger. Replace the placeholders (ACCESS_TOKEN, REFRESH_TOKEN, TICKET,
+CONNECTION_ID, the ids) with real values.
 
   -h, --help   this text`;
 

@@ -7,7 +7,9 @@
  * - Mail. cognito-local "sends" a code by printing it in a box on its console. Here every message
  *   it would send is also appended, as one JSON line, to `outbox.jsonl` in its working directory:
  *   the local HTTP server serves that file at `GET /local/outbox` (infra/local/outbox.ts). The
- *   subject is the pool's verification message subject, as a deployed pool's own mail carries.
+ *   subject is the one the pool's CustomMessage trigger answers (the local stack runs it through
+ *   its Lambda stand-in, infra/local/lambda.ts), else the pool's verification message subject, as
+ *   a deployed pool's own mail carries.
  * - AdminUserGlobalSignOut. cognito-local does not implement it (it answers "Unsupported"). On
  *   AWS it invalidates every refresh token Cognito issued to the user. cognito-local keeps a
  *   user's refresh tokens on the user record (`RefreshTokens`, which REFRESH_TOKEN_AUTH and

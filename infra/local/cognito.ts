@@ -27,14 +27,30 @@ import { captureOutput, spawnGuarded, waitFor } from './processes';
  */
 export const LOCAL_ISSUER_DOMAIN = 'http://cognito-local.localhost';
 
-/** The emulator on `port`, listening on `host` (127.0.0.1 unless the stack is asked for another). */
-export async function startCognitoLocal(port: number, dataDir: string, host = '127.0.0.1'): Promise<ChildProcess> {
+/** The pool's triggers for the emulator: each trigger's function name, and the Lambda endpoint that runs them. */
+export interface LocalPoolTriggers {
+  functions: Record<string, string>;
+  lambdaEndpoint: string;
+}
+
+/**
+ * The emulator on `port`, listening on `host` (127.0.0.1 unless the stack is asked for another),
+ * invoking `triggers` (Cognito's trigger name → function name) through the Lambda endpoint given.
+ */
+export async function startCognitoLocal(
+  port: number,
+  dataDir: string,
+  host = '127.0.0.1',
+  triggers?: LocalPoolTriggers,
+): Promise<ChildProcess> {
   const cwd = resolve(dataDir);
   mkdirSync(join(cwd, '.cognito'), { recursive: true });
-  writeFileSync(
-    join(cwd, '.cognito', 'config.json'),
-    JSON.stringify({ TokenConfig: { IssuerDomain: LOCAL_ISSUER_DOMAIN } }, null, 2),
-  );
+  // Written on every start: the Lambda stand-in's port changes from one start to the next.
+  const config = {
+    TokenConfig: { IssuerDomain: LOCAL_ISSUER_DOMAIN },
+    ...(triggers ? { TriggerFunctions: triggers.functions, LambdaClient: { endpoint: triggers.lambdaEndpoint } } : {}),
+  };
+  writeFileSync(join(cwd, '.cognito', 'config.json'), JSON.stringify(config, null, 2));
   // cognito-local with the outbox and AdminUserGlobalSignOut (cognito-emulator.cjs says why).
   const entry = join(dirname(fileURLToPath(import.meta.url)), 'cognito-emulator.cjs');
   const child = spawnGuarded(process.execPath, [entry], {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
-import { SOCKET_STAGE, schedules, streamConsumers } from '../../lib/routes';
+import { poolTriggers, SOCKET_STAGE, schedules, streamConsumers } from '../../lib/routes';
 import { LONGEST_ROUTE_SECONDS } from '../../lib/runtime/aws-limits';
 import { ENV } from '../../lib/runtime/config';
 import { deliveriesQueueSettings } from '../webhook-queue';
@@ -12,6 +12,7 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb';
 import { createLocalHttpServer, REPO_ROOT } from './http-adapter';
 import { asFunction, enforceRowActions, enforceServiceActions } from './iam';
 import { LocalKms, type LocalKmsServer, startLocalKms } from './kms';
+import { type LocalLambdaServer, localFunctionName, startLocalLambda } from './lambda';
 import { outboxFile } from './outbox';
 import { assertPortFree, freePort, stopChild } from './processes';
 import { createLocalSocketServer, type LocalSocketServer } from './socket-server';
@@ -73,6 +74,7 @@ export async function startLocalStack(options: {
   const sqs = new LocalSqs(join(dataDir, 'sqs.json'));
   let sqsServer: LocalSqsServer | undefined;
   let kmsServer: LocalKmsServer | undefined;
+  let lambdaServer: LocalLambdaServer | undefined;
   const stop = async () => {
     for (const timer of sweepers) clearInterval(timer);
     await Promise.all(pollers.map((poller) => poller.stop()));
@@ -83,6 +85,8 @@ export async function startLocalStack(options: {
     if (server) await new Promise<void>((done) => server!.close(() => done()));
     server?.closeAllConnections();
     await Promise.all(children.map((child) => stopChild(child)));
+    // After the emulator, the only caller of the pool's triggers.
+    await lambdaServer?.close();
   };
   // The emulators accept any credentials, but the SDK insists on having some and a region.
   process.env.AWS_REGION ??= 'us-east-1';
@@ -102,9 +106,19 @@ export async function startLocalStack(options: {
     if (options.kmsPort) await assertPortFree(options.kmsPort, host, 'KMS_PORT');
     const dynamoPort = options.dynamoPort || (await freePort());
     const cognitoPort = options.cognitoPort || (await freePort());
+    // The pool's triggers (Lambda's Invoke API, for the emulator alone), before the emulator that
+    // is told its address; on the loopback address whatever `host` is.
+    const triggers = Object.values(poolTriggers);
+    lambdaServer = await startLocalLambda(triggers);
+    const poolTriggerConfig = {
+      functions: Object.fromEntries(triggers.map((row) => [row.trigger, localFunctionName(row)])),
+      lambdaEndpoint: lambdaServer.endpoint,
+    };
     const [dynamodb, cognito] = await Promise.all([
       startDynamoDbLocal(dynamoPort, join(dataDir, 'dynamodb')).then((child) => (children.push(child), child)),
-      startCognitoLocal(cognitoPort, join(dataDir, 'cognito'), host).then((child) => (children.push(child), child)),
+      startCognitoLocal(cognitoPort, join(dataDir, 'cognito'), host, poolTriggerConfig).then(
+        (child) => (children.push(child), child),
+      ),
     ]);
     const dynamoEndpoint = `http://127.0.0.1:${dynamoPort}`;
     const cognitoEndpoint = `http://127.0.0.1:${cognitoPort}`;

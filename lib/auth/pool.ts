@@ -46,7 +46,9 @@ export const explicitAuthFlows = [
 /**
  * The verification message of the pool: the deployed pool's (CDK's defaults for a pool that
  * verifies email, which is every pool that signs in by email) and the local pool's, whose outbox
- * shows the subject. Cognito sends it for address verification and password reset codes.
+ * shows the subject. Cognito would send it for address verification and password reset codes
+ * alike; the pool's CustomMessage trigger gives each its own (lib/auth/messages.ts), so this one
+ * remains only for a message the trigger leaves as it is.
  */
 export const verificationMessage = {
   emailSubject: 'Verify your new account',

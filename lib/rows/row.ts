@@ -150,6 +150,16 @@ export interface QueueConsumerRow extends FunctionRow {
   maxConcurrency: number;
 }
 
+/**
+ * Functions the user pool invokes (Cognito Lambda triggers): CDK attaches each to the pool for its
+ * operation, and the local stack's Lambda stand-in (infra/local/lambda.ts) runs it when the Cognito
+ * emulator invokes it. Cognito calls a trigger synchronously and waits at most 5 s for its answer.
+ */
+export interface PoolTriggerRow extends FunctionRow {
+  /** The pool's trigger, as Cognito's LambdaConfig names it. */
+  trigger: 'CustomMessage';
+}
+
 /** Functions run on a schedule (EventBridge on AWS, a timer in the local stack). */
 export interface ScheduleRow extends FunctionRow {
   everyMinutes: number;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { clientsInText } from '../../bench/bundles';
 import { DEPLOYED_OPTIONS } from '../../bench/esbuild-options';
-import { queueConsumers, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import { poolTriggers, queueConsumers, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 
 /**
  * Bundles that do not grow with the table: every function is bundled with the deployed
@@ -82,6 +82,7 @@ const functionRows = [
   ...Object.values(streamConsumers),
   ...Object.values(queueConsumers),
   ...Object.values(schedules),
+  ...Object.values(poolTriggers),
 ];
 
 /** Every function's bundle, by row id, each built alone as CDK builds it. */

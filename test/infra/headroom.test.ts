@@ -9,7 +9,7 @@ import {
   overLimits,
 } from '../../infra/template-tree';
 import type { RouteRow } from '../../lib/routes';
-import { queueConsumers, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
+import { poolTriggers, queueConsumers, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 import { synthDeployment } from './deployment';
 
 /**
@@ -68,7 +68,7 @@ const layouts = [
     `prod with the table at ${ROWS_BEFORE + ROWS_TO_COME} HTTP routes`,
     synthDeployment(
       { stage: 'prod' },
-      { tables: { routes: comingRoutes, socketRoutes, streamConsumers, schedules, queueConsumers } },
+      { tables: { routes: comingRoutes, socketRoutes, streamConsumers, schedules, queueConsumers, poolTriggers } },
     ),
   ],
 ] as const;
@@ -87,9 +87,11 @@ describe.each(layouts)('%s', (_name, built) => {
     for (const count of Object.values(counts)) expect(count).toBeLessThanOrEqual(integrationsAllowed);
   });
 
-  it("puts every function in its group's nested stack, but the stream consumers, which stay in the root", () => {
+  // A pool trigger stays with the pool: the pool names its function and the function's invoke
+  // permission names the pool, which across a nested stack's boundary would be a dependency cycle.
+  it("puts every function in its group's nested stack, but the stream consumers and the pool triggers, which stay in the root", () => {
     for (const [rowId, fn] of built.stack.functions) {
-      const inRoot = rowId in streamConsumers;
+      const inRoot = rowId in streamConsumers || rowId in poolTriggers;
       const expected = inRoot ? built.stack : built.stack.groups.get(groupOf(rowId));
       expect([rowId, Stack.of(fn)]).toEqual([rowId, expected]);
       // A grouped function's name says its stack, group and row (infra/task-board-stack.ts).

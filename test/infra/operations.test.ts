@@ -7,6 +7,7 @@ import { DASHBOARD_LIMITS, DASHBOARD_RUNBOOK_ANCHOR } from '../../infra/dashboar
 import { RUNBOOK_ANCHORS } from '../../infra/monitoring';
 import { defaultRunbookUrl } from '../../infra/settings';
 import {
+  poolTriggers,
   queueConsumers,
   type RouteRow,
   routeKeyOf,
@@ -38,7 +39,7 @@ const ofType = (type: string, resources = dev.resources) => Object.entries(resou
 
 const httpRows = Object.values(routes) as RouteRow[];
 const namedRows = httpRows.filter((row) => row.path !== '$default');
-const functionRows = [routes, socketRoutes, streamConsumers, queueConsumers, schedules].flatMap(
+const functionRows = [routes, socketRoutes, streamConsumers, queueConsumers, schedules, poolTriggers].flatMap(
   (table) => Object.entries(table) as [string, AnyRow][],
 );
 const functionOf = (rowId: string) => {

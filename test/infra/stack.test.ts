@@ -13,6 +13,7 @@ import { COLUMN_POSITION_INDEX, tableDefinition } from '../../lib/data/table';
 import { RATE_LIMIT_FAIL_OPEN_METRIC } from '../../lib/http/rate-limit-fields';
 import {
   type FunctionRow,
+  poolTriggers,
   queueConsumers,
   type RouteRow,
   routes,
@@ -25,9 +26,9 @@ import { rateLimitOf, tableActionsOf } from '../../lib/rows/row';
 import { eventFileOf } from '../../scripts/make-events';
 import { synthDeployment } from './deployment';
 
-/** HTTP route rows; and every function row of every table (HTTP, WebSocket, stream, schedule). */
+/** HTTP route rows; and every function row of every table (HTTP, WebSocket, stream, queue, schedule, pool trigger). */
 const rows = Object.entries(routes) as [string, RouteRow][];
-const functionRows = [routes, socketRoutes, streamConsumers, queueConsumers, schedules].flatMap(
+const functionRows = [routes, socketRoutes, streamConsumers, queueConsumers, schedules, poolTriggers].flatMap(
   (table) => Object.entries(table) as [string, AnyRow][],
 );
 type Resource = { Type: string; Properties: any; Metadata?: Record<string, string>; DependsOn?: string[] };
@@ -68,9 +69,9 @@ const tableId = ofType('AWS::DynamoDB::Table')[0]![0];
 const deliveriesQueueId = ofType('AWS::SQS::Queue').find(([id]) => id.startsWith('WebhooksDeliveries'))![0];
 
 describe('route tables -> APIs and functions', () => {
-  it('makes exactly one function per row of every table (HTTP, WebSocket, stream, queue, schedule), and nothing else is a function', () => {
+  it('makes exactly one function per row of every table (HTTP, WebSocket, stream, queue, schedule, pool trigger), and nothing else is a function', () => {
     expect(functionRows.length).toBe(
-      [routes, socketRoutes, streamConsumers, queueConsumers, schedules].reduce(
+      [routes, socketRoutes, streamConsumers, queueConsumers, schedules, poolTriggers].reduce(
         (sum, table) => sum + Object.keys(table).length,
         0,
       ),
@@ -288,6 +289,22 @@ describe('data', () => {
     });
   });
 
+  it('has the CustomMessage trigger: its function, invocable by this pool alone, granted nothing on the table or the pool', () => {
+    const [poolId, pool] = ofType('AWS::Cognito::UserPool')[0]!;
+    const [fnId, fn] = functionOf('auth.message');
+    expect(pool.Properties.LambdaConfig).toEqual({ CustomMessage: { 'Fn::GetAtt': [fnId, 'Arn'] } });
+    const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => refName(p.Properties.FunctionName) === fnId);
+    expect(permissions.map(([, p]) => [p.Properties.Principal, refName(p.Properties.SourceArn)])).toEqual([
+      ['cognito-idp.amazonaws.com', poolId],
+    ]);
+    const actions = ofType('AWS::IAM::Policy')
+      .filter(([, p]) => p.Properties.Roles.some((r: any) => r.Ref === refName(fn.Properties.Role)))
+      .flatMap(([, p]) => (p.Properties.PolicyDocument.Statement as any[]).flatMap((st) => [st.Action].flat() as string[]));
+    expect(actions.filter((action) => /^(dynamodb|cognito-idp):/.test(action))).toEqual([]);
+    // The pool names the function, so the function must not name the pool (a dependency cycle).
+    expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain(poolId);
+  });
+
   it("sends dev's codes through Cognito's own sender, with a synth warning that names the setting", () => {
     template.hasResourceProperties('AWS::Cognito::UserPool', { EmailConfiguration: { EmailSendingAccount: 'COGNITO_DEFAULT' } });
     const warnings = Annotations.fromStack(devStack).findWarning('*', Match.stringLikeRegexp('"mailSender" is null'));
@@ -414,15 +431,18 @@ describe('production hardening', () => {
   it("alarms on 5xx rate, every function's errors and throttles, DynamoDB and Cognito throttles, live events and webhook deliveries falling behind or dead-lettered, into the output topic", () => {
     const alarms = Object.values(prodResources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
     const consumers = Object.keys(streamConsumers).length;
-    // A stream consumer's errors and throttles are alarmed on their own; every other function's in
-    // its group's alarms, ten functions to an alarm (infra/layout.ts).
+    const triggers = Object.keys(poolTriggers).length;
+    // A stream consumer's and a pool trigger's (both in the root stack) errors and throttles are
+    // alarmed on their own; every other function's in its group's alarms, ten functions to an
+    // alarm (infra/layout.ts).
     const groupAlarms = [...prod.stack.groups.values()].reduce(
       (sum, group) => sum + 2 * Math.ceil([...prod.stack.functions.values()].filter((fn) => Stack.of(fn) === group).length / 10),
       0,
     );
-    // 5xx rate, DynamoDB, Cognito, the rate limiter failing open; four a stream consumer; the
-    // webhooks' four (infra/monitoring.ts webhookAlarms); the groups' (queue consumers' included).
-    expect(alarms).toHaveLength(4 + 4 * consumers + 4 + groupAlarms);
+    // 5xx rate, DynamoDB, Cognito, the rate limiter failing open; four a stream consumer; two a
+    // pool trigger; the webhooks' four (infra/monitoring.ts webhookAlarms); the groups' (queue
+    // consumers' included).
+    expect(alarms).toHaveLength(4 + 4 * consumers + 2 * triggers + 4 + groupAlarms);
     const metricNames = alarms.flatMap((a) =>
       a.Properties.MetricName
         ? [a.Properties.MetricName]

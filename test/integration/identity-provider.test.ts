@@ -251,4 +251,30 @@ describe('mail', () => {
     expect((await register(email)).reply.status).toBe(201);
     expect(await outbox(email)).toEqual([]);
   });
+
+  // The pool's CustomMessage trigger (functions/auth/message.ts) names each message's purpose.
+  it('an address verification is mailed under a subject naming it, with the code that verifies the address', async () => {
+    const user = await newUser(undefined, { verified: false });
+    const code = await codeSentBy(user.email, async () =>
+      expect((await call('POST', '/auth/verify-email/request', { token: user.token })).status).toBe(202),
+    );
+    const [mail] = await outbox(user.email);
+    expect(mail!.subject).toMatch(/verify your email address/i);
+    expect(mail!.subject).not.toMatch(/reset|password/i);
+    expect((await call('POST', '/auth/verify-email', { token: user.token, body: { code } })).status).toBe(204);
+  });
+
+  it('a password reset is mailed under a subject naming it, with the code that resets the password', async () => {
+    const user = await newUser();
+    const code = await codeSentBy(user.email, async () =>
+      expect((await call('POST', '/auth/password/forgot', { body: { email: user.email } })).status).toBe(202),
+    );
+    const [mail] = await outbox(user.email);
+    expect(mail!.subject).toMatch(/reset your .* password/i);
+    expect(mail!.subject).not.toMatch(/verif/i);
+    const newPassword = `new-${randomUUID()}`;
+    const reset = await call('POST', '/auth/password/reset', { body: { email: user.email, code, new_password: newPassword } });
+    expect(reset.status).toBe(204);
+    expect((await call('POST', '/auth/login', { body: { email: user.email, password: newPassword } })).status).toBe(200);
+  });
 });

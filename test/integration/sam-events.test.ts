@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import {
+  poolTriggers,
   queueConsumers,
   type RouteId,
   type RouteRow,
@@ -29,7 +30,9 @@ import { closeAllSockets, connect, getTicket } from '../support/sockets';
 const root = join(__dirname, '..', '..');
 const rows = Object.entries(routes) as [RouteId, RouteRow][];
 const socketRows = Object.entries(socketRoutes) as [SocketRouteId, SocketRouteRow][];
-const everyRowId = [routes, socketRoutes, streamConsumers, queueConsumers, schedules].flatMap((table) => Object.keys(table));
+const everyRowId = [routes, socketRoutes, streamConsumers, queueConsumers, schedules, poolTriggers].flatMap((table) =>
+  Object.keys(table),
+);
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 type AnyHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -58,7 +61,7 @@ async function handlerOf(entry: string): Promise<AnyHandler> {
 const context = { awsRequestId: 'sample' } as Context;
 
 describe('sample events (events/)', () => {
-  it('has exactly one sample event per row of every table (HTTP, WebSocket, stream, queue, schedule)', () => {
+  it('has exactly one sample event per row of every table (HTTP, WebSocket, stream, queue, schedule, pool trigger)', () => {
     expect(readdirSync(join(root, 'events')).sort()).toEqual(everyRowId.map(eventFileOf).sort());
   });
 
@@ -279,5 +282,12 @@ describe('live events sample events (events/socket-*, events-broadcast, sockets-
   it('events/sockets-sweep.json runs through the sweeper', async () => {
     const handler = await handlerOf(schedules['sockets.sweep'].entry);
     expect(await handler(sample('sockets.sweep', {}), context)).toEqual({ closed: expect.any(Number) });
+  });
+
+  it('events/auth-message.json runs through the mail trigger: the reset subject, the code parameter in the text', async () => {
+    const handler = await handlerOf(poolTriggers['auth.message'].entry);
+    const { response } = (await handler(sample('auth.message', {}), context)) as { response: Record<string, string> };
+    expect(response.emailSubject).toMatch(/reset your .* password/i);
+    expect(response.emailMessage).toContain('{####}');
   });
 });

@@ -9,6 +9,7 @@ import { publicRoute } from '../../lib/http/public-route';
 import { route } from '../../lib/http/route';
 import {
   type FunctionRow,
+  poolTriggers,
   queueConsumers,
   type RouteRow,
   routes,
@@ -176,7 +177,7 @@ async function importedRow(source: string, entry: string, name: string): Promise
 }
 
 describe('the assembled table and the rows it is made of', () => {
-  const tables = { routes, socketRoutes, streamConsumers, queueConsumers, schedules };
+  const tables = { routes, socketRoutes, streamConsumers, queueConsumers, schedules, poolTriggers };
 
   it.each(Object.entries(tables))("%s: every key is its row's own id (the name in logs and key fingerprints)", (_name, table) => {
     for (const [key, row] of Object.entries(table)) expect({ key, id: row.id }).toEqual({ key, id: key });
