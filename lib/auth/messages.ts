@@ -5,7 +5,7 @@
  * (lib/auth/pool.ts `verificationMessage`) for every code it mails, so an address verification
  * and a password reset would arrive under the same subject.
  */
-export const SERVICE_NAME = 'Task board';
+const SERVICE_NAME = 'Task board';
 
 export interface MailText {
   emailSubject: string;
