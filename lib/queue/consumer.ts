@@ -1,31 +1,27 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type QueueConsumerRow, remainingMsOf } from '../rows/row';
-import { ENV, requireEnv } from '../runtime/config';
-import { raceDeadline } from '../runtime/deadline';
-import { beginInvocation, logger } from '../runtime/logger';
-import { countColdStart } from '../runtime/metrics';
+import { invocationChain } from '../runtime/invocation';
+import { logger } from '../runtime/logger';
 
 /**
- * The chain of a queue consumer row, as lib/stream/consumer.ts is for stream rows: the table and
- * the row's settings checked at cold start, the cold-start count, the deadline, and the partial
- * batch response. Every message of a batch is handled on its own (in parallel): one that throws
- * is reported failed and comes back after the queue's visibility timeout (to the dead-letter
- * queue after the row's `maxReceiveCount` receives); the others are deleted. Shortly before the
- * function would time out, every message not yet handled is reported failed (the work is aborted:
- * no SDK call starts after), so none is lost to a killed invocation; consumers are safe to repeat.
+ * The chain of a queue consumer row, as lib/stream/consumer.ts is for stream rows: the shared
+ * trigger steps (lib/runtime/invocation.ts) and the partial batch response. Every message of a
+ * batch is handled on its own (in parallel): one that throws is reported failed and comes back
+ * after the queue's visibility timeout (to the dead-letter queue after the row's `maxReceiveCount`
+ * receives); the others are deleted. Shortly before the function would time out, every message not
+ * yet handled is reported failed (the work is aborted: no SDK call starts after), so none is lost
+ * to a killed invocation; consumers are safe to repeat.
  */
 export function queueConsumer(row: QueueConsumerRow, consume: (record: SQSRecord) => Promise<void>) {
   const { id } = row;
-  if (row.table.length > 0) requireEnv(ENV.tableName);
-  return (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-    beginInvocation(context);
-    countColdStart(row.entry);
+  return invocationChain(row, remainingMsOf, (event: SQSEvent, _context: Context) => {
     const pending = new Set(event.Records.map((record) => record.messageId));
     const failed = new Set<string>();
-    const answer = () => ({ batchItemFailures: [...pending, ...failed].map((itemIdentifier) => ({ itemIdentifier })) });
-    return raceDeadline(
-      remainingMsOf(context, row),
-      async () => {
+    const answer = (): SQSBatchResponse => ({
+      batchItemFailures: [...pending, ...failed].map((itemIdentifier) => ({ itemIdentifier })),
+    });
+    return {
+      work: async () => {
         await Promise.all(
           event.Records.map(async (record) => {
             try {
@@ -45,13 +41,13 @@ export function queueConsumer(row: QueueConsumerRow, consume: (record: SQSRecord
         );
         return answer();
       },
-      () => {
+      onDeadline: () => {
         logger.error('queue batch deadline reached; the unfinished messages come back', {
           consumer: id,
           unfinished: pending.size,
         });
         return answer();
       },
-    );
-  };
+    };
+  });
 }

@@ -6,10 +6,8 @@ import { asDomainError } from '../data/sdk-errors';
 import { BadRequest, type DomainError, Unavailable } from '../domain/errors';
 import type { ControlFrame, SocketErrorCode } from '../domain/events';
 import { remainingMsOf, type SocketRouteRow } from '../rows/row';
-import { ENV, requireEnv } from '../runtime/config';
-import { raceDeadline } from '../runtime/deadline';
-import { beginInvocation, logger } from '../runtime/logger';
-import { countColdStart } from '../runtime/metrics';
+import { invocationChain } from '../runtime/invocation';
+import { logger } from '../runtime/logger';
 
 /** An API Gateway WebSocket event (Lambda proxy integration), as much of it as the service reads. */
 export interface SocketEvent {
@@ -87,15 +85,14 @@ type SocketMiddleware = MiddlewareObj<SocketEvent, SocketResult, Error, SocketCo
 
 /**
  * The one chain every WebSocket route shares, as lib/http/chain.ts is for HTTP: a log line per
- * message, the cold-start count, errors turned into the contract's `error` frames (or, on
- * `$connect`, a refused handshake), the message parsed and validated against the row's schema,
- * and the request deadline around all of it. A handler takes validated input and returns the
+ * message, errors turned into the contract's `error` frames (or, on `$connect`, a refused
+ * handshake), the message parsed and validated against the row's schema, and around all of it
+ * the shared trigger steps (lib/runtime/invocation.ts: cold start, the request deadline). A handler takes validated input and returns the
  * frame to answer with. Each handler passes its own row (lib/rows/realtime.ts), so that no other
  * row is in its bundle.
  */
 export function socketRoute<R extends SocketRouteRow>(row: R, handler: SocketHandler<R>) {
   const { id } = row;
-  if (row.table.length > 0) requireEnv(ENV.tableName);
   const chain = middy<SocketEvent, SocketResult, Error, SocketContext>({ timeoutEarlyInMillis: 0 })
     .use(socketLog(row))
     .use(socketErrors(row))
@@ -108,25 +105,21 @@ export function socketRoute<R extends SocketRouteRow>(row: R, handler: SocketHan
       });
       return frame ? { statusCode: 200, body: JSON.stringify(frame) } : { statusCode: 200 };
     }) as unknown as (event: SocketEvent, context: Context) => Promise<SocketResult>;
-  return (event: SocketEvent, context: Context): Promise<SocketResult> => {
-    const remaining = remainingMsOf(context, row);
-    return raceDeadline(
-      remaining,
-      () => chain(event, context),
-      () => {
-        logger.error('socket deadline reached', { route: id, connectionId: event.requestContext.connectionId });
-        if (row.routeKey === '$connect') return { statusCode: 503 };
-        return {
-          statusCode: 200,
-          body: JSON.stringify(errorFrame(row, new Unavailable('The request took too long; retry shortly.'), {})),
-        };
-      },
-    );
-  };
+  return invocationChain(row, remainingMsOf, (event: SocketEvent, context: Context) => ({
+    work: () => chain(event, context),
+    onDeadline: (): SocketResult => {
+      logger.error('socket deadline reached', { route: id, connectionId: event.requestContext.connectionId });
+      if (row.routeKey === '$connect') return { statusCode: 503 };
+      return {
+        statusCode: 200,
+        body: JSON.stringify(errorFrame(row, new Unavailable('The request took too long; retry shortly.'), {})),
+      };
+    },
+  }));
 }
 
 /** One line per message: successes at DEBUG, refusals at INFO, failures at ERROR with the error. */
-function socketLog({ id, entry }: SocketRouteRow): SocketMiddleware {
+function socketLog({ id }: SocketRouteRow): SocketMiddleware {
   const fields = (event: SocketEvent, context: SocketContext) => ({
     route: id,
     connectionId: event.requestContext.connectionId,
@@ -135,8 +128,6 @@ function socketLog({ id, entry }: SocketRouteRow): SocketMiddleware {
   });
   return {
     before: ({ context }) => {
-      beginInvocation(context);
-      countColdStart(entry);
       context.socket = { startedAt: performance.now(), message: {} };
     },
     after: ({ event, context }) => logger.debug('socket message', fields(event, context)),
