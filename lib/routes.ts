@@ -20,6 +20,7 @@ import {
   type StreamConsumerRow,
 } from './rows/row';
 import * as service from './rows/service';
+import type { RouteText } from './rows/text';
 import * as webhooks from './rows/webhooks';
 
 export {
@@ -39,101 +40,79 @@ export {
 } from './rows/row';
 
 /**
- * THE route table, assembled from the rows of lib/rows (one export each, with its id as its key
- * here). CDK makes one HTTP API route and one function per row, the local server serves the same
- * rows, the documents describe them and the tests walk them. No function imports this module:
- * each handler imports its own row (`route(boardsGet, …)`), so that adding a row changes no other
- * function's bundle (test/infra/bundle-growth.test.ts); the catch-all knows the served paths from
+ * The modules of lib/rows. A row is an export of one of them, and its kind is its shape (a
+ * `method`: an HTTP route; a `routeKey`: a WebSocket route; `filters`: a stream reader; ...); a
+ * route's OpenAPI text is the export beside it that points at it (lib/rows/text.ts). So a row
+ * added to a module is in its table with no line of this file; only a new module is listed.
+ */
+const modules = [service, auth, accounts, boards, columns, cards, members, labels, realtime, webhooks, deliveries, events, pool];
+
+type ValuesOf<T> = T extends unknown ? T[keyof T] : never;
+/** Every export of the row modules: each row, and each route's text. */
+type Export = ValuesOf<(typeof modules)[number]>;
+type Rows<Shape> = Extract<Export, Shape>;
+/** A table of rows, keyed by id: each key typed as its row. */
+type TableOf<Row extends { id: string }> = { [Id in Row['id']]: Extract<Row, { id: Id }> };
+
+const exported: unknown[] = modules.flatMap((module) => Object.values(module));
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
+
+/** The rows of one shape, by id, in the order `compare` gives (a module's namespace lists its exports by name). */
+function tableOf<Row extends { id: string }>(shape: string, compare: (a: Row, b: Row) => number = byId): TableOf<Row> {
+  const rows = exported.filter((value): value is Row => typeof value === 'object' && value !== null && shape in value);
+  const table = Object.fromEntries(rows.sort(compare).map((row) => [row.id, row]));
+  if (Object.keys(table).length !== rows.length) throw new Error(`two rows with a ${shape} have the same id`);
+  return table as TableOf<Row>;
+}
+
+const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'ANY'];
+/**
+ * HTTP rows by path, then method (GET, POST, PUT, PATCH, DELETE), the catch-all last: the order
+ * of the OpenAPI document's paths and of lib/rows/served.ts. No two templates match one path, so
+ * the order decides nothing else.
+ */
+const byPath = (a: RouteRow, b: RouteRow) =>
+  isCatchAll(a) !== isCatchAll(b)
+    ? Number(isCatchAll(a)) - Number(isCatchAll(b))
+    : a.path !== b.path
+      ? a.path < b.path
+        ? -1
+        : 1
+      : METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method);
+
+/**
+ * THE route table, assembled from the rows of lib/rows, by id. CDK makes one HTTP API route and
+ * one function per row, the local server serves the same rows, the documents describe them and
+ * the tests walk them. No function imports this module: each handler imports its own row
+ * (`route(boardsGet, …)`), so that adding a row changes no other function's bundle
+ * (test/infra/bundle-growth.test.ts); the catch-all knows the served paths from
  * lib/rows/served.ts, which `npm run openapi` writes from this table.
  */
-export const routes = {
-  health: service.health,
-  openapi: service.openapi,
-  asyncapi: service.asyncapi,
-  docs: service.docs,
-  'docs.file': service.docsFile,
-  'auth.register': auth.authRegister,
-  'auth.login': auth.authLogin,
-  'auth.refresh': auth.authRefresh,
-  'auth.logout': auth.authLogout,
-  'auth.me': accounts.authMe,
-  'auth.verify-email.request': accounts.authVerifyEmailRequest,
-  'auth.verify-email': accounts.authVerifyEmail,
-  'auth.password.forgot': accounts.authPasswordForgot,
-  'auth.password.reset': accounts.authPasswordReset,
-  'auth.password.change': accounts.authPasswordChange,
-  'auth.account.delete': accounts.authAccountDelete,
-  'boards.list': boards.boardsList,
-  'boards.create': boards.boardsCreate,
-  'boards.get': boards.boardsGet,
-  'boards.rename': boards.boardsRename,
-  'boards.delete': boards.boardsDelete,
-  'boards.events': boards.boardsEvents,
-  'columns.create': columns.columnsCreate,
-  'cards.create': cards.cardsCreate,
-  'cards.get': cards.cardsGet,
-  'cards.update': cards.cardsUpdate,
-  'cards.delete': cards.cardsDelete,
-  'cards.move': cards.cardsMove,
-  'columns.get': columns.columnsGet,
-  'columns.rename': columns.columnsRename,
-  'columns.delete': columns.columnsDelete,
-  'columns.move': columns.columnsMove,
-  'members.add': members.membersAdd,
-  'members.list': members.membersList,
-  'members.update': members.membersUpdate,
-  'members.remove': members.membersRemove,
-  'labels.create': labels.labelsCreate,
-  'labels.list': labels.labelsList,
-  'labels.update': labels.labelsUpdate,
-  'labels.delete': labels.labelsDelete,
-  'cards.labels.attach': cards.cardsLabelsAttach,
-  'cards.labels.detach': cards.cardsLabelsDetach,
-  'realtime.tickets': realtime.realtimeTickets,
-  'webhooks.create': webhooks.webhooksCreate,
-  'webhooks.list': webhooks.webhooksList,
-  'webhooks.get': webhooks.webhooksGet,
-  'webhooks.update': webhooks.webhooksUpdate,
-  'webhooks.delete': webhooks.webhooksDelete,
-  'webhooks.rotate-secret': webhooks.webhooksRotateSecret,
-  'webhooks.ping': webhooks.webhooksPing,
-  'webhooks.deliveries': webhooks.webhooksDeliveries,
-  fallback: service.fallback,
-} satisfies Record<string, RouteRow>;
+export const routes = tableOf<Rows<{ method: string }>>('method', byPath) satisfies Record<string, RouteRow>;
 
 /** The WebSocket API's routes (docs/asyncapi.yaml), by id. */
-export const socketRoutes = {
-  'socket.connect': realtime.socketConnect,
-  'socket.disconnect': realtime.socketDisconnect,
-  'socket.watch': realtime.socketWatch,
-  'socket.unwatch': realtime.socketUnwatch,
-  'socket.ping': realtime.socketPing,
-  'socket.default': realtime.socketDefault,
-} satisfies Record<string, SocketRouteRow>;
+export const socketRoutes = tableOf<Rows<{ routeKey: string }>>('routeKey') satisfies Record<string, SocketRouteRow>;
 
 /**
  * The table stream's readers, by id: two at most (STREAM_READERS_MAX; docs/realtime.md "The
  * readers"): the change reader (sockets and webhooks) and the cleanup reader (deletions).
  */
-export const streamConsumers = {
-  'events.broadcast': events.eventsBroadcast,
-  'children.collect': events.childrenCollect,
-} satisfies Record<string, StreamConsumerRow>;
+export const streamConsumers = tableOf<Rows<{ filters: readonly object[] }>>('filters') satisfies Record<
+  string,
+  StreamConsumerRow
+>;
 
 /** The webhook deliveries queue's consumers, by id (lib/rows/row.ts QueueConsumerRow). */
-export const queueConsumers = {
-  'webhooks.deliver': deliveries.webhooksDeliver,
-} satisfies Record<string, QueueConsumerRow>;
+export const queueConsumers = tableOf<Rows<{ maxReceiveCount: number }>>('maxReceiveCount') satisfies Record<
+  string,
+  QueueConsumerRow
+>;
 
 /** The scheduled functions, by id. */
-export const schedules = {
-  'sockets.sweep': events.socketsSweep,
-} satisfies Record<string, ScheduleRow>;
+export const schedules = tableOf<Rows<{ everyMinutes: number }>>('everyMinutes') satisfies Record<string, ScheduleRow>;
 
 /** The functions the user pool invokes (Cognito Lambda triggers), by id. */
-export const poolTriggers = {
-  'auth.message': pool.authMessage,
-} satisfies Record<string, PoolTriggerRow>;
+export const poolTriggers = tableOf<Rows<{ trigger: string }>>('trigger') satisfies Record<string, PoolTriggerRow>;
 
 export type SocketRouteId = keyof typeof socketRoutes;
 export type StreamConsumerId = keyof typeof streamConsumers;
@@ -144,6 +123,20 @@ export type PoolTriggerId = keyof typeof poolTriggers;
 type Routes = typeof routes;
 export type RouteId = keyof Routes;
 export const routeIds = Object.keys(routes) as RouteId[];
+
+/** The routes the OpenAPI document describes: all but the catch-all. */
+export type DocumentedRouteId = Exclude<RouteId, 'fallback'>;
+type Described = Rows<{ of: RouteRow }>['of']['id'];
+
+/**
+ * Each documented route's OpenAPI text (lib/rows/text.ts), by id. The annotation is the check
+ * that every one has its text: a row without one names itself in the error.
+ */
+export const routeTexts: Record<DocumentedRouteId, RouteText> = Object.fromEntries(
+  exported
+    .filter((value): value is RouteText => typeof value === 'object' && value !== null && 'of' in value)
+    .map((text) => [text.of.id, text]),
+) as Record<Described, RouteText>;
 
 /** The rows API Gateway routes by method and path: all but the catch-all. */
 const servedRows = () => (Object.entries(routes) as [RouteId, RouteRow][]).filter(([, row]) => !isCatchAll(row));

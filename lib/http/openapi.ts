@@ -6,10 +6,9 @@ import { KINDS } from '../contract/error-kinds';
 import * as s from '../contract/schemas';
 import { documentedKeywordsOf, type Lazy } from '../contract/schemas';
 import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors';
-import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
-import { isCatchAll, type RouteId, type RouteRow, routes } from '../routes';
+import { type DocumentedRouteId, isCatchAll, type RouteRow, routes, routeTexts } from '../routes';
 import { type RateLimitPolicy, rateLimitOf } from '../rows/row';
-import { boardListTooLargeDetail, boardTooLargeDetail, columnTooLargeDetail } from './oversize';
+import { type ProblemExample, type RouteText, TAGS } from '../rows/text';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './parse';
 
 /**
@@ -158,117 +157,9 @@ function requestSchema(schema: Lazy): Json {
   return json;
 }
 
-export function documentedRows(): [string, RouteRow][] {
-  return (Object.entries(routes) as [string, RouteRow][]).filter(([, row]) => !isCatchAll(row));
+export function documentedRows(): [DocumentedRouteId, RouteRow][] {
+  return (Object.entries(routes) as [DocumentedRouteId, RouteRow][]).filter(([, row]) => !isCatchAll(row));
 }
-
-type DocumentedRouteId = Exclude<RouteId, 'fallback'>;
-
-/** What each operation does beyond its summary: ordering, side effects, rules a client must know. */
-const OPERATION_TEXT: Record<DocumentedRouteId, string> = {
-  health:
-    'Answers `{"status": "ok"}` while the service runs. No token; touches no storage. `HEAD /health` answers 200 without a body, for uptime checks.',
-  openapi:
-    'This document. No token. `servers` names the origin the document was requested from, so "try it" works against the deployment that served it.',
-  asyncapi:
-    'The WebSocket protocol of live board events (AsyncAPI 3): how to connect with a ticket from `POST /realtime/tickets`, the messages to send and the events received. No token.',
-  docs: 'An HTML page that renders `GET /openapi.json` with Swagger UI (npm `swagger-ui-dist`), for reading the API and trying its operations in a browser ("Try it out" calls the origin the page was served from; paste an access token under "Authorize"). Its scripts and styles come from `GET /docs/{file}`: nothing is loaded from elsewhere (see the `Content-Security-Policy`). No token.',
-  'docs.file':
-    "One file of the reference page, from an allow-list of the renderer's files, with its own content type; a name not on the list is 404. The URLs the page uses carry the renderer's version (`?v=`); a file asked for under the version served is cached for a year, under another or none it is revalidated (`no-cache`). No token.",
-  'auth.register':
-    'Creates a user in the Cognito user pool (confirmed at once) and answers with an access token, as login would. The email must not be registered yet (409).',
-  'auth.login':
-    'Exchanges email and password for a Cognito access token. A wrong email or password gets the same 401, so accounts cannot be enumerated; an address that is not one, or a password outside 8 to 256 characters, is 400 on its shape alone, as at registration.',
-  'auth.refresh':
-    'Exchanges the `refresh_token` of register or login for a new access token. The answer has no `refresh_token`: Cognito issues none on refresh, so keep the one you have (valid 30 days unless revoked). A wrong, expired or revoked refresh token, or an access token sent instead of one, gets 401. No bearer token: the refresh token is the credential.',
-  'auth.logout':
-    'Revokes the refresh token (Cognito RevokeToken): it can no longer be refreshed (401). Access tokens already issued are not recalled by this API: they are accepted until they expire (`expires_in`, one hour at most), so a client discards its own. A token Cognito will not revoke (unknown, malformed, not a refresh token) gets 401.',
-  'auth.me':
-    "The caller's account. `email_verified` is false until the address is proven with `POST /auth/verify-email` (or a password reset); only verified accounts can be added to boards by email. A deleted account's token gets 401.",
-  'auth.verify-email.request':
-    "Mails a verification code to the caller's address (Cognito's own mail; the local stack keeps it in its outbox, `GET /local/outbox?email=`, which only the local server serves). Answers 202 with no body.",
-  'auth.verify-email':
-    'Verifies the address with the code mailed by `POST /auth/verify-email/request`. A wrong, expired or used code gets 400 with `code` `invalid_code`, and changes nothing.',
-  'auth.password.forgot':
-    'Mails a password reset code to the address if an account holds it, also when that account never verified it (the owner of the mailbox can take the account back). Always 202 with no body, whether or not an account holds the address: nothing tells which.',
-  'auth.password.reset':
-    'Sets a new password with the code mailed by `POST /auth/password/forgot`. The address then counts as verified (the code proved it) and every refresh token of the account stops working; access tokens already issued stay valid until they expire. A wrong, expired or used code, and an address no account holds, get the same 400 `invalid_code`.',
-  'auth.password.change':
-    "Replaces the caller's password. A wrong current password gets 403 `wrong_password` and changes nothing. Every refresh token of the account stops working, the caller's own included: sign in again with the new password.",
-  'auth.account.delete':
-    "Deletes the caller's account (403 `wrong_password` for a wrong password). At once: the token reaches nothing, refresh tokens stop working and the address can register again. Then, in the background: the account leaves every board as a removal would (`member.removed`), and each board it owned alone is deleted with everything on it (`board.deleted`).",
-  'boards.list':
-    'The boards the caller is a member of (whatever the role), newest first by `created_at` (ties by id). Not paginated: the whole list. A list too large for one answer (over 6 MB even compressed; thousands of boards with long titles) gets 422 listing the board ids, newest first, to be read one at a time with GET /boards/{id}.',
-  'boards.create': 'Creates a board; the caller becomes its owner and first member.',
-  'boards.get':
-    "The board with its columns (ascending position), each column with its cards (ascending position; ties by created_at, then id), and the board's labels. A board too large for one answer (over 6 MB even compressed) gets 422 listing its columns, to be read one at a time.",
-  'boards.rename': 'Sets the title; any member may. Other fields sent are ignored.',
-  'boards.events':
-    "The board's events with `seq` above `after`, in ascending `seq`, each exactly as watchers received it (kinds and fields: `/asyncapi.json`): what a client missed while its socket was down, and the board's activity history. Read-your-writes: once a change's answer has arrived, it is listed. Events are kept 7 days: when the first event after `after` is no longer kept the answer is 410 `resync_required`, and the client reads `GET /boards/{id}` again and goes on from its `seq`. An `after` at or past `latest_seq` answers an empty list.",
-  'boards.delete':
-    'Deletes the board with its columns, cards, labels and memberships (owners only). The board is gone at once (members get 403, its columns and cards 404); the items are removed in the background.',
-  'columns.create': 'Appends a column: its position is the highest column position of the board + 1.0, or 1.0 for the first.',
-  'cards.create':
-    'Appends a card to the column: its position is the highest card position of the column + 1.0, or 1.0 for the first. An omitted or null description is stored as null.',
-  'cards.get': 'Reads one card, with its `label_ids`.',
-  'cards.update':
-    'Null-safe partial update: only fields sent with a non-null value change. An omitted field and a field sent as null both leave the stored value as it is, so a description can never be cleared back to null (send `""` to empty it). A body with neither field changes nothing and answers the card.',
-  'cards.delete': 'Deletes the card.',
-  'cards.move':
-    'Moves the card into `target_column_id` (its own column or another of the board) between two neighbours: `before_id` is the card that will precede it, `after_id` the card that will follow it (null is the same as omitted). The new position is (before + after) / 2 with both, before + 1.0 with only `before_id`, after - 1.0 with only `after_id`, and 1.0 with neither. A target column of another board is 403 and nothing is written; a neighbour that does not exist is 404. A move to the place the card already has writes nothing (and sends no live event) and answers the card.',
-  'columns.get':
-    'The column with its cards, by ascending position (ties by created_at, then id). A column too large for one answer (over 6 MB even compressed) gets 422 listing its card ids in that order, to be read one at a time with GET /cards/{id}.',
-  'columns.rename': 'Sets the title; any member may.',
-  'columns.delete': 'Deletes the column; its cards are deleted with it (at once for readers, removed in the background).',
-  'columns.move':
-    'Moves the column between two columns of its board: `before_id` is the column that will precede it, `after_id` the column that will follow it (null is the same as omitted). Positions are computed as for cards: (before + after) / 2, before + 1.0, after - 1.0, or 1.0 with neither.',
-  'members.add':
-    'Adds a registered user, found by email, with the role given (`member` by default). Owners only. 404 when no user has that email, 409 when they are already a member.',
-  'members.list': "The board's members in the order they joined.",
-  'members.update': "Sets a member's role. Owners only; demoting the last owner is 409 (a board always keeps an owner).",
-  'members.remove':
-    'Owners remove anyone; a member may remove only themselves (leave). Removing the last owner is 409. The removed member loses access at once, live sockets included.',
-  'labels.create':
-    'Creates a label on the board; any member may. Names are unique on the board compared case-insensitively (409, `code` `conflict`), at most 100 labels a board (409, `code` `limit_reached`).',
-  'labels.list': "The board's labels by name compared case-insensitively, then id.",
-  'labels.update':
-    'Null-safe partial update: a field omitted or sent as null keeps its value. A new name must stay unique on the board (case-insensitively, 409).',
-  'labels.delete': 'Deletes the label and takes it off every card that carries it.',
-  'cards.labels.attach':
-    "Puts one of the board's labels on the card; idempotent (already there: the card as it is). At most 20 labels a card (409, `code` `limit_reached`); a label of another board is 404. Answers the card.",
-  'cards.labels.detach': 'Takes the label off the card; idempotent (not there: the card as it is). Answers the card.',
-  'realtime.tickets':
-    "A single-use ticket for one WebSocket connection to `url` (`url?ticket=<ticket>`), so that the token never goes in a URL. It expires after `expires_in` seconds and never outlives the caller's token.",
-  'webhooks.create':
-    "Registers an endpoint for the board's events, signed to the Standard Webhooks specification. Owners only. The answer's `secret` is shown this once (keep it; rotate-secret makes a new one); it is stored only encrypted. At most 10 webhooks a board (409, `code` `limit_reached`). No Idempotency-Key: a key's record would keep the secret; a client that lost the answer lists the webhooks. The URL is refused (400, naming the rule) when it is not an absolute `https` URL of at most 2,048 characters or its host is an IP address of a non-public range, in any of its spellings.",
-  'webhooks.list': "The board's webhooks, oldest first (created_at, then id), without secrets. Owners only.",
-  'webhooks.get': 'The webhook, without its secret. Owners of its board only.',
-  'webhooks.update':
-    'Null-safe partial update: a field omitted or sent as null keeps its value; `events: []` selects every event. `active: true` also switches on a webhook the service switched off (`disabled_reason` back to null, failure counts reset). The URL rules are those of creation.',
-  'webhooks.delete':
-    'Deletes the webhook: no delivery is attempted for it any more (pending ones are dropped). Its deliveries log expires with it.',
-  'webhooks.rotate-secret':
-    'A new secret, shown this once. The previous one keeps signing beside it for 24 hours (two signatures in `webhook-signature`); a second rotation within them drops the oldest.',
-  'webhooks.ping':
-    'Queues one `webhook.ping` event (`{type, event_id, board_id, webhook_id, occurred_at}`, no `seq`) to this webhook alone, whatever its `events` and `active` say; the answer does not wait for the delivery (see the deliveries log).',
-  'webhooks.deliveries':
-    "The webhook's deliveries, newest first by the event's time: status, attempts and the latest attempt's outcome. Kept at least 7 days.",
-};
-
-const TAGS: Record<string, string> = {
-  health: 'Liveness',
-  openapi: 'This API description',
-  asyncapi: 'The live events protocol description',
-  docs: 'This API as an interactive reference page in the browser',
-  auth: 'Registration and login (Cognito access tokens)',
-  boards: 'Boards, the unit of access: every other resource belongs to one',
-  columns: 'Ordered columns of a board',
-  cards: 'Ordered cards of a column, and their labels',
-  members: "A board's members and their roles",
-  labels: "A board's labels",
-  realtime: 'Tickets for the live board events socket',
-  webhooks: "A board's events delivered to other systems over signed HTTP",
-};
 
 const PATH_PARAMETER_TEXT: Record<string, (row: RouteRow) => string> = {
   id: (row) => `The ${row.access.scope === 'board' ? row.access.via : 'resource'} id: a UUID, any case.`,
@@ -277,49 +168,10 @@ const PATH_PARAMETER_TEXT: Record<string, (row: RouteRow) => string> = {
   file: () => 'The file name, one of those listed: another name is 404, one with characters no file name has 400.',
 };
 
-/**
- * The query parameters of the routes that take any, by route: each route's `limit` has its own
- * bounds (the events page 1-1000, the deliveries page 1-100), the ones its query schema checks.
- */
-const QUERY_PARAMETERS: Record<string, Record<string, { description: string; schema: Json; example: number }>> = {
-  'boards.events': {
-    after: {
-      description:
-        'The `seq` the client has seen last (from the tree, `watch.ack` or an event): events with a higher `seq` are returned. A non-negative whole number; omitted: 0.',
-      schema: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
-      example: 41,
-    },
-    limit: {
-      description: `The most events to return: 1 to ${s.MAX_EVENTS_PAGE}, default ${s.DEFAULT_EVENTS_PAGE}.`,
-      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: s.MAX_EVENTS_PAGE, default: s.DEFAULT_EVENTS_PAGE },
-      example: 100,
-    },
-  },
-  'webhooks.deliveries': {
-    limit: {
-      description: `The most deliveries to return, newest first: 1 to ${s.MAX_DELIVERIES_PAGE}, default ${s.DEFAULT_DELIVERIES_PAGE}.`,
-      schema: {
-        type: 'integer',
-        format: 'int32',
-        minimum: 1,
-        maximum: s.MAX_DELIVERIES_PAGE,
-        default: s.DEFAULT_DELIVERIES_PAGE,
-      },
-      example: s.DEFAULT_DELIVERIES_PAGE,
-    },
-  },
-};
-
 /** Path parameters that are not UUIDs have their own example. */
 const PATH_PARAMETER_EXAMPLE: Record<string, string> = { file: 'swagger-ui.css' };
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
-interface ProblemExample {
-  code: keyof typeof KINDS;
-  detail: string;
-  /** Fields the kind adds (a 422's `board_ids`, `columns` or `card_ids`). */
-  extra?: Record<string, unknown>;
-}
 const problemContent = (status: number, example?: ProblemExample) => ({
   schema: { $ref: '#/components/schemas/Problem' },
   example: {
@@ -349,43 +201,7 @@ const IDEMPOTENCY_ERRORS: Record<number, { code: keyof typeof KINDS; detail: str
   },
 };
 
-/** The examples of a route's own errors that add fields: the 422s of lib/http/oversize.ts. */
-const OWN_PROBLEM_EXAMPLES: Partial<Record<RouteId, Record<number, ProblemExample>>> = {
-  // The credential routes' 401s say what was refused (lib/auth/cognito.ts), not the access token's text.
-  'auth.login': { 401: { code: 'unauthorized', detail: 'The email or password is wrong.' } },
-  'auth.register': { 401: { code: 'unauthorized', detail: 'The email or password is wrong.' } },
-  'auth.refresh': { 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } },
-  'auth.logout': { 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } },
-  'boards.list': {
-    422: {
-      code: 'response_too_large',
-      detail: boardListTooLargeDetail(true),
-      extra: { board_ids: ['7c9e6679-7425-40de-944b-e07fc1f90ae7', '2a1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d'] },
-    },
-  },
-  'boards.get': {
-    422: {
-      code: 'response_too_large',
-      detail: boardTooLargeDetail(true),
-      extra: { columns: [{ id: '5d1f2a3b-6c7d-4e8f-9a0b-1c2d3e4f5a6b', title: 'Archive', cards: 450 }] },
-    },
-  },
-  'labels.create': {
-    409: { code: 'limit_reached', detail: `A board can have at most ${MAX_LABELS_PER_BOARD} labels; delete one first.` },
-  },
-  'cards.labels.attach': {
-    409: { code: 'limit_reached', detail: `A card can carry at most ${MAX_LABELS_PER_CARD} labels.` },
-  },
-  'columns.get': {
-    422: {
-      code: 'response_too_large',
-      detail: columnTooLargeDetail(true),
-      extra: { card_ids: ['9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d', '3f0c8a52-5b7e-4c1a-9d2e-8f6b1a2c3d4e'] },
-    },
-  },
-};
-
-function errorResponse(status: number, id: string, row: RouteRow): Json {
+function errorResponse(status: number, row: RouteRow, text: RouteText): Json {
   const headers: Json = { 'Access-Control-Allow-Origin': header('Access-Control-Allow-Origin') };
   if (status === 401) headers['WWW-Authenticate'] = header('WWW-Authenticate');
   if (status === 503) headers['Retry-After'] = header('Retry-After');
@@ -399,10 +215,7 @@ function errorResponse(status: number, id: string, row: RouteRow): Json {
   }
   const ownRule = (row.errors ?? []).includes(status);
   const content: Json = {
-    'application/problem+json': problemContent(
-      status,
-      idempotency && !ownRule ? idempotency : OWN_PROBLEM_EXAMPLES[id as RouteId]?.[status],
-    ),
+    'application/problem+json': problemContent(status, idempotency && !ownRule ? idempotency : text.problems?.()[status]),
   };
   if (status === 413) {
     content['application/json'] = {
@@ -616,10 +429,11 @@ export function serversFor(event: APIGatewayProxyEventV2) {
 export function buildOpenApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const [id, row] of documentedRows()) {
+    const text = routeTexts[id];
     const params = row.params ? (requestSchema(row.params) as { properties: Record<string, Json> }) : undefined;
     const query = row.query ? (requestSchema(row.query) as { properties: Record<string, Json> }) : undefined;
     const responses: Json = { [row.success.status]: successResponse(id, row) };
-    for (const status of errorStatuses(row)) responses[status] = errorResponse(status, id, row);
+    for (const status of errorStatuses(row)) responses[status] = errorResponse(status, row, text);
     const policy = rateLimitOf(row);
     responses[429] = policy ? rateLimitedResponse(policy) : { $ref: '#/components/responses/TooManyRequests' };
     // Every answer of a counted operation says where its caller stands (api-contract.md "Rate limits").
@@ -628,8 +442,8 @@ export function buildOpenApiDocument() {
     paths[row.path]![row.method.toLowerCase()] = {
       operationId: id,
       summary: row.summary,
-      description: OPERATION_TEXT[id as DocumentedRouteId],
-      tags: [id.split('.')[0]],
+      description: text.description,
+      tags: [text.tag],
       ...(row.access.scope === 'public' ? { security: [] } : {}),
       ...(params || query || row.idempotent
         ? {
@@ -644,7 +458,7 @@ export function buildOpenApiDocument() {
               })),
               ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
               ...Object.keys(query?.properties ?? {}).map((name) => {
-                const parameter = QUERY_PARAMETERS[id]?.[name];
+                const parameter = text.query?.[name];
                 if (!parameter) throw new Error(`${id}: query parameter ${name} has no documentation`);
                 return { name, in: 'query', required: false, ...parameter };
               }),

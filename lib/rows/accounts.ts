@@ -6,6 +6,7 @@ import {
   verifyEmailBody,
 } from '../contract/schemas';
 import type { RouteRow } from './row';
+import type { RouteText } from './text';
 
 /**
  * Accounts (docs/accounts.md): the caller's account, address verification, password reset and
@@ -26,6 +27,13 @@ export const authMe = {
   cognito: [],
 } satisfies RouteRow;
 
+export const authMeText = {
+  of: authMe,
+  tag: 'auth',
+  description:
+    "The caller's account. `email_verified` is false until the address is proven with `POST /auth/verify-email` (or a password reset); only verified accounts can be added to boards by email. A deleted account's token gets 401.",
+} satisfies RouteText;
+
 export const authVerifyEmailRequest = {
   id: 'auth.verify-email.request',
   method: 'POST',
@@ -38,6 +46,13 @@ export const authVerifyEmailRequest = {
   table: ['dynamodb:PutItem'], // the new code's tries
   cognito: [], // GetUserAttributeVerificationCode: authorized by the access token, no IAM
 } satisfies RouteRow;
+
+export const authVerifyEmailRequestText = {
+  of: authVerifyEmailRequest,
+  tag: 'auth',
+  description:
+    "Mails a verification code to the caller's address (Cognito's own mail; the local stack keeps it in its outbox, `GET /local/outbox?email=`, which only the local server serves). Answers 202 with no body.",
+} satisfies RouteText;
 
 export const authVerifyEmail = {
   id: 'auth.verify-email',
@@ -52,6 +67,13 @@ export const authVerifyEmail = {
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
   cognito: [], // VerifyUserAttribute: authorized by the access token, no IAM
 } satisfies RouteRow;
+
+export const authVerifyEmailText = {
+  of: authVerifyEmail,
+  tag: 'auth',
+  description:
+    'Verifies the address with the code mailed by `POST /auth/verify-email/request`. A wrong, expired or used code gets 400 with `code` `invalid_code`, and changes nothing.',
+} satisfies RouteText;
 
 export const authPasswordForgot = {
   id: 'auth.password.forgot',
@@ -68,6 +90,13 @@ export const authPasswordForgot = {
   cognito: ['cognito-idp:AdminUpdateUserAttributes', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
 
+export const authPasswordForgotText = {
+  of: authPasswordForgot,
+  tag: 'auth',
+  description:
+    'Mails a password reset code to the address if an account holds it, also when that account never verified it (the owner of the mailbox can take the account back). Always 202 with no body, whether or not an account holds the address: nothing tells which.',
+} satisfies RouteText;
+
 export const authPasswordReset = {
   id: 'auth.password.reset',
   method: 'POST',
@@ -82,6 +111,13 @@ export const authPasswordReset = {
   // ConfirmForgotPassword evaluates no IAM but needs the client secret.
   cognito: ['cognito-idp:AdminUserGlobalSignOut', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
+
+export const authPasswordResetText = {
+  of: authPasswordReset,
+  tag: 'auth',
+  description:
+    'Sets a new password with the code mailed by `POST /auth/password/forgot`. The address then counts as verified (the code proved it) and every refresh token of the account stops working; access tokens already issued stay valid until they expire. A wrong, expired or used code, and an address no account holds, get the same 400 `invalid_code`.',
+} satisfies RouteText;
 
 export const authPasswordChange = {
   id: 'auth.password.change',
@@ -99,6 +135,13 @@ export const authPasswordChange = {
   cognito: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminUserGlobalSignOut', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
 
+export const authPasswordChangeText = {
+  of: authPasswordChange,
+  tag: 'auth',
+  description:
+    "Replaces the caller's password. A wrong current password gets 403 `wrong_password` and changes nothing. Every refresh token of the account stops working, the caller's own included: sign in again with the new password.",
+} satisfies RouteText;
+
 export const authAccountDelete = {
   id: 'auth.account.delete',
   method: 'DELETE',
@@ -114,3 +157,10 @@ export const authAccountDelete = {
   metric: 'AccountDeleted',
   cognito: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminDeleteUser', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
+
+export const authAccountDeleteText = {
+  of: authAccountDelete,
+  tag: 'auth',
+  description:
+    "Deletes the caller's account (403 `wrong_password` for a wrong password). At once: the token reaches nothing, refresh tokens stop working and the address can register again. Then, in the background: the account leaves every board as a removal would (`member.removed`), and each board it owned alone is deleted with everything on it (`board.deleted`).",
+} satisfies RouteText;

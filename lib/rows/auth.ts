@@ -1,5 +1,6 @@
 import { loginBody, refreshBody, registerBody } from '../contract/schemas';
 import type { RouteRow } from './row';
+import type { RouteText } from './text';
 
 /** Accounts and tokens: public rows (the body holds the credential), throttled at the identity rate. */
 
@@ -28,6 +29,15 @@ export const authRegister = {
   ],
 } satisfies RouteRow;
 
+export const authRegisterText = {
+  of: authRegister,
+  tag: 'auth',
+  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
+  problems: () => ({ 401: { code: 'unauthorized', detail: 'The email or password is wrong.' } }),
+  description:
+    'Creates a user in the Cognito user pool (confirmed at once) and answers with an access token, as login would. The email must not be registered yet (409).',
+} satisfies RouteText;
+
 export const authLogin = {
   id: 'auth.login',
   method: 'POST',
@@ -42,6 +52,15 @@ export const authLogin = {
   errors: [401],
   cognito: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
+
+export const authLoginText = {
+  of: authLogin,
+  tag: 'auth',
+  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
+  problems: () => ({ 401: { code: 'unauthorized', detail: 'The email or password is wrong.' } }),
+  description:
+    'Exchanges email and password for a Cognito access token. A wrong email or password gets the same 401, so accounts cannot be enumerated; an address that is not one, or a password outside 8 to 256 characters, is 400 on its shape alone, as at registration.',
+} satisfies RouteText;
 
 export const authRefresh = {
   id: 'auth.refresh',
@@ -60,6 +79,15 @@ export const authRefresh = {
   cognito: ['cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
 
+export const authRefreshText = {
+  of: authRefresh,
+  tag: 'auth',
+  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
+  problems: () => ({ 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } }),
+  description:
+    'Exchanges the `refresh_token` of register or login for a new access token. The answer has no `refresh_token`: Cognito issues none on refresh, so keep the one you have (valid 30 days unless revoked). A wrong, expired or revoked refresh token, or an access token sent instead of one, gets 401. No bearer token: the refresh token is the credential.',
+} satisfies RouteText;
+
 export const authLogout = {
   id: 'auth.logout',
   method: 'POST',
@@ -75,3 +103,12 @@ export const authLogout = {
   // RevokeToken evaluates no IAM; the client secret it takes is read from the pool.
   cognito: ['cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
+
+export const authLogoutText = {
+  of: authLogout,
+  tag: 'auth',
+  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
+  problems: () => ({ 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } }),
+  description:
+    'Revokes the refresh token (Cognito RevokeToken): it can no longer be refreshed (401). Access tokens already issued are not recalled by this API: they are accepted until they expire (`expires_in`, one hour at most), so a client discards its own. A token Cognito will not revoke (unknown, malformed, not a refresh token) gets 401.',
+} satisfies RouteText;

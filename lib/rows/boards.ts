@@ -1,5 +1,7 @@
-import { eventsQuery, idParams, titleBody } from '../contract/schemas';
+import { DEFAULT_EVENTS_PAGE, eventsQuery, idParams, MAX_EVENTS_PAGE, titleBody } from '../contract/schemas';
+import { boardListTooLargeDetail, boardTooLargeDetail } from './oversize';
 import type { RouteRow } from './row';
+import type { RouteText } from './text';
 
 /** Boards: the caller's list, and one board addressed by id. */
 
@@ -16,6 +18,20 @@ export const boardsList = {
   errors: [422],
   cognito: [],
 } satisfies RouteRow;
+
+export const boardsListText = {
+  of: boardsList,
+  tag: 'boards',
+  problems: () => ({
+    422: {
+      code: 'response_too_large',
+      detail: boardListTooLargeDetail(true),
+      extra: { board_ids: ['7c9e6679-7425-40de-944b-e07fc1f90ae7', '2a1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d'] },
+    },
+  }),
+  description:
+    'The boards the caller is a member of (whatever the role), newest first by `created_at` (ties by id). Not paginated: the whole list. A list too large for one answer (over 6 MB even compressed; thousands of boards with long titles) gets 422 listing the board ids, newest first, to be read one at a time with GET /boards/{id}.',
+} satisfies RouteText;
 
 export const boardsCreate = {
   id: 'boards.create',
@@ -35,6 +51,12 @@ export const boardsCreate = {
   cognito: [],
 } satisfies RouteRow;
 
+export const boardsCreateText = {
+  of: boardsCreate,
+  tag: 'boards',
+  description: 'Creates a board; the caller becomes its owner and first member.',
+} satisfies RouteText;
+
 export const boardsGet = {
   id: 'boards.get',
   method: 'GET',
@@ -50,6 +72,20 @@ export const boardsGet = {
   cognito: [],
 } satisfies RouteRow;
 
+export const boardsGetText = {
+  of: boardsGet,
+  tag: 'boards',
+  problems: () => ({
+    422: {
+      code: 'response_too_large',
+      detail: boardTooLargeDetail(true),
+      extra: { columns: [{ id: '5d1f2a3b-6c7d-4e8f-9a0b-1c2d3e4f5a6b', title: 'Archive', cards: 450 }] },
+    },
+  }),
+  description:
+    "The board with its columns (ascending position), each column with its cards (ascending position; ties by created_at, then id), and the board's labels. A board too large for one answer (over 6 MB even compressed) gets 422 listing its columns, to be read one at a time.",
+} satisfies RouteText;
+
 export const boardsRename = {
   id: 'boards.rename',
   method: 'PATCH',
@@ -64,6 +100,12 @@ export const boardsRename = {
   cognito: [],
 } satisfies RouteRow;
 
+export const boardsRenameText = {
+  of: boardsRename,
+  tag: 'boards',
+  description: 'Sets the title; any member may. Other fields sent are ignored.',
+} satisfies RouteText;
+
 export const boardsDelete = {
   id: 'boards.delete',
   method: 'DELETE',
@@ -77,6 +119,13 @@ export const boardsDelete = {
   metric: 'BoardDeleted',
   cognito: [],
 } satisfies RouteRow;
+
+export const boardsDeleteText = {
+  of: boardsDelete,
+  tag: 'boards',
+  description:
+    'Deletes the board with its columns, cards, labels and memberships (owners only). The board is gone at once (members get 403, its columns and cards 404); the items are removed in the background.',
+} satisfies RouteText;
 
 export const boardsEvents = {
   id: 'boards.events',
@@ -94,3 +143,23 @@ export const boardsEvents = {
   env: ['EVENT_RETENTION_SECONDS'],
   cognito: [],
 } satisfies RouteRow;
+
+export const boardsEventsText = {
+  of: boardsEvents,
+  tag: 'boards',
+  query: {
+    after: {
+      description:
+        'The `seq` the client has seen last (from the tree, `watch.ack` or an event): events with a higher `seq` are returned. A non-negative whole number; omitted: 0.',
+      schema: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+      example: 41,
+    },
+    limit: {
+      description: `The most events to return: 1 to ${MAX_EVENTS_PAGE}, default ${DEFAULT_EVENTS_PAGE}.`,
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_EVENTS_PAGE, default: DEFAULT_EVENTS_PAGE },
+      example: 100,
+    },
+  },
+  description:
+    "The board's events with `seq` above `after`, in ascending `seq`, each exactly as watchers received it (kinds and fields: `/asyncapi.json`): what a client missed while its socket was down, and the board's activity history. Read-your-writes: once a change's answer has arrived, it is listed. Events are kept 7 days: when the first event after `after` is no longer kept the answer is 410 `resync_required`, and the client reads `GET /boards/{id}` again and goes on from its `seq`. An `after` at or past `latest_seq` answers an empty list.",
+} satisfies RouteText;

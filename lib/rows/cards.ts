@@ -1,5 +1,7 @@
 import { cardLabelParams, createCardBody, idParams, moveCardBody, updateCardBody } from '../contract/schemas';
+import { MAX_LABELS_PER_CARD } from '../domain/limits';
 import type { RouteRow } from './row';
+import type { RouteText } from './text';
 
 /** Cards: appended to a column, then addressed by id; labels put on and taken off. */
 
@@ -20,6 +22,13 @@ export const cardsCreate = {
   cognito: [],
 } satisfies RouteRow;
 
+export const cardsCreateText = {
+  of: cardsCreate,
+  tag: 'cards',
+  description:
+    'Appends a card to the column: its position is the highest card position of the column + 1.0, or 1.0 for the first. An omitted or null description is stored as null.',
+} satisfies RouteText;
+
 export const cardsGet = {
   id: 'cards.get',
   method: 'GET',
@@ -32,6 +41,12 @@ export const cardsGet = {
   table: ['dynamodb:BatchGetItem'],
   cognito: [],
 } satisfies RouteRow;
+
+export const cardsGetText = {
+  of: cardsGet,
+  tag: 'cards',
+  description: 'Reads one card, with its `label_ids`.',
+} satisfies RouteText;
 
 export const cardsUpdate = {
   id: 'cards.update',
@@ -47,6 +62,13 @@ export const cardsUpdate = {
   cognito: [],
 } satisfies RouteRow;
 
+export const cardsUpdateText = {
+  of: cardsUpdate,
+  tag: 'cards',
+  description:
+    'Null-safe partial update: only fields sent with a non-null value change. An omitted field and a field sent as null both leave the stored value as it is, so a description can never be cleared back to null (send `""` to empty it). A body with neither field changes nothing and answers the card.',
+} satisfies RouteText;
+
 export const cardsDelete = {
   id: 'cards.delete',
   method: 'DELETE',
@@ -60,6 +82,12 @@ export const cardsDelete = {
   metric: 'CardDeleted',
   cognito: [],
 } satisfies RouteRow;
+
+export const cardsDeleteText = {
+  of: cardsDelete,
+  tag: 'cards',
+  description: 'Deletes the card.',
+} satisfies RouteText;
 
 export const cardsMove = {
   id: 'cards.move',
@@ -76,6 +104,13 @@ export const cardsMove = {
   cognito: [],
 } satisfies RouteRow;
 
+export const cardsMoveText = {
+  of: cardsMove,
+  tag: 'cards',
+  description:
+    'Moves the card into `target_column_id` (its own column or another of the board) between two neighbours: `before_id` is the card that will precede it, `after_id` the card that will follow it (null is the same as omitted). The new position is (before + after) / 2 with both, before + 1.0 with only `before_id`, after - 1.0 with only `after_id`, and 1.0 with neither. A target column of another board is 403 and nothing is written; a neighbour that does not exist is 404. A move to the place the card already has writes nothing (and sends no live event) and answers the card.',
+} satisfies RouteText;
+
 export const cardsLabelsAttach = {
   id: 'cards.labels.attach',
   method: 'PUT',
@@ -90,6 +125,16 @@ export const cardsLabelsAttach = {
   cognito: [],
 } satisfies RouteRow;
 
+export const cardsLabelsAttachText = {
+  of: cardsLabelsAttach,
+  tag: 'cards',
+  problems: () => ({
+    409: { code: 'limit_reached', detail: `A card can carry at most ${MAX_LABELS_PER_CARD} labels.` },
+  }),
+  description:
+    "Puts one of the board's labels on the card; idempotent (already there: the card as it is). At most 20 labels a card (409, `code` `limit_reached`); a label of another board is 404. Answers the card.",
+} satisfies RouteText;
+
 export const cardsLabelsDetach = {
   id: 'cards.labels.detach',
   method: 'DELETE',
@@ -102,3 +147,9 @@ export const cardsLabelsDetach = {
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   cognito: [],
 } satisfies RouteRow;
+
+export const cardsLabelsDetachText = {
+  of: cardsLabelsDetach,
+  tag: 'cards',
+  description: 'Takes the label off the card; idempotent (not there: the card as it is). Answers the card.',
+} satisfies RouteText;

@@ -1,6 +1,8 @@
 import { createLabelBody, idParams, updateLabelBody } from '../contract/schemas';
+import { MAX_LABELS_PER_BOARD } from '../domain/limits';
 import { LONGEST_ROUTE_SECONDS } from '../runtime/aws-limits';
 import type { RouteRow } from './row';
+import type { RouteText } from './text';
 
 /** A board's labels (cards carry them by id: lib/rows/cards.ts). */
 
@@ -20,6 +22,16 @@ export const labelsCreate = {
   cognito: [],
 } satisfies RouteRow;
 
+export const labelsCreateText = {
+  of: labelsCreate,
+  tag: 'labels',
+  problems: () => ({
+    409: { code: 'limit_reached', detail: `A board can have at most ${MAX_LABELS_PER_BOARD} labels; delete one first.` },
+  }),
+  description:
+    'Creates a label on the board; any member may. Names are unique on the board compared case-insensitively (409, `code` `conflict`), at most 100 labels a board (409, `code` `limit_reached`).',
+} satisfies RouteText;
+
 export const labelsList = {
   id: 'labels.list',
   method: 'GET',
@@ -32,6 +44,12 @@ export const labelsList = {
   table: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
   cognito: [],
 } satisfies RouteRow;
+
+export const labelsListText = {
+  of: labelsList,
+  tag: 'labels',
+  description: "The board's labels by name compared case-insensitively, then id.",
+} satisfies RouteText;
 
 export const labelsUpdate = {
   id: 'labels.update',
@@ -48,6 +66,13 @@ export const labelsUpdate = {
   cognito: [],
 } satisfies RouteRow;
 
+export const labelsUpdateText = {
+  of: labelsUpdate,
+  tag: 'labels',
+  description:
+    'Null-safe partial update: a field omitted or sent as null keeps its value. A new name must stay unique on the board (case-insensitively, 409).',
+} satisfies RouteText;
+
 export const labelsDelete = {
   id: 'labels.delete',
   method: 'DELETE',
@@ -61,3 +86,9 @@ export const labelsDelete = {
   cognito: [],
   timeoutSeconds: LONGEST_ROUTE_SECONDS,
 } satisfies RouteRow;
+
+export const labelsDeleteText = {
+  of: labelsDelete,
+  tag: 'labels',
+  description: 'Deletes the label and takes it off every card that carries it.',
+} satisfies RouteText;

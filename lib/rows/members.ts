@@ -1,5 +1,6 @@
 import { addMemberBody, changeRoleBody, idParams, memberParams } from '../contract/schemas';
 import type { RouteRow } from './row';
+import type { RouteText } from './text';
 
 /** A board's members: added and managed by its owners. */
 
@@ -20,6 +21,13 @@ export const membersAdd = {
   cognito: [],
 } satisfies RouteRow;
 
+export const membersAddText = {
+  of: membersAdd,
+  tag: 'members',
+  description:
+    'Adds a registered user, found by email, with the role given (`member` by default). Owners only. 404 when no user has that email, 409 when they are already a member.',
+} satisfies RouteText;
+
 export const membersList = {
   id: 'members.list',
   method: 'GET',
@@ -32,6 +40,12 @@ export const membersList = {
   table: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
   cognito: [],
 } satisfies RouteRow;
+
+export const membersListText = {
+  of: membersList,
+  tag: 'members',
+  description: "The board's members in the order they joined.",
+} satisfies RouteText;
 
 export const membersUpdate = {
   id: 'members.update',
@@ -48,6 +62,12 @@ export const membersUpdate = {
   cognito: [],
 } satisfies RouteRow;
 
+export const membersUpdateText = {
+  of: membersUpdate,
+  tag: 'members',
+  description: "Sets a member's role. Owners only; demoting the last owner is 409 (a board always keeps an owner).",
+} satisfies RouteText;
+
 export const membersRemove = {
   id: 'members.remove',
   method: 'DELETE',
@@ -61,3 +81,10 @@ export const membersRemove = {
   errors: [409],
   cognito: [],
 } satisfies RouteRow;
+
+export const membersRemoveText = {
+  of: membersRemove,
+  tag: 'members',
+  description:
+    'Owners remove anyone; a member may remove only themselves (leave). Removing the last owner is 409. The removed member loses access at once, live sockets included.',
+} satisfies RouteText;

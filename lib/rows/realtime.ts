@@ -1,5 +1,6 @@
 import { boardAction } from '../contract/schemas';
 import type { RouteRow, SocketRouteRow } from './row';
+import type { RouteText } from './text';
 
 /** Live board events: the HTTP row that hands out socket tickets, and the WebSocket API's routes. */
 
@@ -18,6 +19,13 @@ export const realtimeTickets = {
   cognito: [],
   env: ['SOCKET_URL', 'TICKET_SECONDS'],
 } satisfies RouteRow;
+
+export const realtimeTicketsText = {
+  of: realtimeTickets,
+  tag: 'realtime',
+  description:
+    "A single-use ticket for one WebSocket connection to `url` (`url?ticket=<ticket>`), so that the token never goes in a URL. It expires after `expires_in` seconds and never outlives the caller's token.",
+} satisfies RouteText;
 
 export const socketConnect = {
   id: 'socket.connect',

@@ -34,8 +34,12 @@ type CognitoAction =
 
 /** What every function row says, whatever invokes it: CDK makes its function and role from this. */
 export interface FunctionRow {
-  /** The row's id: its key in the assembled table, its name in logs and Idempotency-Key fingerprints. */
-  id: string;
+  /**
+   * The row's id: its key in the assembled table, its name in logs and Idempotency-Key fingerprints.
+   * Lower case, and typed so that each row keeps its id's literal type: the table's keys are typed
+   * from its rows (lib/routes.ts).
+   */
+  id: Lowercase<string>;
   /** Handler source, relative to the repository root; exports `handler`. */
   entry: string;
   summary: string;

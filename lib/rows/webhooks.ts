@@ -1,6 +1,7 @@
-import { deliveriesQuery, idParams } from '../contract/schemas';
+import { DEFAULT_DELIVERIES_PAGE, deliveriesQuery, idParams, MAX_DELIVERIES_PAGE } from '../contract/schemas';
 import { createWebhookBody, updateWebhookBody } from '../contract/webhook-schemas';
 import type { RouteRow } from './row';
+import type { RouteText } from './text';
 
 /**
  * A board's webhooks (../shared/spec/webhooks.md, "Managing webhooks"): owners only, on every route.
@@ -32,6 +33,13 @@ export const webhooksCreate = {
   cognito: [],
 } satisfies RouteRow;
 
+export const webhooksCreateText = {
+  of: webhooksCreate,
+  tag: 'webhooks',
+  description:
+    "Registers an endpoint for the board's events, signed to the Standard Webhooks specification. Owners only. The answer's `secret` is shown this once (keep it; rotate-secret makes a new one); it is stored only encrypted. At most 10 webhooks a board (409, `code` `limit_reached`). No Idempotency-Key: a key's record would keep the secret; a client that lost the answer lists the webhooks. The URL is refused (400, naming the rule) when it is not an absolute `https` URL of at most 2,048 characters or its host is an IP address of a non-public range, in any of its spellings.",
+} satisfies RouteText;
+
 export const webhooksList = {
   id: 'webhooks.list',
   method: 'GET',
@@ -45,6 +53,12 @@ export const webhooksList = {
   cognito: [],
 } satisfies RouteRow;
 
+export const webhooksListText = {
+  of: webhooksList,
+  tag: 'webhooks',
+  description: "The board's webhooks, oldest first (created_at, then id), without secrets. Owners only.",
+} satisfies RouteText;
+
 export const webhooksGet = {
   id: 'webhooks.get',
   method: 'GET',
@@ -57,6 +71,12 @@ export const webhooksGet = {
   table: ['dynamodb:BatchGetItem'],
   cognito: [],
 } satisfies RouteRow;
+
+export const webhooksGetText = {
+  of: webhooksGet,
+  tag: 'webhooks',
+  description: 'The webhook, without its secret. Owners of its board only.',
+} satisfies RouteText;
 
 export const webhooksUpdate = {
   id: 'webhooks.update',
@@ -74,6 +94,13 @@ export const webhooksUpdate = {
   cognito: [],
 } satisfies RouteRow;
 
+export const webhooksUpdateText = {
+  of: webhooksUpdate,
+  tag: 'webhooks',
+  description:
+    'Null-safe partial update: a field omitted or sent as null keeps its value; `events: []` selects every event. `active: true` also switches on a webhook the service switched off (`disabled_reason` back to null, failure counts reset). The URL rules are those of creation.',
+} satisfies RouteText;
+
 export const webhooksDelete = {
   id: 'webhooks.delete',
   method: 'DELETE',
@@ -86,6 +113,13 @@ export const webhooksDelete = {
   table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
   cognito: [],
 } satisfies RouteRow;
+
+export const webhooksDeleteText = {
+  of: webhooksDelete,
+  tag: 'webhooks',
+  description:
+    'Deletes the webhook: no delivery is attempted for it any more (pending ones are dropped). Its deliveries log expires with it.',
+} satisfies RouteText;
 
 export const webhooksRotateSecret = {
   id: 'webhooks.rotate-secret',
@@ -102,6 +136,13 @@ export const webhooksRotateSecret = {
   cognito: [],
 } satisfies RouteRow;
 
+export const webhooksRotateSecretText = {
+  of: webhooksRotateSecret,
+  tag: 'webhooks',
+  description:
+    'A new secret, shown this once. The previous one keeps signing beside it for 24 hours (two signatures in `webhook-signature`); a second rotation within them drops the oldest.',
+} satisfies RouteText;
+
 export const webhooksPing = {
   id: 'webhooks.ping',
   method: 'POST',
@@ -117,6 +158,13 @@ export const webhooksPing = {
   cognito: [],
 } satisfies RouteRow;
 
+export const webhooksPingText = {
+  of: webhooksPing,
+  tag: 'webhooks',
+  description:
+    'Queues one `webhook.ping` event (`{type, event_id, board_id, webhook_id, occurred_at}`, no `seq`) to this webhook alone, whatever its `events` and `active` say; the answer does not wait for the delivery (see the deliveries log).',
+} satisfies RouteText;
+
 export const webhooksDeliveries = {
   id: 'webhooks.deliveries',
   method: 'GET',
@@ -130,3 +178,23 @@ export const webhooksDeliveries = {
   table: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
   cognito: [],
 } satisfies RouteRow;
+
+export const webhooksDeliveriesText = {
+  of: webhooksDeliveries,
+  tag: 'webhooks',
+  query: {
+    limit: {
+      description: `The most deliveries to return, newest first: 1 to ${MAX_DELIVERIES_PAGE}, default ${DEFAULT_DELIVERIES_PAGE}.`,
+      schema: {
+        type: 'integer',
+        format: 'int32',
+        minimum: 1,
+        maximum: MAX_DELIVERIES_PAGE,
+        default: DEFAULT_DELIVERIES_PAGE,
+      },
+      example: DEFAULT_DELIVERIES_PAGE,
+    },
+  },
+  description:
+    "The webhook's deliveries, newest first by the event's time: status, attempts and the latest attempt's outcome. Kept at least 7 days.",
+} satisfies RouteText;

@@ -8,8 +8,9 @@ import { poolTriggers, queueConsumers, routes, schedules, socketRoutes, streamCo
 /**
  * Bundles that do not grow with the table: every function is bundled with the deployed
  * esbuild options twice, as the code is and with one more row added the way rows are added (its
- * own export in a module of lib/rows, a body schema of its own in lib/contract/schemas.ts, its key
- * in the assembled table, its path in lib/rows/served.ts as `npm run openapi` writes it). Only the
+ * own export in a module of lib/rows with its OpenAPI text beside it, a body schema of its own in
+ * lib/contract/schemas.ts, its path in lib/rows/served.ts as `npm run openapi` writes it; the
+ * assembled table picks the row up by itself). Only the
  * functions whose job is to know every row may change: the OpenAPI document, which describes the
  * new operation, and the catch-all, which must answer 405 on the new path. Every other bundle
  * keeps its size to the byte. Before lib/rows, each handler reached its row through the whole
@@ -45,9 +46,13 @@ export const boardsArchive = {
   metric: 'BoardArchived',
   cognito: [],
 } satisfies RouteRow;
+
+export const boardsArchiveText = {
+  of: boardsArchive,
+  tag: 'boards',
+  description: 'Archives the board: it stays readable, and changes to it are 409 until it is restored.',
+} satisfies RouteText;
 `,
-  'lib/routes.ts': (source) =>
-    replaceOnce(source, "  'boards.delete': boards.boardsDelete,\n", "$&  'boards.archive': boards.boardsArchive,\n"),
   'lib/rows/served.ts': (source) => replaceOnce(source, '\n};\n', `\n  '${ADDED_PATH}': ['POST'],\n};\n`),
 };
 

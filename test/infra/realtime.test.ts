@@ -286,7 +286,7 @@ describe('table stream', () => {
   });
 
   it('refuses to synthesize a third reader of the stream', () => {
-    const third = { ...streamConsumers['events.broadcast'], id: 'third.reader' };
+    const third = { ...streamConsumers['events.broadcast'], id: 'third.reader' as const };
     expect(() =>
       synthDeployment(
         { stage: 'dev' },

@@ -236,7 +236,7 @@ describe('SQS stand-in: kept across a restart', () => {
 
 describe("SQS stand-in's event source (Lambda's SQS trigger)", () => {
   const rowOf = (overrides: Partial<QueueConsumerRow>): QueueConsumerRow => ({
-    id: `fixture.consumer${++queueCount}`,
+    id: `fixture.consumer${++queueCount}` as Lowercase<string>,
     entry: 'test/support/queue-consumer-fixture.ts',
     summary: 'fixture',
     table: [],
