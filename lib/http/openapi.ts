@@ -458,7 +458,7 @@ export function buildOpenApiDocument() {
               })),
               ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
               ...Object.keys(query?.properties ?? {}).map((name) => {
-                const parameter = text.query?.[name];
+                const parameter = text.query?.()[name];
                 if (!parameter) throw new Error(`${id}: query parameter ${name} has no documentation`);
                 return { name, in: 'query', required: false, ...parameter };
               }),

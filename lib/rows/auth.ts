@@ -32,10 +32,10 @@ export const authRegister = {
 export const authRegisterText = {
   of: authRegister,
   tag: 'auth',
-  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
-  problems: () => ({ 401: { code: 'unauthorized', detail: 'The email or password is wrong.' } }),
   description:
     'Creates a user in the Cognito user pool (confirmed at once) and answers with an access token, as login would. The email must not be registered yet (409).',
+  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
+  problems: () => ({ 401: { code: 'unauthorized', detail: 'The email or password is wrong.' } }),
 } satisfies RouteText;
 
 export const authLogin = {
@@ -56,10 +56,10 @@ export const authLogin = {
 export const authLoginText = {
   of: authLogin,
   tag: 'auth',
-  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
-  problems: () => ({ 401: { code: 'unauthorized', detail: 'The email or password is wrong.' } }),
   description:
     'Exchanges email and password for a Cognito access token. A wrong email or password gets the same 401, so accounts cannot be enumerated; an address that is not one, or a password outside 8 to 256 characters, is 400 on its shape alone, as at registration.',
+  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
+  problems: () => ({ 401: { code: 'unauthorized', detail: 'The email or password is wrong.' } }),
 } satisfies RouteText;
 
 export const authRefresh = {
@@ -82,10 +82,10 @@ export const authRefresh = {
 export const authRefreshText = {
   of: authRefresh,
   tag: 'auth',
-  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
-  problems: () => ({ 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } }),
   description:
     'Exchanges the `refresh_token` of register or login for a new access token. The answer has no `refresh_token`: Cognito issues none on refresh, so keep the one you have (valid 30 days unless revoked). A wrong, expired or revoked refresh token, or an access token sent instead of one, gets 401. No bearer token: the refresh token is the credential.',
+  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
+  problems: () => ({ 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } }),
 } satisfies RouteText;
 
 export const authLogout = {
@@ -107,8 +107,8 @@ export const authLogout = {
 export const authLogoutText = {
   of: authLogout,
   tag: 'auth',
-  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
-  problems: () => ({ 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } }),
   description:
     'Revokes the refresh token (Cognito RevokeToken): it can no longer be refreshed (401). Access tokens already issued are not recalled by this API: they are accepted until they expire (`expires_in`, one hour at most), so a client discards its own. A token Cognito will not revoke (unknown, malformed, not a refresh token) gets 401.',
+  // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
+  problems: () => ({ 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } }),
 } satisfies RouteText;

@@ -22,6 +22,8 @@ export const boardsList = {
 export const boardsListText = {
   of: boardsList,
   tag: 'boards',
+  description:
+    'The boards the caller is a member of (whatever the role), newest first by `created_at` (ties by id). Not paginated: the whole list. A list too large for one answer (over 6 MB even compressed; thousands of boards with long titles) gets 422 listing the board ids, newest first, to be read one at a time with GET /boards/{id}.',
   problems: () => ({
     422: {
       code: 'response_too_large',
@@ -29,8 +31,6 @@ export const boardsListText = {
       extra: { board_ids: ['7c9e6679-7425-40de-944b-e07fc1f90ae7', '2a1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d'] },
     },
   }),
-  description:
-    'The boards the caller is a member of (whatever the role), newest first by `created_at` (ties by id). Not paginated: the whole list. A list too large for one answer (over 6 MB even compressed; thousands of boards with long titles) gets 422 listing the board ids, newest first, to be read one at a time with GET /boards/{id}.',
 } satisfies RouteText;
 
 export const boardsCreate = {
@@ -75,6 +75,8 @@ export const boardsGet = {
 export const boardsGetText = {
   of: boardsGet,
   tag: 'boards',
+  description:
+    "The board with its columns (ascending position), each column with its cards (ascending position; ties by created_at, then id), and the board's labels. A board too large for one answer (over 6 MB even compressed) gets 422 listing its columns, to be read one at a time.",
   problems: () => ({
     422: {
       code: 'response_too_large',
@@ -82,8 +84,6 @@ export const boardsGetText = {
       extra: { columns: [{ id: '5d1f2a3b-6c7d-4e8f-9a0b-1c2d3e4f5a6b', title: 'Archive', cards: 450 }] },
     },
   }),
-  description:
-    "The board with its columns (ascending position), each column with its cards (ascending position; ties by created_at, then id), and the board's labels. A board too large for one answer (over 6 MB even compressed) gets 422 listing its columns, to be read one at a time.",
 } satisfies RouteText;
 
 export const boardsRename = {
@@ -147,7 +147,9 @@ export const boardsEvents = {
 export const boardsEventsText = {
   of: boardsEvents,
   tag: 'boards',
-  query: {
+  description:
+    "The board's events with `seq` above `after`, in ascending `seq`, each exactly as watchers received it (kinds and fields: `/asyncapi.json`): what a client missed while its socket was down, and the board's activity history. Read-your-writes: once a change's answer has arrived, it is listed. Events are kept 7 days: when the first event after `after` is no longer kept the answer is 410 `resync_required`, and the client reads `GET /boards/{id}` again and goes on from its `seq`. An `after` at or past `latest_seq` answers an empty list.",
+  query: () => ({
     after: {
       description:
         'The `seq` the client has seen last (from the tree, `watch.ack` or an event): events with a higher `seq` are returned. A non-negative whole number; omitted: 0.',
@@ -159,7 +161,5 @@ export const boardsEventsText = {
       schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_EVENTS_PAGE, default: DEFAULT_EVENTS_PAGE },
       example: 100,
     },
-  },
-  description:
-    "The board's events with `seq` above `after`, in ascending `seq`, each exactly as watchers received it (kinds and fields: `/asyncapi.json`): what a client missed while its socket was down, and the board's activity history. Read-your-writes: once a change's answer has arrived, it is listed. Events are kept 7 days: when the first event after `after` is no longer kept the answer is 410 `resync_required`, and the client reads `GET /boards/{id}` again and goes on from its `seq`. An `after` at or past `latest_seq` answers an empty list.",
+  }),
 } satisfies RouteText;

@@ -128,11 +128,11 @@ export const cardsLabelsAttach = {
 export const cardsLabelsAttachText = {
   of: cardsLabelsAttach,
   tag: 'cards',
+  description:
+    "Puts one of the board's labels on the card; idempotent (already there: the card as it is). At most 20 labels a card (409, `code` `limit_reached`); a label of another board is 404. Answers the card.",
   problems: () => ({
     409: { code: 'limit_reached', detail: `A card can carry at most ${MAX_LABELS_PER_CARD} labels.` },
   }),
-  description:
-    "Puts one of the board's labels on the card; idempotent (already there: the card as it is). At most 20 labels a card (409, `code` `limit_reached`); a label of another board is 404. Answers the card.",
 } satisfies RouteText;
 
 export const cardsLabelsDetach = {

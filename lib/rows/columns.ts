@@ -46,6 +46,8 @@ export const columnsGet = {
 export const columnsGetText = {
   of: columnsGet,
   tag: 'columns',
+  description:
+    'The column with its cards, by ascending position (ties by created_at, then id). A column too large for one answer (over 6 MB even compressed) gets 422 listing its card ids in that order, to be read one at a time with GET /cards/{id}.',
   problems: () => ({
     422: {
       code: 'response_too_large',
@@ -53,8 +55,6 @@ export const columnsGetText = {
       extra: { card_ids: ['9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d', '3f0c8a52-5b7e-4c1a-9d2e-8f6b1a2c3d4e'] },
     },
   }),
-  description:
-    'The column with its cards, by ascending position (ties by created_at, then id). A column too large for one answer (over 6 MB even compressed) gets 422 listing its card ids in that order, to be read one at a time with GET /cards/{id}.',
 } satisfies RouteText;
 
 export const columnsRename = {

@@ -25,11 +25,11 @@ export const labelsCreate = {
 export const labelsCreateText = {
   of: labelsCreate,
   tag: 'labels',
+  description:
+    'Creates a label on the board; any member may. Names are unique on the board compared case-insensitively (409, `code` `conflict`), at most 100 labels a board (409, `code` `limit_reached`).',
   problems: () => ({
     409: { code: 'limit_reached', detail: `A board can have at most ${MAX_LABELS_PER_BOARD} labels; delete one first.` },
   }),
-  description:
-    'Creates a label on the board; any member may. Names are unique on the board compared case-insensitively (409, `code` `conflict`), at most 100 labels a board (409, `code` `limit_reached`).',
 } satisfies RouteText;
 
 export const labelsList = {

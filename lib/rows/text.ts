@@ -52,9 +52,13 @@ export interface RouteText<Row extends RouteRow = RouteRow> {
   /**
    * Examples of the route's own error answers, by status (each one of its documented statuses),
    * made when the document is: some name other rows, whose modules may still be loading when
-   * this one is.
+   * this one is, and a text that computes nothing leaves every bundle (esbuild keeps what may
+   * have side effects, a template literal's substitutions included).
    */
   problems?: () => Partial<Record<number, ProblemExample>>;
-  /** Each query parameter of the row's `query` schema, by name. */
-  query?: Record<string, QueryParameterText>;
+  /**
+   * Each query parameter of the row's `query` schema, by name, made when the document is: its
+   * bounds are the schema's constants, and a text that computes nothing leaves every bundle.
+   */
+  query?: () => Record<string, QueryParameterText>;
 }

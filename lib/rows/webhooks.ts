@@ -182,7 +182,9 @@ export const webhooksDeliveries = {
 export const webhooksDeliveriesText = {
   of: webhooksDeliveries,
   tag: 'webhooks',
-  query: {
+  description:
+    "The webhook's deliveries, newest first by the event's time: status, attempts and the latest attempt's outcome. Kept at least 7 days.",
+  query: () => ({
     limit: {
       description: `The most deliveries to return, newest first: 1 to ${MAX_DELIVERIES_PAGE}, default ${DEFAULT_DELIVERIES_PAGE}.`,
       schema: {
@@ -194,7 +196,5 @@ export const webhooksDeliveriesText = {
       },
       example: DEFAULT_DELIVERIES_PAGE,
     },
-  },
-  description:
-    "The webhook's deliveries, newest first by the event's time: status, attempts and the latest attempt's outcome. Kept at least 7 days.",
+  }),
 } satisfies RouteText;
