@@ -1,5 +1,12 @@
 import { accountToDelete, beginAccountDeletion, wrongDeletionPassword } from '../data/accounts';
-import { startResetTries, startVerifyTries, takeResetTry, takeVerifyTry } from '../data/code-tries';
+import {
+  giveBackResetTry,
+  giveBackVerifyTry,
+  startResetTries,
+  startVerifyTries,
+  takeResetTry,
+  takeVerifyTry,
+} from '../data/code-tries';
 import { findUserByEmail, markAddressVerified, putUserProfile, readAccount } from '../data/users';
 import { Conflict, InvalidCode, Unauthorized, WrongPassword } from '../domain/errors';
 import {
@@ -44,7 +51,9 @@ export async function register(email: string, password: string, displayName: str
     } catch (error) {
       if (!(error instanceof Conflict)) throw error;
       const holder = await findUserByEmail(email);
-      if (!holder || holder.user_id === userId || (await identityExists(holder.user_id))) throw error;
+      // This registration's own profile, written by an attempt whose answer was lost and retried.
+      if (holder?.user_id === userId) return;
+      if (!holder || (await identityExists(holder.user_id))) throw error;
       await beginAccountDeletion(holder.user_id, holder.email);
       await putUserProfile(userId, email, displayName);
     }
@@ -52,12 +61,12 @@ export async function register(email: string, password: string, displayName: str
 }
 
 /**
- * POST /auth/verify-email/request: the tries of the code start again from none, then Cognito mails
- * a new code to the caller's address.
+ * POST /auth/verify-email/request: Cognito mails a new code to the caller's address, and only then
+ * do its tries start again from none. When Cognito sends none (too many codes asked for), the
+ * earlier code keeps the tries it has left: asking again never buys more guesses.
  */
 export async function requestEmailVerification(caller: Caller): Promise<void> {
-  await startVerifyTries(caller.id);
-  await sendEmailCode(caller.token);
+  if (await sendEmailCode(caller.token)) await startVerifyTries(caller.id);
 }
 
 /**
@@ -70,7 +79,7 @@ export async function verifyEmail(caller: Caller, code: string, beforeChange: Be
   const account = await readAccount(caller.id);
   await beforeChange();
   if (!(await takeVerifyTry(caller.id))) throw new InvalidCode();
-  await confirmEmailCode(caller.token, code);
+  await confirmEmailCode(caller.token, code).catch(giveBackUnlessJudged(() => giveBackVerifyTry(caller.id)));
   await markAddressVerified(caller.id, account.email);
 }
 
@@ -81,8 +90,9 @@ export async function verifyEmail(caller: Caller, code: string, beforeChange: Be
 export async function forgotPassword(email: string, beforeChange: BeforeChange = nothing): Promise<void> {
   const account = await findUserByEmail(email);
   await beforeChange();
-  if (account) await startResetTries(email);
-  await sendResetCode(email, account && { userId: account.user_id, verified: account.verified });
+  // The tries start again only once a new code went out (see requestEmailVerification).
+  const sent = await sendResetCode(email, account && { userId: account.user_id, verified: account.verified });
+  if (account && sent) await startResetTries(email);
 }
 
 /**
@@ -103,7 +113,7 @@ export async function resetForgottenPassword(
   await beforeChange();
   // Tries are counted per address, from wherever they come; an address nobody holds has no code.
   if (found && !(await takeResetTry(email))) throw new InvalidCode();
-  await resetPassword(email, code, newPassword);
+  await resetPassword(email, code, newPassword).catch(giveBackUnlessJudged(async () => found && giveBackResetTry(email)));
   // The password is the owner's of the address now, at the moment of the reset: if the address
   // changed hands since the read (its account deleted, the address registered again), the
   // marking's condition fails, and the owner is read again, as if read after the reset.
@@ -112,6 +122,16 @@ export async function resetForgottenPassword(
   if (account !== found) await markAddressVerified(account.user_id, email);
   await signOutEverywhere(account.user_id);
 }
+
+/**
+ * A try is spent only on a code Cognito judged (400 invalid_code): when the check failed for
+ * another reason (Cognito throttled or unreachable, a new password it refuses), the try is given
+ * back before the error goes on.
+ */
+const giveBackUnlessJudged = (giveBack: () => Promise<unknown>) => async (error: unknown) => {
+  if (!(error instanceof InvalidCode)) await giveBack().catch(() => undefined);
+  throw error;
+};
 
 /** markAddressVerified, answering false when the account no longer holds the address (deleted, or changed hands). */
 async function markedVerified(userId: string, email: string): Promise<boolean> {

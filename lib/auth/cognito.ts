@@ -18,7 +18,7 @@ import {
   RevokeTokenCommand,
   VerifyUserAttributeCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { BadRequest, Conflict, InvalidCode, Unauthorized, WrongPassword } from '../domain/errors';
+import { BadRequest, Conflict, InvalidCode, Unauthorized, Unavailable, WrongPassword } from '../domain/errors';
 import { ENV, requireEnv } from '../runtime/config';
 import { outsideDeadline, stopAtDeadline } from '../runtime/deadline';
 import { logger, sdkLogger } from '../runtime/logger';
@@ -72,6 +72,30 @@ function secret(): Promise<string> {
   return clientSecret;
 }
 
+/**
+ * Runs a call that carries the client secret (or a hash of it). Cognito refuses a secret it no
+ * longer holds (rotated, or the client replaced) with NotAuthorizedException, which would otherwise
+ * read as the caller's wrong password or code: the kept secret is dropped and the call made once
+ * more with a fresh one; refused again, it is the service's fault (500), never the caller's.
+ */
+async function withSecret<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!refusedSecret(error)) throw error;
+    clientSecret = undefined;
+    try {
+      return await call();
+    } catch (again) {
+      if (refusedSecret(again)) throw new Error(`Cognito refuses app client ${clientId}'s secret`);
+      throw again;
+    }
+  }
+}
+
+const refusedSecret = (error: unknown) =>
+  nameOf(error) === 'NotAuthorizedException' && /secret/i.test((error as Error).message ?? '');
+
 /** Cognito's SECRET_HASH for a call about `username`: Base64(HMAC-SHA256(secret, username + client id)). */
 async function secretHash(username: string): Promise<string> {
   return createHmac('sha256', await secret())
@@ -118,7 +142,8 @@ export async function createUser(
     await cognito
       .send(new AdminSetUserPasswordCommand({ UserPoolId: userPoolId, Username: username, Password: password, Permanent: true }))
       .catch((error: unknown) => {
-        throw nameOf(error) === 'InvalidPasswordException'
+        // InvalidParameterException: a password Cognito's own pattern refuses (leading or trailing blanks).
+        throw ['InvalidPasswordException', 'InvalidParameterException'].includes(nameOf(error))
           ? new BadRequest('The password does not meet the password policy.')
           : error;
       });
@@ -153,13 +178,15 @@ export async function identityExists(userId: string): Promise<boolean> {
  */
 async function signIn(email: string, password: string): Promise<AuthenticationResultType | undefined> {
   const username = email.toLowerCase();
-  const out = await cognito.send(
-    new AdminInitiateAuthCommand({
-      UserPoolId: userPoolId,
-      ClientId: clientId,
-      AuthFlow: 'ADMIN_USER_PASSWORD_AUTH',
-      AuthParameters: { USERNAME: username, PASSWORD: password, SECRET_HASH: await secretHash(username) },
-    }),
+  const out = await withSecret(async () =>
+    cognito.send(
+      new AdminInitiateAuthCommand({
+        UserPoolId: userPoolId,
+        ClientId: clientId,
+        AuthFlow: 'ADMIN_USER_PASSWORD_AUTH',
+        AuthParameters: { USERNAME: username, PASSWORD: password, SECRET_HASH: await secretHash(username) },
+      }),
+    ),
   );
   return out.AuthenticationResult;
 }
@@ -185,9 +212,10 @@ export async function logIn(email: string, password: string): Promise<TokenRespo
  * Cognito's answers to a refresh token it will not honour: unknown, malformed, expired, revoked,
  * issued to another client or pool, or not a refresh token at all (an access token).
  * GetTokensFromRefreshToken says NotAuthorizedException (UserNotFoundException if its user is
- * gone; not InvalidParameterException, which there means a client set up without the flow: a 500).
+ * gone), and InvalidParameterException for a token outside its pattern, which the body's schema
+ * (no whitespace) lets through. A client set up without the flow is OperationNotEnabledException: a 500.
  */
-const BAD_REFRESH_TOKEN = ['NotAuthorizedException', 'UserNotFoundException'];
+const BAD_REFRESH_TOKEN = ['NotAuthorizedException', 'UserNotFoundException', 'InvalidParameterException'];
 /**
  * RevokeToken says UnauthorizedException for a token it cannot revoke, UnsupportedTokenTypeException
  * for one that is not a refresh token and InvalidParameterException for one outside its token
@@ -210,8 +238,10 @@ const UNREVOCABLE_TOKEN = [
 export async function refresh(refreshToken: string): Promise<TokenResponse> {
   let result: AuthenticationResultType | undefined;
   try {
-    const out = await cognito.send(
-      new GetTokensFromRefreshTokenCommand({ RefreshToken: refreshToken, ClientId: clientId, ClientSecret: await secret() }),
+    const out = await withSecret(async () =>
+      cognito.send(
+        new GetTokensFromRefreshTokenCommand({ RefreshToken: refreshToken, ClientId: clientId, ClientSecret: await secret() }),
+      ),
     );
     result = out.AuthenticationResult;
   } catch (error) {
@@ -233,7 +263,9 @@ export async function refresh(refreshToken: string): Promise<TokenResponse> {
  */
 export async function revoke(refreshToken: string): Promise<void> {
   try {
-    await cognito.send(new RevokeTokenCommand({ ClientId: clientId, ClientSecret: await secret(), Token: refreshToken }));
+    await withSecret(async () =>
+      cognito.send(new RevokeTokenCommand({ ClientId: clientId, ClientSecret: await secret(), Token: refreshToken })),
+    );
   } catch (error) {
     if (UNREVOCABLE_TOKEN.includes(nameOf(error))) throw badRefreshToken();
     throw error;
@@ -255,19 +287,22 @@ const tokenRefused = () => new Unauthorized('The access token is invalid or has 
 const TOKEN_REFUSED = ['NotAuthorizedException', 'UserNotFoundException'];
 
 /**
- * GetUserAttributeVerificationCode: Cognito mails a code to the caller's address. Too many codes
- * asked for the user (LimitExceededException) sends none, and answers as if it had: the caller's
- * earlier code still works.
+ * GetUserAttributeVerificationCode: Cognito mails a code to the caller's address; true when it did.
+ * Too many codes asked for the user (LimitExceededException) sends none, and answers as if it had:
+ * the caller's earlier code still works, with the tries it has left.
  */
-export async function sendEmailCode(accessToken: string): Promise<void> {
+export async function sendEmailCode(accessToken: string): Promise<boolean> {
   try {
     await cognito.send(new GetUserAttributeVerificationCodeCommand({ AccessToken: accessToken, AttributeName: 'email' }));
+    return true;
   } catch (error) {
     if (TOKEN_REFUSED.includes(nameOf(error))) throw tokenRefused();
     if (nameOf(error) === 'LimitExceededException') {
       logger.info('no verification code sent', { reason: nameOf(error) });
-      return;
+      return false;
     }
+    if (nameOf(error) === 'CodeDeliveryFailureException')
+      throw new Unavailable('The code could not be mailed; try again later.', 60);
     throw error;
   }
 }
@@ -303,44 +338,56 @@ export async function confirmEmailCode(accessToken: string, code: string): Promi
  * service's own flag is set only when the code comes back (`resetPassword`). Every refusal is
  * swallowed (unknown user, no deliverable address, too many codes): the answer is the same 202.
  */
-export async function sendResetCode(email: string, account?: { userId: string; verified: boolean }): Promise<void> {
+export async function sendResetCode(email: string, account?: { userId: string; verified: boolean }): Promise<boolean> {
   const username = email.toLowerCase();
   try {
     if (account && !account.verified) await markEmailVerified(account.userId, email);
-    await cognito.send(
-      new ForgotPasswordCommand({ ClientId: clientId, Username: username, SecretHash: await secretHash(username) }),
+    await withSecret(async () =>
+      cognito.send(new ForgotPasswordCommand({ ClientId: clientId, Username: username, SecretHash: await secretHash(username) })),
     );
+    return true;
   } catch (error) {
     const name = nameOf(error);
-    if (
-      ['UserNotFoundException', 'InvalidParameterException', 'LimitExceededException', 'NotAuthorizedException'].includes(name)
-    ) {
+    if (NO_RESET_CODE.includes(name)) {
       logger.info('no reset code sent', { reason: name });
-      return;
+      return false;
     }
     throw error;
   }
 }
 
+/** Why ForgotPassword sent nothing: unknown user, no deliverable address, too many codes, mail refused. */
+const NO_RESET_CODE = [
+  'UserNotFoundException',
+  'InvalidParameterException',
+  'LimitExceededException',
+  'NotAuthorizedException',
+  'CodeDeliveryFailureException',
+];
+
 /** ConfirmForgotPassword; an unknown address is the same 400 as a wrong code (no enumeration). */
 export async function resetPassword(email: string, code: string, newPassword: string): Promise<void> {
   const username = email.toLowerCase();
   try {
-    await cognito.send(
-      new ConfirmForgotPasswordCommand({
-        ClientId: clientId,
-        Username: username,
-        SecretHash: await secretHash(username),
-        ConfirmationCode: code,
-        Password: newPassword,
-      }),
+    await withSecret(async () =>
+      cognito.send(
+        new ConfirmForgotPasswordCommand({
+          ClientId: clientId,
+          Username: username,
+          SecretHash: await secretHash(username),
+          ConfirmationCode: code,
+          Password: newPassword,
+        }),
+      ),
     );
   } catch (error) {
     const name = nameOf(error);
     if ([...CODE_REFUSED, 'UserNotFoundException', 'LimitExceededException', 'NotAuthorizedException'].includes(name)) {
       throw new InvalidCode();
     }
-    if (name === 'InvalidPasswordException') throw new BadRequest('The new password does not meet the password policy.');
+    if (name === 'InvalidPasswordException' || name === 'InvalidParameterException') {
+      throw new BadRequest('The new password does not meet the password policy.');
+    }
     throw error;
   }
 }

@@ -56,10 +56,29 @@ async function takeCodeTry(key: ItemKey): Promise<boolean> {
   }
 }
 
+/** Hands back a try taken for a check that never judged the code (never below none). */
+async function giveBackTry(key: ItemKey): Promise<void> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'ADD tries :minus',
+        ConditionExpression: 'tries > :none',
+        ExpressionAttributeValues: { ':minus': -1, ':none': 0 },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
 /** Address verification: tries are counted per account. */
 export const startVerifyTries = (userId: string) => startCodeTries(keys.verifyCodeTries(userId));
 export const takeVerifyTry = (userId: string) => takeCodeTry(keys.verifyCodeTries(userId));
+export const giveBackVerifyTry = (userId: string) => giveBackTry(keys.verifyCodeTries(userId));
 
 /** Password reset: tries are counted per address, whoever sends them. */
 export const startResetTries = (email: string) => startCodeTries(keys.resetCodeTries(email));
 export const takeResetTry = (email: string) => takeCodeTry(keys.resetCodeTries(email));
+export const giveBackResetTry = (email: string) => giveBackTry(keys.resetCodeTries(email));

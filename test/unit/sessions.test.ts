@@ -5,6 +5,7 @@ import {
   InternalErrorException,
   InvalidParameterException,
   NotAuthorizedException,
+  OperationNotEnabledException,
   RevokeTokenCommand,
   UnauthorizedException,
   UnsupportedOperationException,
@@ -82,10 +83,17 @@ describe('POST /auth/refresh', () => {
     expectUnauthorized(await refresh(event('/auth/refresh', { refresh_token: 'some.refresh.token' }), context));
   });
 
-  it('a client set up without the flow (InvalidParameterException) is a 500, not a 401 blaming the caller', async () => {
+  it("a token outside Cognito's token pattern (InvalidParameterException) is the same 401, not a 500", async () => {
     cognito
       .on(GetTokensFromRefreshTokenCommand)
-      .rejects(new InvalidParameterException({ message: 'REFRESH_TOKEN_AUTH flow not enabled', ...meta }));
+      .rejects(new InvalidParameterException({ message: "Value at 'refreshToken' failed to satisfy constraint", ...meta }));
+    expectUnauthorized(await refresh(event('/auth/refresh', { refresh_token: 'not$a&token' }), context));
+  });
+
+  it('a client set up without the flow (OperationNotEnabledException) is a 500, not a 401 blaming the caller', async () => {
+    cognito
+      .on(GetTokensFromRefreshTokenCommand)
+      .rejects(new OperationNotEnabledException({ message: 'refresh not enabled for this client', ...meta }));
     const reply = await refresh(event('/auth/refresh', { refresh_token: 'some.refresh.token' }), context);
     expect(reply.statusCode).toBe(500);
   });
