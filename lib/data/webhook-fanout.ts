@@ -2,6 +2,7 @@ import { logger } from '../runtime/logger';
 import { type ChangeRecord, eventsByBoard } from './change-events';
 import { expireWebhooks, type NewDelivery, scheduleDeliveries } from './deliveries';
 import type { WebhookRecord } from './records';
+import { getProfiles } from './users';
 import type { StoredWebhook } from './webhook-creators';
 import { boardWebhooks } from './webhooks';
 
@@ -38,6 +39,25 @@ export const receives = (
   event: { type: string; seq?: number | null },
 ) => selects(webhook, event.type) && (event.seq ?? 0) > (webhook.from_seq ?? 0);
 
+/**
+ * The board's webhooks less the active ones whose creator's account is gone. Deleting an account
+ * removes its profile at once, but leaves its boards to the account collector, whose membership
+ * removal then switches the account's webhooks off: until it reaches this board, the creator's
+ * missing profile is what says the webhook no longer speaks for anyone. One strongly consistent
+ * BatchGetItem of at most 10 profiles, only for a board with an active webhook.
+ */
+async function speakingFor(webhooks: WebhookRecord[]): Promise<WebhookRecord[]> {
+  const creators = [
+    ...new Set(webhooks.filter((webhook) => webhook.active).flatMap((webhook) => (webhook as StoredWebhook).created_by ?? [])),
+  ];
+  if (creators.length === 0) return webhooks;
+  const profiles = await getProfiles(creators);
+  return webhooks.filter((webhook) => {
+    const creator = (webhook as StoredWebhook).created_by;
+    return !webhook.active || !creator || profiles.has(creator);
+  });
+}
+
 /** Returns the stream sequence numbers to retry from (one per failed board at most). */
 export async function fanOut(records: ChangeRecord[]): Promise<string[]> {
   const byBoard = eventsByBoard(records);
@@ -47,8 +67,9 @@ export async function fanOut(records: ChangeRecord[]): Promise<string[]> {
       events.sort((a, b) => (a.event.seq ?? 0) - (b.event.seq ?? 0));
       let next = 0;
       try {
-        const webhooks = await boardWebhooks(boardId);
-        if (webhooks.length === 0) return;
+        const all = await boardWebhooks(boardId);
+        if (all.length === 0) return;
+        const webhooks = await speakingFor(all);
         for (; next < events.length; next++) {
           const { event } = events[next]!;
           const items: NewDelivery[] = webhooks
@@ -58,7 +79,7 @@ export async function fanOut(records: ChangeRecord[]): Promise<string[]> {
           if (event.type === 'board.deleted')
             await expireWebhooks(
               boardId,
-              webhooks.map((webhook) => webhook.id),
+              all.map((webhook) => webhook.id),
             );
         }
       } catch (error) {

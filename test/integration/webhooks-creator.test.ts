@@ -3,6 +3,7 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { call, newBoard, newColumn, newUser, type TestUser } from '../support/api';
 import { closeServers } from '../support/http-servers';
@@ -11,7 +12,7 @@ import { localDocumentClient, localEnv, readPartition, runStorageCodeOn } from '
 import { eventually } from '../support/wait';
 
 /**
- * Who a webhook speaks for (../shared/spec/webhooks.md: `created_by`, `creator_not_owner`, and the
+ * Who a webhook speaks for (docs/reference.md, "Webhooks": `created_by`, `creator_not_owner`, and the
  * rule that a webhook receives only events committed after it was created or switched on), written
  * as the attacks it defeats, over the real local stack of this file (REST, the table's stream, the
  * fanout, the SQS stand-in, the worker, real HTTP receivers on 127.0.0.1).
@@ -172,6 +173,21 @@ describe('a webhook speaks for its creator: it goes off when they stop being an 
     }, WAIT_MS);
     const members = (await ok(call('GET', `/boards/${board.id}/members`, as(keeper)))) as { user_id: string }[];
     expect(members.map((member) => member.user_id)).not.toContain(attacker.id);
+    await expectNothingAfter(setup, await boardSeq(keeper, board.id));
+  });
+
+  it('a deleted account whose boards the collector has not reached yet: its webhook already gets nothing', async () => {
+    const setup = await boardWithAttackerHook();
+    const { keeper, attacker, board, hook } = setup;
+    // The state between DELETE /auth/account's transaction (the profile gone) and the account
+    // collector's removal from this board (the membership still there), held still by making it
+    // directly in the table, without the deletion's marker that would start the collector.
+    await localDocumentClient(env).send(
+      new DeleteCommand({ TableName: env.TABLE_NAME, Key: { pk: `USER#${attacker.id}`, sk: '#PROFILE' } }),
+    );
+    const members = (await ok(call('GET', `/boards/${board.id}/members`, as(keeper)))) as { user_id: string }[];
+    expect(members.map((member) => member.user_id)).toContain(attacker.id);
+    expect(await getHook(keeper, hook.id)).toMatchObject({ active: true, created_by: attacker.id });
     await expectNothingAfter(setup, await boardSeq(keeper, board.id));
   });
 
