@@ -1,8 +1,9 @@
+import { scopeVia } from '../../lib/data/access';
 import { deleteColumn } from '../../lib/data/columns';
 import { route } from '../../lib/http/route';
 import { columnsDelete } from '../../lib/rows/columns';
 
 export const handler = route(columnsDelete, async ({ scope }) => {
-  await deleteColumn(scope);
+  await deleteColumn(scopeVia(scope, 'column'));
   return { status: 204 };
 });

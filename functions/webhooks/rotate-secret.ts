@@ -1,3 +1,4 @@
+import { scopeVia } from '../../lib/data/access';
 import { rotateWebhookSecret } from '../../lib/data/webhook-secret-writes';
 import { secretKeyId } from '../../lib/data/webhook-secrets';
 import { route } from '../../lib/http/route';
@@ -8,5 +9,5 @@ secretKeyId();
 
 export const handler = route(webhooksRotateSecret, async ({ scope }) => ({
   status: 200,
-  body: await rotateWebhookSecret(scope),
+  body: await rotateWebhookSecret(scopeVia(scope, 'webhook')),
 }));

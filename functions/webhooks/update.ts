@@ -1,4 +1,5 @@
 import { webhookAllowHosts } from '../../lib/contract/webhook-schemas';
+import { scopeVia } from '../../lib/data/access';
 import { updateWebhook } from '../../lib/data/webhooks';
 import { route } from '../../lib/http/route';
 import { webhooksUpdate } from '../../lib/rows/webhooks';
@@ -8,5 +9,5 @@ webhookAllowHosts();
 
 export const handler = route(webhooksUpdate, async ({ scope, body }) => ({
   status: 200,
-  body: await updateWebhook(scope, body),
+  body: await updateWebhook(scopeVia(scope, 'webhook'), body),
 }));

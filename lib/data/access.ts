@@ -36,20 +36,46 @@ export interface Related<T> {
   item?: T;
 }
 
-export interface BoardScope {
+/** How a board route reaches its board: by its id, or through the lookup of the addressed child. */
+export type Via = Extract<AccessRule, { scope: 'board' }>['via'];
+
+/** What every board route's access check establishes, however the board was reached. */
+interface ScopeOfBoard {
   boardId: string;
   board: BoardRecord;
   member: MemberRecord;
-  /** The addressed column (via column), card (via card), label (via label) or webhook (via webhook). */
-  column?: ColumnRecord;
-  card?: CardRecord;
-  label?: LabelRecord;
-  webhook?: WebhookRecord;
-  /** Card-create version of the addressed column, read before anything else (lib/data/cards.ts). */
-  columnCardVersion?: number;
   relatedColumns: Map<string, Related<ColumnRecord>>;
   relatedCards: Map<string, Related<CardRecord>>;
   relatedLabels: Map<string, Related<LabelRecord>>;
+}
+
+/** The addressed item each way of reaching the board brings, found and live. */
+interface Addressed {
+  board: Record<never, never>;
+  column: {
+    column: ColumnRecord;
+    /** Card-create version of the addressed column, read before anything else (lib/data/cards.ts). */
+    columnCardVersion: number;
+  };
+  card: { card: CardRecord };
+  label: { label: LabelRecord };
+  webhook: { webhook: WebhookRecord };
+}
+
+type AddressedVia = { [V in Via]: { via: V } & Addressed[V] }[Via];
+
+/** A board route's scope, keyed by how the route reaches its board (`via`, from its row's AccessRule). */
+export type BoardScope = ScopeOfBoard & AddressedVia;
+export type ScopeVia<V extends Via> = Extract<BoardScope, { via: V }>;
+
+/**
+ * The scope of a route whose row reaches its board `via`: every board route's scope has the one
+ * type BoardScope in the HTTP chain (lib/http/chain.ts), so a handler names the way its row
+ * declares, and a row that says otherwise fails here (a bug, 500) rather than with an undefined item.
+ */
+export function scopeVia<V extends Via>(scope: BoardScope, via: V): ScopeVia<V> {
+  if (scope.via !== via) throw new Error(`the route reached its board via ${scope.via}, not ${via}`);
+  return scope as ScopeVia<V>;
 }
 
 /** The user making the request: the member the access check found. */
@@ -87,12 +113,12 @@ export async function resolveBoardScope<P>(
   const lookups = lookupKeys.length > 0 ? await getItems(lookupKeys) : undefined;
 
   let boardId = addressedId;
-  let columnCardVersion: number | undefined;
+  let columnCardVersion = 0;
   if (rule.via === 'column') {
     const lookup = lookups?.get<ColumnLookup>(keys.columnLookup(addressedId));
     if (!lookup) throw new NotFound('Column');
     boardId = lookup.board_id;
-    columnCardVersion = lookup.card_version;
+    columnCardVersion = lookup.card_version ?? 0;
   } else if (rule.via === 'card') {
     const lookup = lookups?.get<CardLookup>(keys.cardLookup(addressedId));
     if (!lookup) throw new NotFound('Card');
@@ -143,20 +169,36 @@ export async function resolveBoardScope<P>(
   const board = items.get<BoardRecord>(keys.board(boardId));
   const member = items.get(keys.userProfile(callerId)) ? items.get<MemberRecord>(keys.member(boardId, callerId)) : undefined;
   const live = (otherBoardId: string) => otherBoardId === boardId || items.get(keys.board(otherBoardId)) !== undefined;
-  const scope: BoardScope = {
-    boardId,
-    board: board as BoardRecord,
-    member: member as MemberRecord,
-    columnCardVersion,
-    relatedColumns: relatedMap(relatedColumnIds, keys.columnLookup, (id) => items.get(keys.column(boardId, id)), lookups, live),
-    relatedCards: relatedMap(relatedCardIds, keys.cardLookup, (id) => items.get(keys.card(boardId, id)), lookups, live),
-    relatedLabels: relatedMap(relatedLabelIds, keys.labelLookup, (id) => items.get(keys.label(boardId, id)), lookups, live),
+  const relatedItems = {
+    relatedColumns: relatedMap(
+      relatedColumnIds,
+      keys.columnLookup,
+      (id) => items.get<ColumnRecord>(keys.column(boardId, id)),
+      lookups,
+      live,
+    ),
+    relatedCards: relatedMap(
+      relatedCardIds,
+      keys.cardLookup,
+      (id) => items.get<CardRecord>(keys.card(boardId, id)),
+      lookups,
+      live,
+    ),
+    relatedLabels: relatedMap(
+      relatedLabelIds,
+      keys.labelLookup,
+      (id) => items.get<LabelRecord>(keys.label(boardId, id)),
+      lookups,
+      live,
+    ),
   };
 
+  let addressed: AddressedVia;
   if (rule.via === 'board') {
     // Spec part 7: a non-member asking for a board id that does not exist gets forbidden.
     if (!member) throw new Forbidden();
     if (!board) throw new NotFound('Board');
+    addressed = { via: 'board' };
   } else {
     // A child of a board whose deletion has begun is already gone for everybody.
     const what = { column: 'Column', card: 'Card', label: 'Label', webhook: 'Webhook' }[rule.via];
@@ -164,27 +206,32 @@ export async function resolveBoardScope<P>(
     if (rule.via === 'webhook') {
       // A deleted board's webhooks linger (with a ttl) until their deliveries end: the board item
       // is gone at once, so they are 404 above; a webhook with a ttl is on its way out: 404 too.
-      scope.webhook = items.get<WebhookRecord>(keys.webhook(boardId, addressedId));
-      if (!scope.webhook || scope.webhook.ttl !== undefined) throw new NotFound('Webhook');
+      const webhook = items.get<WebhookRecord>(keys.webhook(boardId, addressedId));
+      if (!webhook || webhook.ttl !== undefined) throw new NotFound('Webhook');
+      addressed = { via: 'webhook', webhook };
     } else if (rule.via === 'label') {
-      scope.label = items.get<LabelRecord>(keys.label(boardId, addressedId));
+      const label = items.get<LabelRecord>(keys.label(boardId, addressedId));
       // The board's map of live labels decides: a label being deleted is already gone.
-      if (!scope.label || !isLiveLabel(board.labels, addressedId)) throw new NotFound('Label');
+      if (!label || !isLiveLabel(board.labels, addressedId)) throw new NotFound('Label');
+      addressed = { via: 'label', label };
     } else if (rule.via === 'column') {
-      scope.column = items.get<ColumnRecord>(keys.column(boardId, addressedId));
-      if (!scope.column) throw new NotFound('Column');
+      const column = items.get<ColumnRecord>(keys.column(boardId, addressedId));
+      if (!column) throw new NotFound('Column');
+      addressed = { via: 'column', column, columnCardVersion };
     } else {
-      scope.card = items.get<CardRecord>(keys.card(boardId, addressedId));
-      if (!scope.card) throw new NotFound('Card');
+      const card = items.get<CardRecord>(keys.card(boardId, addressedId));
+      if (!card) throw new NotFound('Card');
       // Spec rule (b): its column exists. A card outlives its column only while the column's
       // deletion is removing it, and the board item names such columns.
-      if (board.deleting_columns?.has(scope.card.column_id)) throw new NotFound('Card');
+      if (board.deleting_columns?.has(card.column_id)) throw new NotFound('Card');
+      addressed = { via: 'card', card };
     }
     if (!member) throw new Forbidden();
   }
   if (rule.role === 'owner' && member.role !== 'owner') {
     throw new Forbidden('Only an owner of this board may do this.');
   }
+  const scope: BoardScope = { boardId, board, member, ...relatedItems, ...addressed };
   return { scope, preloaded };
 }
 

@@ -101,8 +101,8 @@ export async function leaveBoardForGood(boardId: string, userId: string): Promis
       return;
     }
     try {
-      if (member.role === 'owner' && (board.owner_count ?? 1) <= 1) await deleteBoardAs(boardId, userId, { board }, userId);
-      else await removeDeletedMember(boardId, userId, member.role, { board });
+      if (member.role === 'owner' && (board.owner_count ?? 1) <= 1) await deleteBoardAs(boardId, userId, board, userId);
+      else await removeDeletedMember(boardId, userId, member.role, board);
     } catch (error) {
       // The board no longer fits what was read (a co-owner came or went): look again.
       if (error instanceof BoardChanged) throw new LostRace();

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { byLabelName, byNewestFirst, byPosition } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
-import { deleteItems, getItems, type Item, queryAll, queryPages, retryLostRaces, type TransactItem } from './db';
-import { commitChange, seqOf } from './event-log';
+import { deleteItems, getItems, type Item, type NamedItems, namesOf, queryAll, queryPages, refusalOf } from './db';
+import { commitChange, retryChange, seqOf } from './event-log';
 import { type FoldedCount, transactWriteCounted } from './rate-limits';
 import {
   type Board,
@@ -38,18 +38,20 @@ export async function createBoard(ownerId: string, title: string, count?: Folded
     labels: {},
   };
   const member: MemberRecord = { board_id: board.id, user_id: ownerId, role: 'owner', joined_at: board.created_at };
-  const items: TransactItem[] = [
-    { Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { Item: { ...keys.member(board.id, ownerId), type: 'member', ...member } } },
-    { Put: { Item: { ...keys.userBoard(ownerId, board.id), type: 'user_board', ...member } } },
+  const items = {
+    board: {
+      Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' },
+    },
+    member: { Put: { Item: { ...keys.member(board.id, ownerId), type: 'member', ...member } } },
+    userBoard: { Put: { Item: { ...keys.userBoard(ownerId, board.id), type: 'user_board', ...member } } },
     // A deleted account's token creates nothing (its profile went in the deletion's transaction).
-    { ConditionCheck: { Key: keys.userProfile(ownerId), ConditionExpression: 'attribute_exists(pk)' } },
-  ];
+    profile: { ConditionCheck: { Key: keys.userProfile(ownerId), ConditionExpression: 'attribute_exists(pk)' } },
+  } satisfies NamedItems;
   try {
-    // The counter goes last (transactWriteCounted), so these items keep their indexes.
+    // The counter goes after these items (transactWriteCounted), so they are read by their names.
     await transactWriteCounted(items, count);
   } catch (error) {
-    if (cancellationCodes(error)?.[3] === 'ConditionalCheckFailed') throw accountGone();
+    if (refusalOf(error, namesOf(items))?.failed.has('profile')) throw accountGone();
     throw error;
   }
   return toBoard(board);
@@ -75,17 +77,16 @@ export async function listBoards(userId: string): Promise<Board[]> {
 
 /** A rename to the title it already has writes nothing (no `seq`, no event). */
 export async function renameBoard(scope: BoardScope, title: string): Promise<Board> {
-  const state = { board: scope.board };
-  return retryLostRaces(async () => {
-    if (state.board.title === title) return toBoard(state.board);
-    const renamed = toBoard({ ...state.board, title });
+  return retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
+    if (board.title === title) return toBoard(board);
+    const renamed = toBoard({ ...board, title });
     await commitChange({
       boardId: scope.boardId,
-      state,
+      seen: board,
       kind: 'board.updated',
       actor: actorOf(scope),
       fields: { board: renamed },
-      writes: [],
+      writes: {},
       board: { set: ['title = :title'], values: { ':title': title } },
     });
     return renamed;
@@ -192,7 +193,7 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
  * a board of any size is deleted without the request's 30 seconds being the limit.
  */
 export async function deleteBoard(scope: BoardScope): Promise<void> {
-  await deleteBoardAs(scope.boardId, actorOf(scope), { board: scope.board });
+  await deleteBoardAs(scope.boardId, actorOf(scope), scope.board);
 }
 
 /**
@@ -202,32 +203,27 @@ export async function deleteBoard(scope: BoardScope): Promise<void> {
  * the board's one owner (an account deletion, lib/data/accounts.ts), checked in the same
  * transaction; a board that no longer fits is LostRace, for the caller to look again.
  */
-export async function deleteBoardAs(
-  boardId: string,
-  actor: string,
-  state: { board: BoardRecord },
-  soleOwner?: string,
-): Promise<void> {
-  await retryLostRaces(async () => {
+export async function deleteBoardAs(boardId: string, actor: string, read: BoardRecord, soleOwner?: string): Promise<void> {
+  await retryChange({ board: read, item: undefined }, async ({ board }) => {
     try {
       await commitChange({
         boardId,
-        state,
+        seen: board,
         kind: 'board.deleted',
         actor,
         deletesBoard: true,
-        writes: soleOwner
-          ? [
-              {
+        writes: {
+          soleOwner: soleOwner
+            ? {
                 ConditionCheck: {
                   Key: keys.member(boardId, soleOwner),
                   ConditionExpression: '#role = :owner',
                   ExpressionAttributeNames: { '#role': 'role' },
                   ExpressionAttributeValues: { ':owner': 'owner' },
                 },
-              },
-            ]
-          : [],
+              }
+            : undefined,
+        },
         board: soleOwner ? { condition: 'owner_count = :one', values: { ':one': 1 } } : undefined,
         boardRefused: () => new SoleOwnerChanged(),
       });

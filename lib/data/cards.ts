@@ -3,11 +3,10 @@ import type { InferOutput } from 'valibot';
 import type { moveCardBody } from '../contract/schemas';
 import { Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
-import { actorOf, type BoardScope, relatedOnBoard } from './access';
-import { type Item, itemAtCancellation, LostRace, queryPages, retryLostRaces } from './db';
-import { type BoardItemChange, commitChange } from './event-log';
-import { type BoardRecord, type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
-import { cancellationCodes } from './sdk-errors';
+import { actorOf, relatedOnBoard, type ScopeVia } from './access';
+import { type Item, type NamedItems, queryPages, type Refusal } from './db';
+import { type BoardItemChange, ChangeRaceLost, changeRefusal, commitChange, retryChange, type Seen } from './event-log';
+import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
 import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
 /**
@@ -58,17 +57,14 @@ export async function highestCardPosition(boardId: string, columnId: string): Pr
  * queries the highest position again.
  */
 export async function createCard(
-  scope: BoardScope,
+  scope: ScopeVia<'column'>,
   input: { title: string; description?: string | null },
   highestAtFirstRead: number | undefined,
 ): Promise<Card> {
-  const column = scope.column!;
-  const { boardId } = scope;
-  const state = { board: scope.board };
-  let version = scope.columnCardVersion ?? 0;
+  const { boardId, column } = scope;
   let highest = highestAtFirstRead;
   let stale = false;
-  return retryLostRaces(async () => {
+  return retryChange({ board: scope.board, item: scope.columnCardVersion }, async ({ board, item: version }) => {
     // Another create in the column committed meanwhile: its card may now be the highest.
     if (stale) {
       highest = await highestCardPosition(boardId, column.id);
@@ -83,52 +79,52 @@ export async function createCard(
       position: appendPosition(highest),
       created_at: now(),
     };
-    const shown = toCard(card, state.board.labels);
+    const shown = toCard(card, board.labels);
+    const writes = {
+      card: {
+        Put: {
+          Item: {
+            ...keys.card(boardId, card.id),
+            type: 'card',
+            ...card,
+            colpos: columnPositionKey(column.id, card.position),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      lookup: { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
+      cardVersion: {
+        Update: {
+          Key: keys.columnLookup(column.id),
+          UpdateExpression: 'SET card_version = :next',
+          ConditionExpression: 'card_version = :seen',
+          ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      column: { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
+    } satisfies NamedItems;
     try {
       await commitChange({
         boardId,
-        state,
+        seen: board,
         kind: 'card.created',
         actor: actorOf(scope),
         fields: { card: shown },
-        writes: [
-          {
-            Put: {
-              Item: {
-                ...keys.card(boardId, card.id),
-                type: 'card',
-                ...card,
-                colpos: columnPositionKey(column.id, card.position),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
-          {
-            Update: {
-              Key: keys.columnLookup(column.id),
-              UpdateExpression: 'SET card_version = :next',
-              ConditionExpression: 'card_version = :seen',
-              ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-          { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
-        ],
+        writes,
         board: notDeletingColumn(column.id),
         gone: () => new NotFound('Column'),
         boardRefused: () => new NotFound('Column'),
       });
       return shown;
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[3] === 'ConditionalCheckFailed') throw new NotFound('Column');
-      if (codes?.[2] === 'ConditionalCheckFailed') {
-        const lookup = itemAtCancellation<ColumnLookup>(error, 2);
+      const refusal = changeRefusal(error, writes);
+      if (refusal?.failed.has('column')) throw new NotFound('Column');
+      if (refusal?.failed.has('cardVersion')) {
+        const lookup = refusal.itemAt<ColumnLookup>('cardVersion');
         if (!lookup) throw new NotFound('Column');
-        version = lookup.card_version;
         stale = true;
-        throw new LostRace();
+        throw new ChangeRaceLost(refusal.board ?? board, lookup.card_version);
       }
       // Only the board's seq moved on (a change elsewhere on the board): the same card, position
       // and version go again with the seq the failed condition returned, with no read.
@@ -189,22 +185,18 @@ function cardAsRead(card: CardRecord): {
  * it then is (the failed condition returns it).
  */
 export async function updateCard(
-  scope: BoardScope,
+  scope: ScopeVia<'card'>,
   changes: { title?: string | null; description?: string | null },
 ): Promise<Card> {
-  const holder = { card: scope.card! };
-  const state = { board: scope.board };
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
-  return retryLostRaces(async () => {
-    const { card } = holder;
+  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
     if (Object.entries(fields).every(([name, value]) => (card as unknown as Record<string, unknown>)[name] === value)) {
-      return toCard(card, state.board.labels);
+      return toCard(card, board.labels);
     }
     const names = Object.keys(fields);
     return commitCardUpdate(
       scope,
-      state,
-      holder,
+      { board, item: card },
       { ...card, ...fields },
       {
         expression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
@@ -218,48 +210,45 @@ export async function updateCard(
 /**
  * A change of a card that `card.updated` tells (its fields, its labels): one update of the card
  * as read, with the board's `seq` and the event of the card as written (`updated`). The card
- * changed meanwhile makes the attempt go again on the card as it now is (`holder.card`, from the
- * failed condition); its column's deletion begun makes it 404.
+ * changed meanwhile makes the attempt go again on the card as it now is (ChangeRaceLost, with the
+ * card the failed condition returned); its column's deletion begun makes it 404.
  */
 export async function commitCardUpdate(
-  scope: BoardScope,
-  state: { board: BoardRecord },
-  holder: { card: CardRecord },
+  scope: ScopeVia<'card'>,
+  { board, item: card }: Seen<CardRecord>,
   updated: CardRecord,
   update: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> },
 ): Promise<Card> {
-  const { card } = holder;
-  const shown = toCard(updated, state.board.labels);
+  const shown = toCard(updated, board.labels);
   const asRead = cardAsRead(card);
+  const writes = {
+    card: {
+      Update: {
+        Key: keys.card(scope.boardId, card.id),
+        UpdateExpression: update.expression,
+        ConditionExpression: asRead.condition,
+        ExpressionAttributeNames: { ...asRead.names, ...update.names },
+        ExpressionAttributeValues: { ...asRead.values, ...update.values },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+  } satisfies NamedItems;
   try {
     await commitChange({
       boardId: scope.boardId,
-      state,
+      seen: board,
       kind: 'card.updated',
       actor: actorOf(scope),
       fields: { card: shown },
-      writes: [
-        {
-          Update: {
-            Key: keys.card(scope.boardId, card.id),
-            UpdateExpression: update.expression,
-            ConditionExpression: asRead.condition,
-            ExpressionAttributeNames: { ...asRead.names, ...update.names },
-            ExpressionAttributeValues: { ...asRead.values, ...update.values },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-      ],
+      writes,
       board: notDeletingColumn(card.column_id),
       gone: () => new NotFound('Card'),
       boardRefused: () => new NotFound('Card'),
     });
     return shown;
   } catch (error) {
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-      holder.card = cardAtCancellation(error);
-      throw new LostRace();
-    }
+    const refusal = changeRefusal(error, writes);
+    if (refusal?.failed.has('card')) throw new ChangeRaceLost(refusal.board ?? board, cardAtCancellation(refusal));
     throw error;
   }
 }
@@ -277,8 +266,8 @@ function sameCard(a: CardRecord, b: CardRecord): boolean {
 }
 
 /** The card as it now is, from its write's failed condition (ALL_OLD) in a cancelled transaction; gone is 404. */
-function cardAtCancellation(error: unknown): CardRecord {
-  const current = itemAtCancellation<CardRecord>(error, 0);
+function cardAtCancellation<N extends string>(refusal: Refusal<N | 'card'>): CardRecord {
+  const current = refusal.itemAt<CardRecord>('card');
   if (!current) throw new NotFound('Card');
   return current;
 }
@@ -290,36 +279,35 @@ function cardAtCancellation(error: unknown): CardRecord {
  * event name a column the card had already left. On that race the failed condition returns the
  * card as it now is and the delete goes again from there (one more round trip, only in that race).
  */
-export async function deleteCard(scope: BoardScope): Promise<void> {
-  let card = scope.card!;
-  const state = { board: scope.board };
-  await retryLostRaces(async () => {
+export async function deleteCard(scope: ScopeVia<'card'>): Promise<void> {
+  await retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+    const writes = {
+      card: {
+        Delete: {
+          Key: keys.card(scope.boardId, card.id),
+          ConditionExpression: 'attribute_exists(pk) AND column_id = :column',
+          ExpressionAttributeValues: { ':column': card.column_id },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      lookup: { Delete: { Key: keys.cardLookup(card.id) } },
+    } satisfies NamedItems;
     try {
       await commitChange({
         boardId: scope.boardId,
-        state,
+        seen: board,
         kind: 'card.deleted',
         actor: actorOf(scope),
         fields: { card_id: card.id, column_id: card.column_id },
-        writes: [
-          {
-            Delete: {
-              Key: keys.card(scope.boardId, card.id),
-              ConditionExpression: 'attribute_exists(pk) AND column_id = :column',
-              ExpressionAttributeValues: { ':column': card.column_id },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-          { Delete: { Key: keys.cardLookup(card.id) } },
-        ],
+        writes,
         board: notDeletingColumn(card.column_id),
         gone: () => new NotFound('Card'),
         boardRefused: () => new NotFound('Card'),
       });
     } catch (error) {
-      if (cancellationCodes(error)?.[0] !== 'ConditionalCheckFailed') throw error;
-      card = cardAtCancellation(error);
-      throw new LostRace();
+      const refusal = changeRefusal(error, writes);
+      if (!refusal?.failed.has('card')) throw error;
+      throw new ChangeRaceLost(refusal.board ?? board, cardAtCancellation(refusal));
     }
   });
 }
@@ -345,7 +333,7 @@ type MoveRequest = InferOutput<ReturnType<typeof moveCardBody>>;
  * as stored. No stream record, so no `card.moved`
  * (docs/realtime.md: a request that changes nothing emits nothing).
  */
-export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Card> {
+export async function moveCard(scope: ScopeVia<'card'>, move: MoveRequest): Promise<Card> {
   const target = scope.relatedColumns.get(move.target_column_id);
   if (!target) throw new NotFound('Target column');
   if (target.boardId !== scope.boardId) throw new Forbidden('The target column is on another board.');
@@ -355,41 +343,41 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
   const before = relatedOnBoard(scope.relatedCards, scope.boardId, move.before_id, 'The card named in before_id');
   const after = relatedOnBoard(scope.relatedCards, scope.boardId, move.after_id, 'The card named in after_id');
   const position = positionBetween(before?.position, after?.position);
-  let card = scope.card!;
 
-  const state = { board: scope.board };
-
-  return retryLostRaces(async () => {
+  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
     const moved: CardRecord = { ...card, column_id: targetColumn.id, position };
-    const shown = toCard(moved, state.board.labels);
+    const shown = toCard(moved, board.labels);
     const asRead = cardAsRead(card);
+    const writes = {
+      card: {
+        Update: {
+          Key: keys.card(scope.boardId, card.id),
+          UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
+          // The card as read (the event's from_* must be where this write found it, and its
+          // card the card as written), and somewhere else than it is.
+          ConditionExpression: `${asRead.condition} AND (column_id <> :column OR #position <> :position)`,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          ExpressionAttributeNames: asRead.names,
+          ExpressionAttributeValues: {
+            ...asRead.values,
+            ':column': moved.column_id,
+            ':position': moved.position,
+            ':colpos': columnPositionKey(moved.column_id, moved.position),
+          },
+        },
+      },
+      targetColumn: {
+        ConditionCheck: { Key: keys.column(scope.boardId, moved.column_id), ConditionExpression: 'attribute_exists(pk)' },
+      },
+    } satisfies NamedItems;
     try {
       await commitChange({
         boardId: scope.boardId,
-        state,
+        seen: board,
         kind: 'card.moved',
         actor: actorOf(scope),
         fields: { card: shown, from_column_id: card.column_id, from_position: card.position },
-        writes: [
-          {
-            Update: {
-              Key: keys.card(scope.boardId, card.id),
-              UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
-              // The card as read (the event's from_* must be where this write found it, and its
-              // card the card as written), and somewhere else than it is.
-              ConditionExpression: `${asRead.condition} AND (column_id <> :column OR #position <> :position)`,
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              ExpressionAttributeNames: asRead.names,
-              ExpressionAttributeValues: {
-                ...asRead.values,
-                ':column': moved.column_id,
-                ':position': moved.position,
-                ':colpos': columnPositionKey(moved.column_id, moved.position),
-              },
-            },
-          },
-          { ConditionCheck: { Key: keys.column(scope.boardId, moved.column_id), ConditionExpression: 'attribute_exists(pk)' } },
-        ],
+        writes,
         // The card's own column (and the target) must not have started its deletion since the
         // access check, or the deletion, having already listed this card, would remove it after
         // this move's 200 (or leave it in a column that is gone).
@@ -398,28 +386,29 @@ export async function moveCard(scope: BoardScope, move: MoveRequest): Promise<Ca
           values: { ':from': card.column_id, ':to': moved.column_id },
         },
         gone: () => new NotFound('Card'),
-        boardRefused: (board) =>
-          board.deleting_columns?.has(card.column_id) ? new NotFound('Card') : new NotFound('Target column'),
+        boardRefused: (current) =>
+          current.deleting_columns?.has(card.column_id) ? new NotFound('Card') : new NotFound('Target column'),
       });
       return shown;
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[1] === 'ConditionalCheckFailed') throw new NotFound('Target column');
-      if (codes?.[0] === 'ConditionalCheckFailed') {
-        const current = cardAtCancellation(error);
+      const refusal = changeRefusal(error, writes);
+      if (refusal?.failed.has('targetColumn')) throw new NotFound('Target column');
+      if (refusal?.failed.has('card')) {
+        const current = cardAtCancellation(refusal);
+        // The board as it now is when its condition failed too, else as read.
+        const now = refusal.board ?? board;
         // Its column's deletion began meanwhile (the board's condition failed too, and returned
         // the board as it now is): the card is about to go.
-        if (state.board.deleting_columns?.has(current.column_id)) throw new NotFound('Card');
+        if (now.deleting_columns?.has(current.column_id)) throw new NotFound('Card');
         // Already where it is asked to go, and as read otherwise: nothing to write.
         if (current.column_id === moved.column_id && current.position === moved.position && sameCard(current, card)) {
-          return toCard(current, state.board.labels);
+          return toCard(current, now.labels);
         }
         // As read, yet its condition failed: unreachable while the condition reads as above (a 500
         // if it ever changes, rather than a loop of retries).
         if (sameCard(current, card)) throw error;
         // Edited, moved or relabelled since it was read: written again on the card as it now is.
-        card = current;
-        throw new LostRace();
+        throw new ChangeRaceLost(now, current);
       }
       throw error;
     }

@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { NotFound } from '../domain/errors';
 import { byPosition } from '../domain/ordering';
 import { appendPosition, positionBetween } from '../domain/positions';
-import { actorOf, type BoardScope, relatedOnBoard } from './access';
+import { actorOf, type BoardScope, relatedOnBoard, type ScopeVia } from './access';
 import { queryColumnCards } from './cards';
-import { deleteItems, itemAtCancellation, LostRace, queryAll, removeFromSet, retryLostRaces } from './db';
-import { commitChange } from './event-log';
+import { deleteItems, type NamedItems, queryAll, removeFromSet } from './db';
+import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
 import { type CardRecord, type Column, type ColumnRecord, type ColumnWithCards, now, toCard, toColumn } from './records';
-import { cancellationCodes } from './sdk-errors';
 import { keys } from './table';
 
 async function highestColumnPosition(boardId: string): Promise<number | undefined> {
@@ -28,8 +27,7 @@ async function highestColumnPosition(boardId: string): Promise<number | undefine
  */
 export async function createColumn(scope: BoardScope, title: string): Promise<Column> {
   const { boardId } = scope;
-  const state = { board: scope.board };
-  return retryLostRaces(async () => {
+  return retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
     const column: ColumnRecord = {
       id: randomUUID(),
       board_id: boardId,
@@ -39,32 +37,32 @@ export async function createColumn(scope: BoardScope, title: string): Promise<Co
     };
     await commitChange({
       boardId,
-      state,
+      seen: board,
       kind: 'column.created',
       actor: actorOf(scope),
       fields: { column: toColumn(column) },
-      writes: [
-        {
+      writes: {
+        column: {
           Put: {
             Item: { ...keys.column(boardId, column.id), type: 'column', ...column },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        { Put: { Item: { ...keys.columnLookup(column.id), type: 'column_lookup', board_id: boardId, card_version: 0 } } },
-      ],
+        lookup: { Put: { Item: { ...keys.columnLookup(column.id), type: 'column_lookup', board_id: boardId, card_version: 0 } } },
+      },
     });
     return toColumn(column);
   });
 }
 
 /** The column and its cards, in one strongly consistent index query (after the access check). */
-export async function readColumnWithCards(scope: BoardScope): Promise<ColumnWithCards> {
-  const column = scope.column!;
+export async function readColumnWithCards(scope: ScopeVia<'column'>): Promise<ColumnWithCards> {
+  const { column } = scope;
   const cards = (await queryColumnCards(scope.boardId, column.id, { whole: true })) as unknown as CardRecord[];
   return { ...toColumn(column), cards: cards.sort(byPosition).map((card) => toCard(card, scope.board.labels)) };
 }
 
-export async function renameColumn(scope: BoardScope, title: string): Promise<Column> {
+export async function renameColumn(scope: ScopeVia<'column'>, title: string): Promise<Column> {
   return changeColumn(scope, 'column.updated', { title });
 }
 
@@ -74,46 +72,45 @@ export async function renameColumn(scope: BoardScope, title: string): Promise<Co
  * reads it again.
  */
 async function changeColumn(
-  scope: BoardScope,
+  scope: ScopeVia<'column'>,
   kind: 'column.updated' | 'column.moved',
   fields: { title: string } | { position: number },
 ): Promise<Column> {
-  let column = scope.column!;
-  const state = { board: scope.board };
   const [[name, value]] = Object.entries(fields) as [[string, unknown]];
-  return retryLostRaces(async () => {
+  return retryChange({ board: scope.board, item: scope.column }, async ({ board, item: column }) => {
     if ((column as unknown as Record<string, unknown>)[name] === value) return toColumn(column);
     const changed = toColumn({ ...column, ...fields });
+    const writes = {
+      column: {
+        Update: {
+          Key: keys.column(scope.boardId, column.id),
+          UpdateExpression: 'SET #field = :value',
+          // The column as read: when only the board's seq moved on, the attempt goes again
+          // on it with no read; when the column itself changed, its condition returns it.
+          ConditionExpression: 'attribute_exists(pk) AND title = :readTitle AND #position = :readPosition',
+          ExpressionAttributeNames: { '#field': name, '#position': 'position' },
+          ExpressionAttributeValues: { ':value': value, ':readTitle': column.title, ':readPosition': column.position },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+    } satisfies NamedItems;
     try {
       await commitChange({
         boardId: scope.boardId,
-        state,
+        seen: board,
         kind,
         actor: actorOf(scope),
         fields: { column: changed },
-        writes: [
-          {
-            Update: {
-              Key: keys.column(scope.boardId, column.id),
-              UpdateExpression: 'SET #field = :value',
-              // The column as read: when only the board's seq moved on, the attempt goes again
-              // on it with no read; when the column itself changed, its condition returns it.
-              ConditionExpression: 'attribute_exists(pk) AND title = :readTitle AND #position = :readPosition',
-              ExpressionAttributeNames: { '#field': name, '#position': 'position' },
-              ExpressionAttributeValues: { ':value': value, ':readTitle': column.title, ':readPosition': column.position },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-        ],
+        writes,
         gone: () => new NotFound('Column'),
       });
       return changed;
     } catch (error) {
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-        const current = itemAtCancellation<ColumnRecord>(error, 0);
+      const refusal = changeRefusal(error, writes);
+      if (refusal?.failed.has('column')) {
+        const current = refusal.itemAt<ColumnRecord>('column');
         if (!current) throw new NotFound('Column');
-        column = current;
-        throw new LostRace();
+        throw new ChangeRaceLost(refusal.board ?? board, current);
       }
       throw error;
     }
@@ -127,28 +124,27 @@ async function changeColumn(
  * checks) and writes `column.deleted`. Its cards are removed after the answer by the collector
  * (deleteColumnCards), fed by that log item through the table's stream.
  */
-export async function deleteColumn(scope: BoardScope): Promise<void> {
-  const column = scope.column!;
-  const { boardId } = scope;
-  const state = { board: scope.board };
-  await retryLostRaces(async () => {
+export async function deleteColumn(scope: ScopeVia<'column'>): Promise<void> {
+  const { boardId, column } = scope;
+  const writes = {
+    column: { Delete: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
+    lookup: { Delete: { Key: keys.columnLookup(column.id) } },
+  } satisfies NamedItems;
+  await retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
     try {
       await commitChange({
         boardId,
-        state,
+        seen: board,
         kind: 'column.deleted',
         actor: actorOf(scope),
         // Its cards' deletions need no events of their own (realtime contract).
         fields: { column_id: column.id },
-        writes: [
-          { Delete: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
-          { Delete: { Key: keys.columnLookup(column.id) } },
-        ],
+        writes,
         board: { add: ['deleting_columns :deleting'], values: { ':deleting': new Set([column.id]) } },
         gone: () => new NotFound('Column'),
       });
     } catch (error) {
-      if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new NotFound('Column');
+      if (changeRefusal(error, writes)?.failed.has('column')) throw new NotFound('Column');
       throw error;
     }
   });
@@ -169,7 +165,7 @@ export async function deleteColumnCards(boardId: string, columnId: string): Prom
 
 /** Moves a column between two columns of its board, by the spec's neighbour table. */
 export async function moveColumn(
-  scope: BoardScope,
+  scope: ScopeVia<'column'>,
   move: { before_id?: string | null; after_id?: string | null },
 ): Promise<Column> {
   const before = relatedOnBoard(scope.relatedColumns, scope.boardId, move.before_id, 'The column named in before_id');

@@ -109,6 +109,48 @@ type SdkTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[n
 /** A transaction item without `TableName`: there is one table, and `transactWrite` names it. */
 export type TransactItem = { [Op in keyof SdkTransactItem]?: Omit<NonNullable<SdkTransactItem[Op]>, 'TableName'> };
 
+/**
+ * A transaction's items by name, in the order they are sent; an item left undefined is not sent.
+ * Its cancellation is read by the same names (`refusalOf`), never by position. Names must not look
+ * like array indexes ("0", "12"): an object lists those first, whatever order they were written in.
+ */
+export type NamedItems<N extends string = string> = { readonly [K in N]: TransactItem | undefined };
+
+/** The names of the items `named` sends, in the order it sends them. */
+export const namesOf = <N extends string>(named: NamedItems<N>): N[] =>
+  (Object.keys(named) as N[]).filter((name) => named[name] !== undefined);
+
+/** The items `named` sends, in order. */
+export const itemsOf = (named: NamedItems): TransactItem[] =>
+  Object.values(named).filter((item): item is TransactItem => item !== undefined);
+
+/** Why a transaction was cancelled, by the names of its items. */
+export interface Refusal<N extends string> {
+  /** The items whose condition failed. */
+  failed: ReadonlySet<N>;
+  /**
+   * The item as it was when its condition failed (sent with `ReturnValuesOnConditionCheckFailure:
+   * 'ALL_OLD'`); undefined if it did not exist, or did not fail.
+   */
+  itemAt<T>(name: N): T | undefined;
+}
+
+/**
+ * The cancellation of a transaction whose first items were `names` (in order; a wrapper may send
+ * more after them), read by name; undefined when `error` is no cancellation.
+ */
+export function refusalOf<N extends string>(error: unknown, names: readonly N[]): Refusal<N> | undefined {
+  const codes = cancellationCodes(error);
+  if (!codes) return undefined;
+  return {
+    failed: new Set(names.filter((_, index) => codes[index] === 'ConditionalCheckFailed')),
+    itemAt: <T>(name: N) => itemAtCancellation<T>(error, names.indexOf(name)),
+  };
+}
+
+/** TransactWriteItems of named items (see `transactWrite`); its cancellation is read with `refusalOf(error, namesOf(named))`. */
+export const transactNamed = (named: NamedItems) => transactWrite(itemsOf(named));
+
 /** How a write that met other writes in flight is sent again: see `sendAgainOnConflict`. */
 interface ConflictRetry {
   /** The refusals that say nothing about the request, only that another write held its items. */
@@ -145,7 +187,7 @@ export const isTransactionConflict = (error: unknown) => error instanceof Error 
  * TransactWriteItems on this table (the table name is filled in). A cancellation caused only by
  * another transaction in flight on the same items (TransactionConflict) is retried here: the
  * caller never sees it unless it lasts. Any other cancellation reaches the caller, who reads
- * `cancellationCodes` to tell which check failed.
+ * it by the names of its items (`refusalOf`) to tell which check failed.
  */
 export async function transactWrite(items: TransactItem[]): Promise<void> {
   const withTable = items.map((item) => {
@@ -242,8 +284,10 @@ export class LostRace extends Error {
 /**
  * The item as it was when a transaction's write at `index` failed its condition, from an update
  * sent with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`; undefined if the item did not exist.
+ * Callers read it by name (`refusalOf`).
  */
-export function itemAtCancellation<T>(error: unknown, index: number): T | undefined {
+function itemAtCancellation<T>(error: unknown, index: number): T | undefined {
+  if (index < 0) return undefined;
   const reasons = (error as { CancellationReasons?: { Item?: Record<string, AttributeValue> }[] }).CancellationReasons;
   const item = reasons?.[index]?.Item;
   return item ? (unmarshall(item) as T) : undefined;

@@ -3,9 +3,20 @@ import { NotFound, ResyncRequired } from '../domain/errors';
 import type { BoardEvent, BoardEventKind } from '../domain/events';
 import { MAX_SEQ } from '../domain/limits';
 import { ENV, secondsFromEnv } from '../runtime/config';
-import { type Item, itemAtCancellation, LostRace, queryPages, type TransactItem, transactWrite } from './db';
+import {
+  type Item,
+  itemsOf,
+  LostRace,
+  type NamedItems,
+  namesOf,
+  queryPages,
+  type Refusal,
+  refusalOf,
+  retryLostRaces,
+  type TransactItem,
+  transactWrite,
+} from './db';
 import { type BoardRecord, now } from './records';
-import { cancellationCodes } from './sdk-errors';
 import { keys, logSortKey, TTL_ATTRIBUTE } from './table';
 
 /**
@@ -70,19 +81,24 @@ export interface BoardItemChange {
   values?: Record<string, unknown>;
 }
 
-export interface Change {
+/** The names commitChange gives its own items, after the change's writes: no write takes them. */
+const BOARD_ITEM = '$board';
+const LOG_ITEM = '$log';
+type OwnItem = typeof BOARD_ITEM | typeof LOG_ITEM;
+const isOwnItem = (name: string): name is OwnItem => name === BOARD_ITEM || name === LOG_ITEM;
+/** The names of a change's transaction in the order sent: its writes, then the board and log items. */
+const sentNames = <N extends string>(writes: NamedItems<N>): (N | OwnItem)[] => [...namesOf(writes), BOARD_ITEM, LOG_ITEM];
+
+export interface Change<N extends string> {
   boardId: string;
-  /**
-   * The board item as the request read it. On a lost race it is replaced by the item as it now
-   * is (returned by the failed condition, no read), for the caller's next attempt.
-   */
-  state: { board: BoardRecord };
+  /** The board item as the attempt read it (the first attempt) or as the last lost race returned it. */
+  seen: BoardRecord;
   kind: BoardEventKind;
   actor: string;
   /** The kind's own fields of the event (`card`, `from_column_id`, ...). */
   fields?: Record<string, unknown>;
-  /** The change's own writes; they keep their indices in the transaction. */
-  writes: TransactItem[];
+  /** The change's own writes by name, sent first: a cancellation is read by these names (`changeRefusal`). */
+  writes: NamedItems<N> & { readonly [K in OwnItem]?: never };
   board?: BoardItemChange;
   /** `board.deleted`: the board item is deleted rather than updated (the counter goes with it). */
   deletesBoard?: boolean;
@@ -93,18 +109,74 @@ export interface Change {
 }
 
 /**
+ * An attempt of a change lost a race: the board's `seq` moved on, or one of the change's own items
+ * changed. It carries what the failed conditions returned, for the next attempt (`retryChange`):
+ * the board as it now is, and the change's own item as it now is when that is what changed.
+ */
+export class ChangeRaceLost<I = undefined> extends LostRace {
+  constructor(
+    readonly board: BoardRecord,
+    readonly item?: I,
+  ) {
+    super();
+  }
+}
+
+/** What an attempt of a change starts from: the board, and the change's own item (a card, a label...). */
+export interface Seen<I> {
+  board: BoardRecord;
+  item: I;
+}
+
+/**
+ * Runs `attempt` until it does not lose a race (retryLostRaces), each attempt on what the last
+ * one's failed conditions returned (ChangeRaceLost), with no read: the first on `first`.
+ */
+export function retryChange<I, T>(first: Seen<I>, attempt: (seen: Seen<I>) => Promise<T>): Promise<T> {
+  let seen = first;
+  return retryLostRaces(async () => {
+    try {
+      return await attempt(seen);
+    } catch (error) {
+      if (error instanceof ChangeRaceLost) seen = { board: error.board, item: (error.item as I | undefined) ?? seen.item };
+      throw error;
+    }
+  });
+}
+
+/** A cancelled change read by the names of its writes, with the board as it now is when its own condition failed too. */
+export interface ChangeRefusal<N extends string> extends Refusal<N> {
+  board: BoardRecord | undefined;
+}
+
+/**
+ * A cancellation that commitChange handed on (one of the change's own writes failed), by the names
+ * of `writes`; undefined when `error` is no cancellation.
+ */
+export function changeRefusal<N extends string>(error: unknown, writes: NamedItems<N>): ChangeRefusal<N> | undefined {
+  const refusal = refusalOf<N | OwnItem>(error, sentNames(writes));
+  if (!refusal) return undefined;
+  return {
+    failed: new Set([...refusal.failed].filter((name): name is N => !isOwnItem(name))),
+    itemAt: (name) => refusal.itemAt(name),
+    board: refusal.failed.has(BOARD_ITEM) ? refusal.itemAt<BoardRecord>(BOARD_ITEM) : undefined,
+  };
+}
+
+/**
  * Commits one change of a board with its number and log item (see above). The transaction is the
  * change's `writes`, then the board item, then the log item. Cancellations:
  * - one of the change's own writes failed: the error goes to the caller, who knows what its
- *   writes mean (the board state is refreshed first if the counter had moved too);
+ *   writes mean and reads them by name (`changeRefusal`, with the board as it now is if the
+ *   counter had moved too);
  * - the board is gone: `gone()`;
- * - the counter moved on: the state is refreshed and LostRace is thrown, for the caller's
- *   retryLostRaces to run the attempt again on the board as it now is;
+ * - the counter moved on: ChangeRaceLost with the board as it now is, for the caller's
+ *   retryChange to run the attempt again on it;
  * - the change's own board condition failed: `boardRefused(board)`.
  */
-export async function commitChange(change: Change): Promise<void> {
-  const { boardId, state } = change;
-  const seen = seqOf(state.board);
+export async function commitChange<N extends string>(change: Change<N>): Promise<void> {
+  const { boardId, seen: board } = change;
+  const seen = seqOf(board);
   const seq = seen + 1;
   const occurredAt = now();
   const event: BoardEvent = {
@@ -144,23 +216,20 @@ export async function commitChange(change: Change): Promise<void> {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       };
-  const boardIndex = change.writes.length;
   try {
     await transactWrite([
-      ...change.writes,
+      ...itemsOf(change.writes),
       boardItem,
       { Put: { Item: { ...keys.logEntry(boardId, seq), ...log, [TTL_ATTRIBUTE]: keptUntil } } },
     ]);
   } catch (error) {
-    const codes = cancellationCodes(error);
-    if (!codes) throw error;
-    const boardFailed = codes[boardIndex] === 'ConditionalCheckFailed';
-    const current = boardFailed ? itemAtCancellation<BoardRecord>(error, boardIndex) : undefined;
-    if (current) state.board = current;
-    if (codes.slice(0, boardIndex).includes('ConditionalCheckFailed')) throw error;
-    if (!boardFailed) throw error;
+    const refusal = refusalOf<N | OwnItem>(error, sentNames(change.writes));
+    if (!refusal) throw error;
+    if ([...refusal.failed].some((name) => !isOwnItem(name))) throw error;
+    if (!refusal.failed.has(BOARD_ITEM)) throw error;
+    const current = refusal.itemAt<BoardRecord>(BOARD_ITEM);
     if (!current) throw (change.gone ?? (() => new NotFound('Board')))();
-    if (seqOf(current) !== seen) throw new LostRace();
+    if (seqOf(current) !== seen) throw new ChangeRaceLost(current);
     throw change.boardRefused?.(current) ?? error;
   }
 }

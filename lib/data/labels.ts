@@ -3,23 +3,21 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Conflict, Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { byLabelName } from '../domain/ordering';
-import { actorOf, type BoardScope } from './access';
+import { actorOf, type BoardScope, type ScopeVia } from './access';
 import { commitCardUpdate } from './cards';
 import {
   documentClient,
   isConditionFailure,
-  itemAtCancellation,
-  LostRace,
+  type NamedItems,
   queryAll,
   queryPages,
+  type Refusal,
   removeFromSet,
-  retryLostRaces,
   type TransactItem,
   tableName,
 } from './db';
-import { commitChange } from './event-log';
+import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
 import { type Card, isLiveLabel, type Label, type LabelRecord, liveLabelIds, now, toCard, toLabel } from './records';
-import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keys, labelNameKey } from './table';
 
 /**
@@ -75,25 +73,25 @@ export async function createLabel(scope: BoardScope, input: { name: string; colo
   await ensureLabelMap(scope);
   const { boardId } = scope;
   const label: LabelRecord = { id: randomUUID(), board_id: boardId, name: input.name, color: input.color, created_at: now() };
-  const state = { board: scope.board };
-  await retryLostRaces(async () => {
+  const writes = {
+    label: {
+      Put: {
+        Item: { ...keys.label(boardId, label.id), type: 'label', ...label },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    lookup: { Put: { Item: { ...keys.labelLookup(label.id), type: 'label_lookup', board_id: boardId } } },
+    takeName: takeName(boardId, label.id, label.name),
+  } satisfies NamedItems;
+  await retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
     try {
       await commitChange({
         boardId,
-        state,
+        seen: board,
         kind: 'label.created',
         actor: actorOf(scope),
         fields: { label: toLabel(label) },
-        writes: [
-          {
-            Put: {
-              Item: { ...keys.label(boardId, label.id), type: 'label', ...label },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          { Put: { Item: { ...keys.labelLookup(label.id), type: 'label_lookup', board_id: boardId } } },
-          takeName(boardId, label.id, label.name),
-        ],
+        writes,
         board: {
           set: ['labels.#id = :name'],
           condition: 'size(labels) < :max',
@@ -103,7 +101,7 @@ export async function createLabel(scope: BoardScope, input: { name: string; colo
         boardRefused: () => new LimitReached(`A board can have at most ${MAX_LABELS_PER_BOARD} labels; delete one first.`),
       });
     } catch (error) {
-      if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') throw nameTaken();
+      if (changeRefusal(error, writes)?.failed.has('takeName')) throw nameTaken();
       throw error;
     }
   });
@@ -127,39 +125,42 @@ export async function listLabels(scope: BoardScope): Promise<Label[]> {
  * as read (an edit in between makes it start again on the label as it now is), moves the name
  * item when the name changes other than in case, and renames it in the board's map.
  */
-export async function updateLabel(scope: BoardScope, changes: { name?: string | null; color?: string | null }): Promise<Label> {
-  let label = scope.label!;
+export async function updateLabel(
+  scope: ScopeVia<'label'>,
+  changes: { name?: string | null; color?: string | null },
+): Promise<Label> {
   const { boardId } = scope;
-  const state = { board: scope.board };
-  return retryLostRaces(async () => {
+  return retryChange({ board: scope.board, item: scope.label }, async ({ board, item: label }) => {
     const next: LabelRecord = { ...label, name: changes.name ?? label.name, color: changes.color ?? label.color };
     if (next.name === label.name && next.color === label.color) return toLabel(label);
     const nameMoves = labelNameKey(next.name) !== labelNameKey(label.name);
+    const writes = {
+      label: {
+        Update: {
+          Key: keys.label(boardId, label.id),
+          UpdateExpression: 'SET #name = :name, color = :color',
+          ConditionExpression: 'attribute_exists(pk) AND #name = :was AND color = :wasColor',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: {
+            ':name': next.name,
+            ':color': next.color,
+            ':was': label.name,
+            ':wasColor': label.color,
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      freeName: nameMoves ? freeName(boardId, label.id, label.name) : undefined,
+      takeName: nameMoves ? takeName(boardId, label.id, next.name) : undefined,
+    } satisfies NamedItems;
     try {
       await commitChange({
         boardId,
-        state,
+        seen: board,
         kind: 'label.updated',
         actor: actorOf(scope),
         fields: { label: toLabel(next) },
-        writes: [
-          {
-            Update: {
-              Key: keys.label(boardId, label.id),
-              UpdateExpression: 'SET #name = :name, color = :color',
-              ConditionExpression: 'attribute_exists(pk) AND #name = :was AND color = :wasColor',
-              ExpressionAttributeNames: { '#name': 'name' },
-              ExpressionAttributeValues: {
-                ':name': next.name,
-                ':color': next.color,
-                ':was': label.name,
-                ':wasColor': label.color,
-              },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-          ...(nameMoves ? [freeName(boardId, label.id, label.name), takeName(boardId, label.id, next.name)] : []),
-        ],
+        writes,
         board: {
           set: ['labels.#id = :newName'],
           condition: 'attribute_exists(labels.#id)',
@@ -171,12 +172,9 @@ export async function updateLabel(scope: BoardScope, changes: { name?: string | 
       });
       return toLabel(next);
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[0] === 'ConditionalCheckFailed') {
-        label = labelAsItIsNow(error);
-        throw new LostRace();
-      }
-      if (codes?.[2] === 'ConditionalCheckFailed') throw nameTaken();
+      const refusal = changeRefusal(error, writes);
+      if (refusal?.failed.has('label')) throw new ChangeRaceLost(refusal.board ?? board, labelAsItIsNow(refusal));
+      if (refusal?.failed.has('takeName')) throw nameTaken();
       // Only the board's seq moved on: the label is as read (its condition held), so the attempt
       // goes again with the seq the failed condition returned.
       throw error;
@@ -189,54 +187,51 @@ export async function updateLabel(scope: BoardScope, changes: { name?: string | 
  * on any card) with its item, lookup and name, and writes the `label.deleted` event; then it is
  * taken off the cards that carry it, page by page, 16 updates at a time.
  */
-export async function deleteLabel(scope: BoardScope): Promise<void> {
-  let label = scope.label!;
+export async function deleteLabel(scope: ScopeVia<'label'>): Promise<void> {
   const { boardId } = scope;
   // The name item to free is the label's name at the moment of the delete: a rename in between
   // moved it, so the delete requires the name as read and starts again on the label as it is.
-  const state = { board: scope.board };
-  await retryLostRaces(async () => {
+  const deleted = await retryChange({ board: scope.board, item: scope.label }, async ({ board, item: label }) => {
+    const writes = {
+      label: {
+        Delete: {
+          Key: keys.label(boardId, label.id),
+          ConditionExpression: 'attribute_exists(pk) AND #name = :was',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: { ':was': label.name },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      lookup: { Delete: { Key: keys.labelLookup(label.id) } },
+      freeName: freeName(boardId, label.id, label.name),
+    } satisfies NamedItems;
     try {
       await commitChange({
         boardId,
-        state,
+        seen: board,
         kind: 'label.deleted',
         actor: actorOf(scope),
         // Clients drop the label from every card: no card.updated per card (realtime contract).
         fields: { label_id: label.id },
-        writes: [
-          {
-            Delete: {
-              Key: keys.label(boardId, label.id),
-              ConditionExpression: 'attribute_exists(pk) AND #name = :was',
-              ExpressionAttributeNames: { '#name': 'name' },
-              ExpressionAttributeValues: { ':was': label.name },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            },
-          },
-          { Delete: { Key: keys.labelLookup(label.id) } },
-          freeName(boardId, label.id, label.name),
-        ],
+        writes,
         board: { remove: ['labels.#id'], condition: 'attribute_exists(labels.#id)', names: { '#id': label.id } },
         boardRefused: () => new NotFound('Label'),
         gone: () => new NotFound('Label'),
       });
+      return label;
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[0] === 'ConditionalCheckFailed') {
-        label = labelAsItIsNow(error);
-        throw new LostRace();
-      }
-      if (codes?.[2] === 'ConditionalCheckFailed') throw new LostRace();
+      const refusal = changeRefusal(error, writes);
+      if (refusal?.failed.has('label')) throw new ChangeRaceLost(refusal.board ?? board, labelAsItIsNow(refusal));
+      if (refusal?.failed.has('freeName')) throw new ChangeRaceLost(refusal.board ?? board);
       throw error;
     }
   });
-  await removeLabelFromCards(boardId, label.id);
+  await removeLabelFromCards(boardId, deleted.id);
 }
 
 /** The label as it is now, from the label write's ALL_OLD in a cancelled transaction; gone is 404. */
-function labelAsItIsNow(error: unknown): LabelRecord {
-  const current = itemAtCancellation<LabelRecord>(error, 0);
+function labelAsItIsNow<N extends string>(refusal: Refusal<N | 'label'>): LabelRecord {
+  const current = refusal.itemAt<LabelRecord>('label');
   if (!current) throw new NotFound('Label');
   return current;
 }
@@ -275,7 +270,7 @@ function labelForCard(scope: BoardScope, labelId: string): string {
 }
 
 /** Puts a label on a card; a label already on it changes nothing (no write, no event). */
-export function attachLabel(scope: BoardScope, labelId: string): Promise<Card> {
+export function attachLabel(scope: ScopeVia<'card'>, labelId: string): Promise<Card> {
   const id = labelForCard(scope, labelId);
   return changeCardLabels(scope, (live) => {
     if (live.includes(id)) return undefined;
@@ -285,7 +280,7 @@ export function attachLabel(scope: BoardScope, labelId: string): Promise<Card> {
 }
 
 /** Takes a label off a card; a label not on it changes nothing. */
-export function detachLabel(scope: BoardScope, labelId: string): Promise<Card> {
+export function detachLabel(scope: ScopeVia<'card'>, labelId: string): Promise<Card> {
   const id = labelForCard(scope, labelId);
   return changeCardLabels(scope, (live) => (live.includes(id) ? live.filter((other) => other !== id) : undefined));
 }
@@ -295,17 +290,13 @@ export function detachLabel(scope: BoardScope, labelId: string): Promise<Card> {
  * requiring the set to be as read: a label change in between makes it start again on the card as
  * it now is. One UpdateItem, answered with the card as written.
  */
-function changeCardLabels(scope: BoardScope, change: (live: string[]) => string[] | undefined): Promise<Card> {
-  const holder = { card: scope.card! };
-  const state = { board: scope.board };
-  return retryLostRaces(async () => {
-    const { card } = holder;
-    const next = change(liveLabelIds(card.label_ids, state.board.labels));
-    if (!next) return toCard(card, state.board.labels);
+function changeCardLabels(scope: ScopeVia<'card'>, change: (live: string[]) => string[] | undefined): Promise<Card> {
+  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+    const next = change(liveLabelIds(card.label_ids, board.labels));
+    if (!next) return toCard(card, board.labels);
     return commitCardUpdate(
       scope,
-      state,
-      holder,
+      { board, item: card },
       { ...card, label_ids: new Set(next) },
       next.length > 0
         ? { expression: 'SET label_ids = :next', values: { ':next': new Set(next) } }

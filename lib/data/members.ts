@@ -1,13 +1,21 @@
 import { Conflict, Forbidden, NotFound } from '../domain/errors';
 import { actorOf, type BoardScope } from './access';
 import { BoardChanged } from './boards';
-import { getItems, type Item, type ItemSet, LostRace, queryAll, retryLostRaces } from './db';
-import { type BoardItemChange, commitChange } from './event-log';
+import { getItems, type Item, type ItemSet, type NamedItems, queryAll } from './db';
+import { type BoardItemChange, type Change, ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
 import { type BoardRecord, type Member, type MemberRecord, now, type Role } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keys } from './table';
 import { findUserByEmail, getProfiles, type UserProfile } from './users';
-import { bothBoardChanges, type CreatorLeaving, creatorLeaves, webhookKeysOf, webhooksVersionOf } from './webhook-creators';
+import {
+  bothBoardChanges,
+  type CreatorLeaving,
+  creatorLeaves,
+  isSwitchOff,
+  type SwitchOff,
+  webhookKeysOf,
+  webhooksVersionOf,
+} from './webhook-creators';
 
 /**
  * Board members. Both sides of a membership (`BOARD#b/#MEMBER#u` and `USER#u/BOARD#b`) change in
@@ -37,38 +45,38 @@ export async function addMember(scope: BoardScope, email: string, role: Role): P
   if (!user?.verified) throw new NotFound('A registered user with this email');
   const member: MemberRecord = { board_id: scope.boardId, user_id: user.user_id, role, joined_at: now() };
   const added = view(member, user);
-  const state = { board: scope.board };
-  await retryLostRaces(async () => {
+  const writes = {
+    member: {
+      Put: {
+        Item: { ...keys.member(scope.boardId, user.user_id), type: 'member', ...member },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    userBoard: { Put: { Item: { ...keys.userBoard(user.user_id, scope.boardId), type: 'user_board', ...member } } },
+    // The account still holds the proven address: a deletion racing the add wins.
+    provenAddress: {
+      ConditionCheck: {
+        Key: keys.email(email),
+        ConditionExpression: 'user_id = :user AND verified = :true',
+        ExpressionAttributeValues: { ':user': user.user_id, ':true': true },
+      },
+    },
+  } satisfies NamedItems;
+  await retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
     try {
       await commitChange({
         boardId: scope.boardId,
-        state,
+        seen: board,
         kind: 'member.added',
         actor: actorOf(scope),
         fields: { member: added },
-        writes: [
-          {
-            Put: {
-              Item: { ...keys.member(scope.boardId, user.user_id), type: 'member', ...member },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          { Put: { Item: { ...keys.userBoard(user.user_id, scope.boardId), type: 'user_board', ...member } } },
-          // The account still holds the proven address: a deletion racing the add wins.
-          {
-            ConditionCheck: {
-              Key: keys.email(email),
-              ConditionExpression: 'user_id = :user AND verified = :true',
-              ExpressionAttributeValues: { ':user': user.user_id, ':true': true },
-            },
-          },
-        ],
+        writes,
         board: ownerCountChange(role === 'owner' ? 1 : 0),
       });
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[0] === 'ConditionalCheckFailed') throw new Conflict('This user is already a member of the board.');
-      if (codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('A registered user with this email');
+      const refusal = changeRefusal(error, writes);
+      if (refusal?.failed.has('member')) throw new Conflict('This user is already a member of the board.');
+      if (refusal?.failed.has('provenAddress')) throw new NotFound('A registered user with this email');
       throw error;
     }
   });
@@ -93,47 +101,47 @@ export async function listMembers(scope: BoardScope): Promise<Member[]> {
  */
 export async function changeRole(scope: BoardScope, userId: string, role: Role): Promise<Member> {
   const memberKey = keys.member(scope.boardId, userId);
-  const state = { board: scope.board };
-  return retryLostRaces(async () => {
+  return retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
     const demoting = role !== 'owner';
-    const found = await getItems([memberKey, keys.userProfile(userId), ...(demoting ? webhookKeysOf(state.board) : [])]);
+    const found = await getItems([memberKey, keys.userProfile(userId), ...(demoting ? webhookKeysOf(board) : [])]);
     const current = found.get<MemberRecord>(memberKey);
     if (!current) throw new NotFound('A member with this user id');
     const changed = view({ user_id: userId, role }, found.get<UserProfile>(keys.userProfile(userId)) ?? noProfile);
     if (current.role === role) return changed;
-    const leaving = demoting && current.role === 'owner' ? creatorLeaves(state.board, userId, found) : undefined;
+    const leaving = demoting && current.role === 'owner' ? creatorLeaves(board, userId, found) : undefined;
+    const writes = {
+      member: {
+        Update: {
+          Key: memberKey,
+          UpdateExpression: 'SET #role = :role',
+          ConditionExpression: '#role = :current',
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':role': role, ':current': current.role },
+        },
+      },
+      userBoard: {
+        Update: {
+          Key: keys.userBoard(userId, scope.boardId),
+          UpdateExpression: 'SET #role = :role',
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':role': role },
+        },
+      },
+      ...leaving?.writes,
+    } satisfies NamedItems;
     try {
       await commitChange({
         boardId: scope.boardId,
-        state,
+        seen: board,
         kind: 'member.updated',
         actor: actorOf(scope),
         fields: { member: changed },
-        writes: [
-          {
-            Update: {
-              Key: memberKey,
-              UpdateExpression: 'SET #role = :role',
-              ConditionExpression: '#role = :current',
-              ExpressionAttributeNames: { '#role': 'role' },
-              ExpressionAttributeValues: { ':role': role, ':current': current.role },
-            },
-          },
-          {
-            Update: {
-              Key: keys.userBoard(userId, scope.boardId),
-              UpdateExpression: 'SET #role = :role',
-              ExpressionAttributeNames: { '#role': 'role' },
-              ExpressionAttributeValues: { ':role': role },
-            },
-          },
-          ...(leaving?.writes ?? []),
-        ],
+        writes,
         board: bothBoardChanges(ownerCountChange(role === 'owner' ? 1 : -1), leaving?.board),
         boardRefused: refusal(leaving),
       });
     } catch (error) {
-      throw memberChangeFailure(error);
+      throw memberChangeFailure(error, writes, board);
     }
     return changed;
   });
@@ -146,13 +154,13 @@ export async function removeMember(scope: BoardScope, userId: string): Promise<v
   if (scope.member.role !== 'owner' && scope.member.user_id !== userId) {
     throw new Forbidden('Only an owner may remove other members.');
   }
-  const state = { board: scope.board };
-  await retryLostRaces(async () => {
-    const { member: current, found } = await readMember(scope.boardId, userId, webhookKeysOf(state.board));
+  await retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
+    const { member: current, found } = await readMember(scope.boardId, userId, webhookKeysOf(board));
+    const change = removal(scope.boardId, userId, current.role, actorOf(scope), board, found);
     try {
-      await commitChange(removal(scope.boardId, userId, current.role, actorOf(scope), state, found));
+      await commitChange(change);
     } catch (error) {
-      throw memberChangeFailure(error);
+      throw memberChangeFailure(error, change.writes, board);
     }
   });
 }
@@ -161,12 +169,11 @@ export async function removeMember(scope: BoardScope, userId: string): Promise<v
  * A refused membership change, as the caller sees it: the member changed meanwhile (409); one of
  * the leaving owner's webhooks changed meanwhile (a lost race: read again); anything else as it is.
  */
-function memberChangeFailure(error: unknown): unknown {
-  const codes = cancellationCodes(error);
-  if (codes?.[0] === 'ConditionalCheckFailed') return new Conflict('The member changed meanwhile; retry.');
-  // Indices 2 on are the webhooks' switch-offs (the board and log items come after them and are
-  // answered inside commitChange).
-  if (codes?.slice(2).includes('ConditionalCheckFailed')) return new LostRace();
+function memberChangeFailure(error: unknown, writes: MembershipWrites, board: BoardRecord): unknown {
+  const refusal = changeRefusal(error, writes);
+  if (refusal?.failed.has('member')) return new Conflict('The member changed meanwhile; retry.');
+  // The webhooks' switch-offs (the board and log items are answered inside commitChange).
+  if ([...(refusal?.failed ?? [])].some(isSwitchOff)) return new ChangeRaceLost(refusal?.board ?? board);
   return error;
 }
 
@@ -175,22 +182,32 @@ function memberChangeFailure(error: unknown): unknown {
  * meanwhile (`webhooks_version`: a lost race, read again), else by the last owner going.
  */
 const refusal = (leaving: CreatorLeaving | undefined) => (board: BoardRecord) =>
-  leaving && webhooksVersionChanged(leaving, board) ? new LostRace() : lastOwner();
+  leaving && webhooksVersionChanged(leaving, board) ? new ChangeRaceLost(board) : lastOwner();
 
 /**
  * A membership's removal (both sides, the owner count) with `member.removed`, by `actor`; an owner's
  * takes the webhooks that speak for them down with it (`found`: the board's webhooks as read).
  */
-function removal(boardId: string, userId: string, role: Role, actor: string, state: { board: BoardRecord }, found?: ItemSet) {
-  const leaving = role === 'owner' && found ? creatorLeaves(state.board, userId, found) : undefined;
+/** A membership change's writes: the member's two sides, and a leaving owner's webhook switch-offs. */
+type MembershipWrites = NamedItems<'member' | 'userBoard' | SwitchOff>;
+
+function removal(
+  boardId: string,
+  userId: string,
+  role: Role,
+  actor: string,
+  board: BoardRecord,
+  found?: ItemSet,
+): Change<'member' | 'userBoard' | SwitchOff> {
+  const leaving = role === 'owner' && found ? creatorLeaves(board, userId, found) : undefined;
   return {
     boardId,
-    state,
-    kind: 'member.removed' as const,
+    seen: board,
+    kind: 'member.removed',
     actor,
     fields: { user_id: userId },
-    writes: [
-      {
+    writes: {
+      member: {
         Delete: {
           Key: keys.member(boardId, userId),
           ConditionExpression: '#role = :current',
@@ -198,9 +215,9 @@ function removal(boardId: string, userId: string, role: Role, actor: string, sta
           ExpressionAttributeValues: { ':current': role },
         },
       },
-      { Delete: { Key: keys.userBoard(userId, boardId) } },
-      ...(leaving?.writes ?? []),
-    ],
+      userBoard: { Delete: { Key: keys.userBoard(userId, boardId) } },
+      ...leaving?.writes,
+    },
     board: bothBoardChanges(ownerCountChange(role === 'owner' ? -1 : 0), leaving?.board),
     boardRefused: refusal(leaving),
   };
@@ -211,19 +228,14 @@ function removal(boardId: string, userId: string, role: Role, actor: string, sta
  * transaction by the leaving user, for the role read just before. A change meanwhile (their role,
  * or the board down to them as its one owner) is LostRace, for the caller to look again.
  */
-export async function removeDeletedMember(
-  boardId: string,
-  userId: string,
-  role: Role,
-  state: { board: BoardRecord },
-): Promise<void> {
-  await retryLostRaces(async () => {
+export async function removeDeletedMember(boardId: string, userId: string, role: Role, read: BoardRecord): Promise<void> {
+  await retryChange({ board: read, item: undefined }, async ({ board }) => {
     // An owner's webhooks are read here (the account collector read board and member already): one
     // more round trip, on boards with webhooks only, in the background.
-    const webhookKeys = role === 'owner' ? webhookKeysOf(state.board) : [];
+    const webhookKeys = role === 'owner' ? webhookKeysOf(board) : [];
     const found = webhookKeys.length > 0 ? await getItems(webhookKeys) : undefined;
     try {
-      await commitChange({ ...removal(boardId, userId, role, userId, state, found), boardRefused: () => new BoardChanged() });
+      await commitChange({ ...removal(boardId, userId, role, userId, board, found), boardRefused: () => new BoardChanged() });
     } catch (error) {
       if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) throw new BoardChanged();
       throw error;

@@ -5,12 +5,14 @@ import {
   getItems,
   isConditionFailure,
   isTransactionConflict,
+  type NamedItems,
+  namesOf,
+  refusalOf,
   sendAgainOnConflict,
   type TransactItem,
   tableName,
-  transactWrite,
+  transactNamed,
 } from './db';
-import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keyHash, TTL_ATTRIBUTE } from './table';
 
 /**
@@ -232,13 +234,13 @@ export class FoldedCount {
   }
 
   /**
-   * The transaction failed; `code` is the counter item's own reason in CancellationReasons
-   * (undefined: not a cancellation, e.g. throttled or no answer). True when the counter refused
-   * (the quota is used up): nothing was written.
+   * The transaction failed; `refused`: the counter item's own condition failed (the quota is used
+   * up: nothing was written), rather than another item's, or no answer at all (throttled). True
+   * when the counter refused.
    */
-  cancelled(code: string | undefined): boolean {
+  cancelled(refused: boolean): boolean {
     if (this.state !== 'sent') return this.state === 'refused';
-    this.state = code === 'ConditionalCheckFailed' ? 'refused' : 'failed';
+    this.state = refused ? 'refused' : 'failed';
     if (this.state === 'refused') rememberExhausted(this.id, this.resetAt, this.at);
     return this.state === 'refused';
   }
@@ -258,22 +260,28 @@ export class FoldedCount {
   }
 }
 
+/** The name of the counter's increment in a counted transaction: no caller's item takes it. */
+const COUNTER_ITEM = '$counter';
+
 /**
- * The caller's TransactWriteItems with `count`'s increment as its last item (none without a
- * count), so the caller's own items keep their indexes in CancellationReasons. Throws QuotaUsedUp
- * when the counter refused (the transaction was cancelled, or never sent: this instance already saw
- * the window refused), so nothing was written; any other failure is rethrown as the transaction's
- * own, for the caller to read its items' codes (the request is then counted on its own, by
- * lib/http/rate-limit.ts). The fold's one implementation: createBoard (POST /boards) and
+ * The caller's named TransactWriteItems with `count`'s increment after them (none without a
+ * count), so the caller reads a cancellation by its items' names (`refusalOf(error, namesOf(items))`).
+ * Throws QuotaUsedUp when the counter refused (the transaction was cancelled, or never sent: this
+ * instance already saw the window refused), so nothing was written; any other failure is rethrown
+ * as the transaction's own, for the caller to read its items (the request is then counted on its
+ * own, by lib/http/rate-limit.ts). The fold's one implementation: createBoard (POST /boards) and
  * issueTicket (POST /realtime/tickets) send through it.
  */
-export async function transactWriteCounted(items: TransactItem[], count?: FoldedCount): Promise<void> {
-  const counterIndex = items.length;
+export async function transactWriteCounted<N extends string>(
+  items: NamedItems<N> & { readonly [COUNTER_ITEM]?: never },
+  count?: FoldedCount,
+): Promise<void> {
+  const names = [...namesOf<N | typeof COUNTER_ITEM>(items), COUNTER_ITEM];
   try {
-    await transactWrite(count ? [...items, count.claim()] : items);
+    await transactNamed({ ...items, [COUNTER_ITEM]: count?.claim() });
   } catch (error) {
     // The counter's own reason tells its refusal apart from the others' (or from no answer at all).
-    if (count?.cancelled(cancellationCodes(error)?.[counterIndex])) throw new QuotaUsedUp();
+    if (count?.cancelled(refusalOf(error, names)?.failed.has(COUNTER_ITEM) === true)) throw new QuotaUsedUp();
     throw error;
   }
   count?.committed();

@@ -3,11 +3,21 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { Forbidden, LimitReached, Unauthorized } from '../domain/errors';
 import { MAX_WATCHES_PER_SOCKET } from '../domain/limits';
 import { nowSeconds } from './changes';
-import { deleteItems, documentClient, getItems, isConditionFailure, queryAll, tableName, transactWrite } from './db';
+import {
+  deleteItems,
+  documentClient,
+  getItems,
+  isConditionFailure,
+  type NamedItems,
+  namesOf,
+  queryAll,
+  refusalOf,
+  tableName,
+  transactNamed,
+} from './db';
 import { seqOf } from './event-log';
 import { type FoldedCount, transactWriteCounted } from './rate-limits';
 import type { BoardRecord, MemberRecord, Role } from './records';
-import { cancellationCodes } from './sdk-errors';
 import { expiryMinute, keyHash, keys, TTL_ATTRIBUTE } from './table';
 import { accountGone } from './users';
 
@@ -55,30 +65,28 @@ export async function issueTicket(
   if (tokenExpiresAt <= now) throw new Unauthorized('The access token has expired.', true);
   const expiresAt = Math.min(now + lifetimeSeconds, tokenExpiresAt);
   const ticketHash = keyHash(ticket);
-  try {
-    // The ticket, its entry under the user (what an account deletion removes) and, in the same
-    // transaction, the account's profile: a deleted account's token gets no ticket.
-    await transactWriteCounted(
-      [
-        {
-          Put: {
-            Item: {
-              ...keys.ticket(ticketHash),
-              type: 'ticket',
-              user_id: userId,
-              token_expires_at: tokenExpiresAt,
-              expires_at: expiresAt,
-              [TTL_ATTRIBUTE]: expiresAt,
-            },
-          },
+  // The ticket, its entry under the user (what an account deletion removes) and, in the same
+  // transaction, the account's profile: a deleted account's token gets no ticket.
+  const items = {
+    ticket: {
+      Put: {
+        Item: {
+          ...keys.ticket(ticketHash),
+          type: 'ticket',
+          user_id: userId,
+          token_expires_at: tokenExpiresAt,
+          expires_at: expiresAt,
+          [TTL_ATTRIBUTE]: expiresAt,
         },
-        { Put: { Item: { ...keys.userTicket(userId, ticketHash), type: 'user_ticket', [TTL_ATTRIBUTE]: expiresAt } } },
-        { ConditionCheck: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
-      ],
-      count,
-    );
+      },
+    },
+    userTicket: { Put: { Item: { ...keys.userTicket(userId, ticketHash), type: 'user_ticket', [TTL_ATTRIBUTE]: expiresAt } } },
+    profile: { ConditionCheck: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
+  } satisfies NamedItems;
+  try {
+    await transactWriteCounted(items, count);
   } catch (error) {
-    if (cancellationCodes(error)?.[2] === 'ConditionalCheckFailed') throw accountGone();
+    if (refusalOf(error, namesOf(items))?.failed.has('profile')) throw accountGone();
     throw error;
   }
   return { ticket, expiresIn: expiresAt - now };
@@ -114,13 +122,7 @@ export async function openConnection(ticket: string, connectionId: string): Prom
     connected_at: new Date().toISOString(),
   };
   const ttl = connection.expires_at + AFTER_EXPIRY_SECONDS;
-  try {
-    await openConnectionItems(connection, ttl, keyHash(ticket));
-  } catch (error) {
-    // The account was deleted since the ticket was issued: the ticket opens nothing.
-    if (cancellationCodes(error)?.[4] === 'ConditionalCheckFailed') throw invalidTicket();
-    throw error;
-  }
+  await openConnectionItems(connection, ttl, keyHash(ticket));
   return connection;
 }
 
@@ -130,9 +132,9 @@ export async function openConnection(ticket: string, connectionId: string): Prom
  */
 async function openConnectionItems(connection: ConnectionRecord, ttl: number, ticketHash: string): Promise<void> {
   const { connection_id: connectionId, user_id: userId } = connection;
-  await transactWrite([
-    { Put: { Item: { ...keys.connection(connectionId), type: 'connection', ...connection, [TTL_ATTRIBUTE]: ttl } } },
-    {
+  const items = {
+    connection: { Put: { Item: { ...keys.connection(connectionId), type: 'connection', ...connection, [TTL_ATTRIBUTE]: ttl } } },
+    expiry: {
       Put: {
         Item: {
           ...keys.connectionExpiry(expiryMinute(connection.expires_at), connectionId),
@@ -143,10 +145,17 @@ async function openConnectionItems(connection: ConnectionRecord, ttl: number, ti
         },
       },
     },
-    { Put: { Item: { ...keys.userSocket(userId, connectionId), type: 'user_socket', [TTL_ATTRIBUTE]: ttl } } },
-    { Delete: { Key: keys.userTicket(userId, ticketHash) } },
-    { ConditionCheck: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
-  ]);
+    userSocket: { Put: { Item: { ...keys.userSocket(userId, connectionId), type: 'user_socket', [TTL_ATTRIBUTE]: ttl } } },
+    userTicket: { Delete: { Key: keys.userTicket(userId, ticketHash) } },
+    profile: { ConditionCheck: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
+  } satisfies NamedItems;
+  try {
+    await transactNamed(items);
+  } catch (error) {
+    // The account was deleted since the ticket was issued: the ticket opens nothing.
+    if (refusalOf(error, namesOf(items))?.failed.has('profile')) throw invalidTicket();
+    throw error;
+  }
 }
 
 const invalidTicket = () => new Unauthorized('The ticket is missing, unknown, used or expired.', true);
@@ -187,33 +196,34 @@ export async function watchBoard(connection: ConnectionRecord, boardId: string):
     user_id: connection.user_id,
     expires_at: connection.expires_at,
   };
+  const items = {
+    watch: {
+      Put: {
+        Item: {
+          ...keys.watch(boardId, connection.connection_id),
+          type: 'watch',
+          ...watch,
+          [TTL_ATTRIBUTE]: connection.expires_at + AFTER_EXPIRY_SECONDS,
+        },
+      },
+    },
+    connection: {
+      Update: {
+        Key: keys.connection(connection.connection_id),
+        UpdateExpression: 'ADD watching :board',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(watching) OR size(watching) < :max OR contains(watching, :id))',
+        ExpressionAttributeValues: { ':board': new Set([boardId]), ':max': MAX_WATCHES_PER_SOCKET, ':id': boardId },
+      },
+    },
+    member: { ConditionCheck: { Key: memberKey, ConditionExpression: 'attribute_exists(pk)' } },
+  } satisfies NamedItems;
   try {
-    await transactWrite([
-      {
-        Put: {
-          Item: {
-            ...keys.watch(boardId, connection.connection_id),
-            type: 'watch',
-            ...watch,
-            [TTL_ATTRIBUTE]: connection.expires_at + AFTER_EXPIRY_SECONDS,
-          },
-        },
-      },
-      {
-        Update: {
-          Key: keys.connection(connection.connection_id),
-          UpdateExpression: 'ADD watching :board',
-          ConditionExpression:
-            'attribute_exists(pk) AND (attribute_not_exists(watching) OR size(watching) < :max OR contains(watching, :id))',
-          ExpressionAttributeValues: { ':board': new Set([boardId]), ':max': MAX_WATCHES_PER_SOCKET, ':id': boardId },
-        },
-      },
-      { ConditionCheck: { Key: memberKey, ConditionExpression: 'attribute_exists(pk)' } },
-    ]);
+    await transactNamed(items);
   } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[2] === 'ConditionalCheckFailed') throw new Forbidden();
-    if (codes?.[1] === 'ConditionalCheckFailed') {
+    const refusal = refusalOf(error, namesOf(items));
+    if (refusal?.failed.has('member')) throw new Forbidden();
+    if (refusal?.failed.has('connection')) {
       if (!(await readConnection(connection.connection_id))) throw socketClosed();
       throw new LimitReached(`A socket may watch at most ${MAX_WATCHES_PER_SOCKET} boards; unwatch one first.`);
     }
@@ -236,20 +246,21 @@ export async function unwatchBoard(connectionId: string, boardId: string): Promi
 export async function dropWatches(watches: Pick<WatchRecord, 'board_id' | 'connection_id'>[]): Promise<void> {
   await Promise.all(
     watches.map(async ({ board_id, connection_id }) => {
-      try {
-        await transactWrite([
-          { Delete: { Key: keys.watch(board_id, connection_id) } },
-          {
-            Update: {
-              Key: keys.connection(connection_id),
-              UpdateExpression: 'DELETE watching :board',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':board': new Set([board_id]) },
-            },
+      const items = {
+        watch: { Delete: { Key: keys.watch(board_id, connection_id) } },
+        connection: {
+          Update: {
+            Key: keys.connection(connection_id),
+            UpdateExpression: 'DELETE watching :board',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':board': new Set([board_id]) },
           },
-        ]);
+        },
+      } satisfies NamedItems;
+      try {
+        await transactNamed(items);
       } catch (error) {
-        if (cancellationCodes(error)?.[1] !== 'ConditionalCheckFailed') throw error;
+        if (!refusalOf(error, namesOf(items))?.failed.has('connection')) throw error;
         await deleteItems([keys.watch(board_id, connection_id)]);
       }
     }),

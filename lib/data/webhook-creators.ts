@@ -1,4 +1,4 @@
-import type { ItemSet, TransactItem } from './db';
+import type { ItemSet, NamedItems, TransactItem } from './db';
 import type { BoardItemChange } from './event-log';
 import type { BoardRecord, WebhookRecord } from './records';
 import { keys, TTL_ATTRIBUTE } from './table';
@@ -71,10 +71,14 @@ export const callerStillOwner = (boardId: string, userId: string): TransactItem 
  */
 export const webhookKeysOf = (board: BoardRecord) => webhookIdsOf(board).map((id) => keys.webhook(board.id, id));
 
+/** The name of a webhook's switch-off in a membership change's transaction. */
+export type SwitchOff = `switchOff:${string}`;
+export const isSwitchOff = (name: string): name is SwitchOff => name.startsWith('switchOff:');
+
 /** What a membership change that takes `userId` off the owners adds to its transaction. */
 export interface CreatorLeaving {
   /** One switch-off per webhook `userId` speaks for, each on condition that it still does. */
-  writes: TransactItem[];
+  writes: NamedItems<SwitchOff>;
   /** The board item's condition: who speaks for which webhook has not changed since the read. */
   board: BoardItemChange;
   /** The counter as read: a refused board condition with another one is a lost race. */
@@ -88,17 +92,22 @@ export interface CreatorLeaving {
  */
 export function creatorLeaves(board: BoardRecord, userId: string, found: ItemSet): CreatorLeaving {
   const version = webhooksVersionOf(board);
-  const writes: TransactItem[] = webhookKeysOf(board)
-    .filter((key) => found.get<StoredWebhook>(key)?.created_by === userId)
-    .map((Key) => ({
-      Update: {
-        Key,
-        UpdateExpression: 'SET active = :off, disabled_reason = :reason',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl) AND created_by = :creator',
-        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: { ':off': false, ':reason': CREATOR_NOT_OWNER, ':creator': userId },
-      },
-    }));
+  const writes: NamedItems<SwitchOff> = Object.fromEntries(
+    webhookIdsOf(board)
+      .filter((id) => found.get<StoredWebhook>(keys.webhook(board.id, id))?.created_by === userId)
+      .map((id): [SwitchOff, TransactItem] => [
+        `switchOff:${id}`,
+        {
+          Update: {
+            Key: keys.webhook(board.id, id),
+            UpdateExpression: 'SET active = :off, disabled_reason = :reason',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl) AND created_by = :creator',
+            ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: { ':off': false, ':reason': CREATOR_NOT_OWNER, ':creator': userId },
+          },
+        },
+      ]),
+  );
   return {
     writes,
     board:

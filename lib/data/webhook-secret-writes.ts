@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { newSecret } from '../webhooks/signature';
-import type { BoardScope } from './access';
-import { isConditionFailure, itemAtCancellation, itemAtConditionFailure, LostRace, retryLostRaces, transactWrite } from './db';
+import type { BoardScope, ScopeVia } from './access';
+import {
+  isConditionFailure,
+  itemAtConditionFailure,
+  LostRace,
+  type NamedItems,
+  namesOf,
+  refusalOf,
+  retryLostRaces,
+  transactNamed,
+} from './db';
 import { type BoardRecord, now, type WebhookRecord } from './records';
-import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
 import { boardSeqOf, callerStillOwner, type StoredWebhook, seqUnchanged, VERSION_STEP } from './webhook-creators';
 import { sealSecret } from './webhook-secrets';
@@ -54,42 +62,43 @@ export async function createWebhook(
   await retryLostRaces(async () => {
     record.from_seq = boardSeqOf(board);
     const seq = seqUnchanged(record.from_seq);
+    const writes = {
+      webhook: {
+        Put: {
+          Item: { ...keys.webhook(boardId, id), type: 'webhook', ...record },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      lookup: {
+        Put: {
+          Item: { ...keys.webhookLookup(id), type: 'webhook_lookup', board_id: boardId },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      board: {
+        Update: {
+          Key: keys.board(boardId),
+          UpdateExpression: `ADD webhook_count :one, webhook_ids :id, ${VERSION_STEP.clause}`,
+          ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(webhook_count) OR webhook_count < :max) AND ${seq.condition}`,
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':max': MAX_WEBHOOKS_PER_BOARD,
+            ':id': new Set([id]),
+            ...VERSION_STEP.values,
+            ...seq.values,
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      callerOwner: callerStillOwner(boardId, scope.member.user_id),
+    } satisfies NamedItems;
     try {
-      await transactWrite([
-        {
-          Put: {
-            Item: { ...keys.webhook(boardId, id), type: 'webhook', ...record },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        {
-          Put: {
-            Item: { ...keys.webhookLookup(id), type: 'webhook_lookup', board_id: boardId },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        {
-          Update: {
-            Key: keys.board(boardId),
-            UpdateExpression: `ADD webhook_count :one, webhook_ids :id, ${VERSION_STEP.clause}`,
-            ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(webhook_count) OR webhook_count < :max) AND ${seq.condition}`,
-            ExpressionAttributeValues: {
-              ':one': 1,
-              ':max': MAX_WEBHOOKS_PER_BOARD,
-              ':id': new Set([id]),
-              ...VERSION_STEP.values,
-              ...seq.values,
-            },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        callerStillOwner(boardId, scope.member.user_id),
-      ]);
+      await transactNamed(writes);
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (codes?.[3] === 'ConditionalCheckFailed') throw new Forbidden('Only an owner of this board may do this.');
-      if (codes?.[2] === 'ConditionalCheckFailed') {
-        const current = itemAtCancellation<BoardRecord>(error, 2);
+      const refusal = refusalOf(error, namesOf(writes));
+      if (refusal?.failed.has('callerOwner')) throw new Forbidden('Only an owner of this board may do this.');
+      if (refusal?.failed.has('board')) {
+        const current = refusal.itemAt<BoardRecord>('board');
         if (!current) throw new NotFound('Board');
         if ((current.webhook_count ?? 0) >= MAX_WEBHOOKS_PER_BOARD) throw limitReached();
         board = current;
@@ -108,8 +117,8 @@ export async function createWebhook(
  * requires the ciphertext it replaces, so of two racing rotations the second starts again on the
  * first's result: both answers' secrets keep signing, none is lost. Nothing is decrypted.
  */
-export async function rotateWebhookSecret(scope: BoardScope): Promise<WebhookWithSecret> {
-  let webhook = scope.webhook!;
+export async function rotateWebhookSecret(scope: ScopeVia<'webhook'>): Promise<WebhookWithSecret> {
+  let { webhook } = scope;
   const ids = { webhookId: webhook.id, boardId: webhook.board_id };
   const secret = newSecret();
   const sealed = await sealSecret(secret, ids);

@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Forbidden, NotFound } from '../domain/errors';
-import type { BoardScope } from './access';
+import type { BoardScope, ScopeVia } from './access';
 import {
   documentClient,
-  itemAtCancellation,
   LostRace,
+  type NamedItems,
+  namesOf,
   queryAll,
+  refusalOf,
   retryingConflicts,
   retryLostRaces,
-  type TransactItem,
   tableName,
-  transactWrite,
+  transactNamed,
 } from './db';
 import { type BoardRecord, now, type WebhookRecord } from './records';
-import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
 import { boardSeqOf, callerStillOwner, type StoredWebhook, seqUnchanged, VERSION_STEP } from './webhook-creators';
 
@@ -131,8 +131,8 @@ export interface WebhookChanges {
  * change that read the older one looks again) and, for a webhook that was off, its `seq` is still
  * the one read, which makes `from_seq` exact. A delete that won the race makes it 404.
  */
-export async function updateWebhook(scope: BoardScope, changes: WebhookChanges): Promise<Webhook> {
-  let webhook = scope.webhook! as StoredWebhook;
+export async function updateWebhook(scope: ScopeVia<'webhook'>, changes: WebhookChanges): Promise<Webhook> {
+  let webhook = scope.webhook as StoredWebhook;
   let board: BoardRecord = scope.board;
   const caller = scope.member.user_id;
   const fields: Partial<StoredWebhook> = {};
@@ -158,8 +158,9 @@ export async function updateWebhook(scope: BoardScope, changes: WebhookChanges):
       names[`#${field}`] = field;
       values[`:${field}`] = value;
     }
-    const items: TransactItem[] = [
-      {
+    const seq = switchingOn && !webhook.active ? seqUnchanged(seen) : undefined;
+    const items = {
+      webhook: {
         Update: {
           Key: keys.webhook(webhook.board_id, webhook.id),
           UpdateExpression: `SET ${Object.keys(set)
@@ -171,33 +172,33 @@ export async function updateWebhook(scope: BoardScope, changes: WebhookChanges):
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
-      callerStillOwner(webhook.board_id, caller),
-    ];
-    if (switchingOn) {
-      const seq = webhook.active ? undefined : seqUnchanged(seen);
-      items.push({
-        Update: {
-          Key: keys.board(webhook.board_id),
-          UpdateExpression: `ADD ${VERSION_STEP.clause}`,
-          ConditionExpression: `attribute_exists(pk)${seq ? ` AND ${seq.condition}` : ''}`,
-          ExpressionAttributeValues: { ...VERSION_STEP.values, ...seq?.values },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      });
-    }
+      callerOwner: callerStillOwner(webhook.board_id, caller),
+      // Switching on: who speaks for the webhook changes (and, for one that was off, from_seq).
+      board: switchingOn
+        ? {
+            Update: {
+              Key: keys.board(webhook.board_id),
+              UpdateExpression: `ADD ${VERSION_STEP.clause}`,
+              ConditionExpression: `attribute_exists(pk)${seq ? ` AND ${seq.condition}` : ''}`,
+              ExpressionAttributeValues: { ...VERSION_STEP.values, ...seq?.values },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          }
+        : undefined,
+    } satisfies NamedItems;
     try {
-      await transactWrite(items);
+      await transactNamed(items);
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (!codes?.includes('ConditionalCheckFailed')) throw error;
-      if (codes[1] === 'ConditionalCheckFailed') throw new Forbidden('Only an owner of this board may do this.');
-      if (codes[0] === 'ConditionalCheckFailed') {
-        const current = itemAtCancellation<StoredWebhook>(error, 0);
+      const refusal = refusalOf(error, namesOf(items));
+      if (!refusal || refusal.failed.size === 0) throw error;
+      if (refusal.failed.has('callerOwner')) throw new Forbidden('Only an owner of this board may do this.');
+      if (refusal.failed.has('webhook')) {
+        const current = refusal.itemAt<StoredWebhook>('webhook');
         if (!current || current[TTL_ATTRIBUTE] !== undefined) throw new NotFound('Webhook');
         webhook = current;
       }
-      if (codes[2] === 'ConditionalCheckFailed') {
-        const current = itemAtCancellation<BoardRecord>(error, 2);
+      if (refusal.failed.has('board')) {
+        const current = refusal.itemAt<BoardRecord>('board');
         if (!current) throw new NotFound('Webhook');
         board = current;
       }
@@ -212,32 +213,33 @@ export async function updateWebhook(scope: BoardScope, changes: WebhookChanges):
  * board's count. Its deliveries stay until their TTL (7 days); the worker drops pending ones whose
  * webhook is gone. A second delete, or a board deleted meanwhile, is 404 and changes nothing.
  */
-export async function deleteWebhook(scope: BoardScope): Promise<void> {
-  const webhook = scope.webhook!;
+export async function deleteWebhook(scope: ScopeVia<'webhook'>): Promise<void> {
+  const { webhook } = scope;
+  const items = {
+    webhook: {
+      Delete: {
+        Key: keys.webhook(webhook.board_id, webhook.id),
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl)',
+        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+      },
+    },
+    lookup: { Delete: { Key: keys.webhookLookup(webhook.id) } },
+    board: {
+      Update: {
+        Key: keys.board(webhook.board_id),
+        // The id leaves the board's list, and the counter of who speaks for which advances.
+        UpdateExpression: `ADD webhook_count :minus, ${VERSION_STEP.clause} DELETE webhook_ids :id`,
+        // The board must exist: ADD on a missing item would create a stub board.
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':minus': -1, ':id': new Set([webhook.id]), ...VERSION_STEP.values },
+      },
+    },
+  } satisfies NamedItems;
   try {
-    await transactWrite([
-      {
-        Delete: {
-          Key: keys.webhook(webhook.board_id, webhook.id),
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#ttl)',
-          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-        },
-      },
-      { Delete: { Key: keys.webhookLookup(webhook.id) } },
-      {
-        Update: {
-          Key: keys.board(webhook.board_id),
-          // The id leaves the board's list, and the counter of who speaks for which advances.
-          UpdateExpression: `ADD webhook_count :minus, ${VERSION_STEP.clause} DELETE webhook_ids :id`,
-          // The board must exist: ADD on a missing item would create a stub board.
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':minus': -1, ':id': new Set([webhook.id]), ...VERSION_STEP.values },
-        },
-      },
-    ]);
+    await transactNamed(items);
   } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[0] === 'ConditionalCheckFailed' || codes?.[2] === 'ConditionalCheckFailed') throw new NotFound('Webhook');
+    const refusal = refusalOf(error, namesOf(items));
+    if (refusal?.failed.has('webhook') || refusal?.failed.has('board')) throw new NotFound('Webhook');
     throw error;
   }
 }

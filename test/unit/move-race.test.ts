@@ -3,7 +3,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { BoardScope } from '../../lib/data/access';
+import type { ScopeVia } from '../../lib/data/access';
 import { moveCard } from '../../lib/data/cards';
 import type { CardRecord, ColumnRecord } from '../../lib/data/records';
 import { keys } from '../../lib/data/table';
@@ -38,7 +38,7 @@ const scope = {
   card: asRead,
   relatedColumns: new Map([[target.id, { boardId, item: target }]]),
   relatedCards: new Map(),
-} as unknown as BoardScope;
+} as unknown as ScopeVia<'card'>;
 
 /**
  * A move is one transaction (lib/data/event-log.ts commitChange): the card's update, the target
@@ -93,7 +93,7 @@ it('the condition failing on an unchanged card is not retried as a race', async 
 it('a move to the place the card has: the condition fails on the place alone, and the stored card is the answer', async () => {
   const there = { ...asRead, column_id: target.id, position: 1 };
   ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: { ...there, ev: { id: 'earlier' } } }));
-  const answer = await moveCard({ ...scope, card: there } as BoardScope, { target_column_id: target.id });
+  const answer = await moveCard({ ...scope, card: there } as ScopeVia<'card'>, { target_column_id: target.id });
   const { board_id: _, ...view } = there;
   expect(answer).toEqual({ ...view, label_ids: [] });
   expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
@@ -102,7 +102,7 @@ it('a move to the place the card has: the condition fails on the place alone, an
 
 describe('a move to the place the card already has, with a race', () => {
   const there = { ...asRead, column_id: target.id, position: 1 };
-  const readThere = { ...scope, card: there } as BoardScope;
+  const readThere = { ...scope, card: there } as ScopeVia<'card'>;
 
   it('its column being deleted meanwhile (the board check fails too): not found, no second write', async () => {
     // The board as it now is: its seq unchanged, the card's column being deleted.
