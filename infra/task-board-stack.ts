@@ -48,7 +48,7 @@ import { ApiFunction, CONNECTION_METHODS, functionIdOf } from './api-function';
 import type { StackConfig } from './config';
 import { Dashboard } from './dashboard';
 import { FunctionGroup } from './function-group';
-import { groupOf, groupStackIdOf, ROOT_LOG_GROUP_ROWS } from './layout';
+import { groupOf, groupStackIdOf } from './layout';
 import { Monitoring } from './monitoring';
 import { LiveEvents } from './realtime';
 import { Webhooks } from './webhooks';
@@ -192,10 +192,10 @@ export class TaskBoardStack extends Stack {
     const functionOf = (rowId: string, row: FunctionRow, where: 'root' | 'group', env: Record<string, string> = environment) => {
       if (this.functions.has(rowId)) throw new Error(`row id ${rowId} is in two tables`);
       const id = functionIdOf(rowId);
-      const scope = where === 'root' ? this : this.groupOf(rowId, props.description ?? id);
+      const scope = where === 'root' ? this : this.groupOf(row, props.description ?? id);
       // A log group that holds logs stays at its path here (and so at its logical id).
       const logGroup =
-        where === 'group' && ROOT_LOG_GROUP_ROWS.has(rowId)
+        where === 'group' && row.logGroup === 'root'
           ? new LogGroup(new Construct(this, id), 'Logs', { retention, removalPolicy: dataRemoval })
           : undefined;
       const fn = new ApiFunction(scope, id, {
@@ -207,7 +207,7 @@ export class TaskBoardStack extends Stack {
         // times, names it in a few bytes rather than by a nested stack output (about 170 each);
         // operators read it too. The group is in the name so that a function moved to another
         // group gets a new name: its new copy is made before the old one is deleted.
-        functionName: where === 'group' ? `${this.stackName}-${groupOf(rowId)}-${id}` : undefined,
+        functionName: where === 'group' ? `${this.stackName}-${groupOf(row)}-${id}` : undefined,
         logRetention: retention,
         logRemovalPolicy: dataRemoval,
       });
@@ -404,8 +404,8 @@ export class TaskBoardStack extends Stack {
   }
 
   /** The nested stack of a row's group, made with the group's first row. */
-  private groupOf(rowId: string, description: string): FunctionGroup {
-    const group = groupOf(rowId);
+  private groupOf(row: FunctionRow, description: string): FunctionGroup {
+    const group = groupOf(row);
     let stack = this.groups.get(group);
     if (!stack) {
       stack = new FunctionGroup(this, groupStackIdOf(group), { group, description });

@@ -22,7 +22,8 @@ import { type RouteMiddleware, type RouteState, requestIdOf } from './types';
  * its user's quota when it presents a valid token and against its source address's otherwise.
  * The count starts as soon as its subject is known and runs beside the route's first read (the
  * membership check of a board route, a GET's handler, login's InitiateAuth), or is one more item
- * of the route's first write (POST /boards, POST /realtime/tickets: `PLACEMENT`); only what has neither waits for it.
+ * of the route's first write (POST /boards, POST /realtime/tickets: the row's `rateLimitPlacement`);
+ * only what has neither waits for it.
  * Over the quota: 429 `rate_limited` with Retry-After, and nothing done. Every counted answer
  * carries RateLimit-Policy and RateLimit. When the store fails, the request goes on uncounted
  * (fail open) and the metric RateLimitFailOpen says so.
@@ -66,64 +67,23 @@ export class RateLimited extends Error {
 
 const secondsUntil = (at: number) => Math.max(1, Math.ceil((at - Date.now()) / 1000));
 
-/**
- * Where the count of a row goes so that it adds no sequential round trip (api-contract.md, issue
- * 29), for the rows whose first call is not a read; every other row is placed by its shape in
- * `rateLimitSteps` (a GET of scope user: `beside`; a board row: beside its membership read, then
- * `gate`).
- * - `fold`: the handler's first call is its own TransactWriteItems, which takes the counter's
- *   conditional increment as one more item (`heldCount()`): a refusal cancels the transaction,
- *   so the request writes nothing. A request refused before its handler runs (its body,
- *   parameters or Idempotency-Key: 400, 413, 415) never reaches that transaction, and is counted
- *   on its own as it is answered (`answers`), 429 when over: one round trip, on that refusal only.
- * - `beside`: the handler changes nothing the request could be refused after (login's and
- *   refresh's InitiateAuth only answer tokens): it runs beside the count, and over the quota its
- *   answer is dropped for the 429 (no token leaves the function).
- * - `inside`: the handler reads first and changes after (password change, password forgot,
- *   account deletion, verify-email confirm, password reset): the count runs beside its read, and
- *   the handler waits for it before its first change (`countGate()`), 429 when over. Verify-email
- *   and the reset read the account (the address's owner) before Cognito checks their code, so a
- *   refused request leaves the code unused and the password as it was.
- * The three rows left behind the gate (`gate`, 1 sequential round trip) have no read before their
- * first call, and that call is the very thing the quota limits or cannot be undone, so it cannot
- * run beside the count and be dropped (docs/rate-limits.md, "Where it sits in a request"):
- * - registration: SignUp creates a Cognito user (Cognito's UserCreation quota is what the address
- *   limit protects); beside the count, a refused request would spend it and leave a user to delete;
- * - verify-email request: GetUserAttributeVerificationCode mails a code, and the mail is what is
- *   limited;
- * - logout: RevokeToken is its only call, and a revoked token stays revoked.
- */
-const PLACEMENT: Readonly<Record<string, 'fold' | 'beside' | 'inside'>> = {
-  'boards.create': 'fold',
-  // The ticket, its entry under the user and the account's check: one TransactWriteItems.
-  'realtime.tickets': 'fold',
-  'auth.login': 'beside',
-  // REFRESH_TOKEN_AUTH: a new access token for a refresh token, nothing changed either.
-  'auth.refresh': 'beside',
-  // The account (or the address's owner) read, then Cognito: the count beside the read.
-  'auth.password.change': 'inside',
-  'auth.password.forgot': 'inside',
-  'auth.account.delete': 'inside',
-  'auth.verify-email': 'inside',
-  'auth.password.reset': 'inside',
-};
-
-export type RateLimitPlacement = 'fold' | 'beside' | 'inside' | 'gate';
+export type RateLimitPlacement = NonNullable<RouteRow['rateLimitPlacement']> | 'gate';
 
 /**
- * Where a row's count goes (undefined: the row is not counted): `PLACEMENT`, else `beside` for a
- * GET of scope user and `gate` for the rest. The one rule the chain and the cost model
- * (bench/cost.ts) read.
+ * Where a row's count goes (undefined: the row is not counted): its row's `rateLimitPlacement`
+ * (lib/rows/row.ts says what each means), else `beside` for a GET of scope user and `gate` for
+ * the rest. The one rule the chain and the cost model (bench/cost.ts) read.
  */
 export function rateLimitPlacementOf(row: RouteRow): RateLimitPlacement | undefined {
   if (!rateLimitOf(row)) return undefined;
-  return PLACEMENT[row.id] ?? (row.method === 'GET' && row.access.scope === 'user' ? 'beside' : 'gate');
+  return row.rateLimitPlacement ?? (row.method === 'GET' && row.access.scope === 'user' ? 'beside' : 'gate');
 }
 
 /**
  * The sequential round trips a row's count adds: 1 behind the gate where nothing is read before
- * it (registration, verify-email request, logout: `PLACEMENT` says why); 0 everywhere else (a board row's gate
- * comes after its membership read, which the count runs beside; `fold`, `beside`, `inside`).
+ * it (registration, verify-email request, logout: lib/rows/row.ts `rateLimitPlacement` says why);
+ * 0 everywhere else (a board row's gate comes after its membership read, which the count runs
+ * beside; `fold`, `beside`, `inside`).
  */
 export function rateLimitRoundTripsOf(row: RouteRow): 0 | 1 {
   return rateLimitPlacementOf(row) === 'gate' && row.access.scope !== 'board' ? 1 : 0;

@@ -62,6 +62,8 @@ export const authVerifyEmail = {
   entry: 'functions/auth/verify-email.ts',
   summary: "Verify the caller's address with the code mailed to it (400 invalid_code otherwise)",
   access: { scope: 'user' },
+  // The account read before Cognito checks the code: a refused request leaves the code unused.
+  rateLimitPlacement: 'inside',
   body: verifyEmailBody,
   success: { status: 204 },
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
@@ -83,6 +85,8 @@ export const authPasswordForgot = {
   entry: 'functions/auth/password-forgot.ts',
   summary: 'Mail a password reset code to the address, if an account holds it (always 202)',
   access: { scope: 'public' },
+  // The account (or the address's owner) read, then Cognito: the count beside the read.
+  rateLimitPlacement: 'inside',
   body: forgotPasswordBody,
   success: { status: 202 },
   table: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'],
@@ -105,6 +109,9 @@ export const authPasswordReset = {
   entry: 'functions/auth/password-reset.ts',
   summary: 'Set a new password with the mailed code; verifies the address and revokes every refresh token',
   access: { scope: 'public' },
+  // The address's owner read before Cognito checks the code: a refused request leaves the code
+  // unused and the password as it was.
+  rateLimitPlacement: 'inside',
   body: resetPasswordBody,
   success: { status: 204 },
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
@@ -127,6 +134,8 @@ export const authPasswordChange = {
   entry: 'functions/auth/password-change.ts',
   summary: "Change the caller's password (403 wrong_password); revokes every refresh token, the caller's too",
   access: { scope: 'user' },
+  // The account (or the address's owner) read, then Cognito: the count beside the read.
+  rateLimitPlacement: 'inside',
   body: changePasswordBody,
   success: { status: 204 },
   table: ['dynamodb:BatchGetItem'],
@@ -150,6 +159,8 @@ export const authAccountDelete = {
   entry: 'functions/auth/account-delete.ts',
   summary: "Delete the caller's account: it leaves every board, its boards owned alone are deleted",
   access: { scope: 'user' },
+  // The account (or the address's owner) read, then Cognito: the count beside the read.
+  rateLimitPlacement: 'inside',
   body: deleteAccountBody,
   success: { status: 204 },
   table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],

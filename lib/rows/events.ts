@@ -71,6 +71,8 @@ export const childrenCollect = {
 export const socketsSweep = {
   id: 'sockets.sweep',
   entry: 'functions/events/sweep.ts',
+  group: 'live',
+  logGroup: 'root',
   summary: 'Closes sockets whose token has expired (token.expired), within a minute of the expiry',
   everyMinutes: 1,
   table: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],

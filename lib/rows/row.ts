@@ -64,6 +64,23 @@ export interface FunctionRow {
   timeoutSeconds?: number;
   /** Business metric counted on each success (CloudWatch namespace TaskBoard). */
   metric?: string;
+  /**
+   * The nested stack the function lives in (infra/layout.ts `groupOf`) when it is not the first
+   * segment of the id: the service's own small rows share `service`, and the live events' rows
+   * (the socket ticket, the WebSocket routes, the socket sweep) share `live`, as a stack of their
+   * own would cost a nested stack resource, a template and a deploy-time stack operation each for
+   * one or two functions. A new first segment gets a stack of its own, and a row never changes
+   * group unless this or its id does, so adding rows never moves an existing function.
+   */
+  group?: 'service' | 'live';
+  /**
+   * `root`: the function's log group stays in the root stack, at the logical id it had when every
+   * function was there (that layout's snapshot: test/infra/fixtures/stateful-resources.json),
+   * because it holds logs (a year of them in prod); its function, in its group's stack, writes to
+   * it across the boundary. Only the rows of that snapshot say so: any other row gets its log
+   * group beside its function, so that it costs the root stack nothing but its route.
+   */
+  logGroup?: 'root';
 }
 
 export interface RouteRow extends FunctionRow {
@@ -100,6 +117,27 @@ export interface RouteRow extends FunctionRow {
    * lower than the API's, so the stage throttles it at the stricter `authThrottle` rate.
    */
   throttle?: 'identity';
+  /**
+   * Where the rate limiter's count goes (lib/http/rate-limit.ts `rateLimitPlacementOf`) on a
+   * counted row whose first call is not a read, so that it adds no sequential round trip; without
+   * it, a GET of scope user counts `beside` and every other row behind the `gate`.
+   * - `fold`: the handler's first call is its own TransactWriteItems, which takes the counter's
+   *   conditional increment as one more item (`heldCount()`): a refusal cancels the transaction,
+   *   so the request writes nothing. A request refused before its handler runs (its body,
+   *   parameters or Idempotency-Key: 400, 413, 415) never reaches that transaction, and is
+   *   counted on its own as it is answered, 429 when over: one round trip, on that refusal only.
+   * - `beside`: the handler changes nothing the request could be refused after (login's and
+   *   refresh's InitiateAuth only answer tokens): it runs beside the count, and over the quota its
+   *   answer is dropped for the 429 (no token leaves the function).
+   * - `inside`: the handler reads first and changes after: the count runs beside its read, and
+   *   the handler waits for it before its first change (`countGate()`), 429 when over.
+   * A row left behind the gate (1 sequential round trip where nothing is read before it) is one
+   * whose first call is the very thing the quota limits or cannot be undone, so it cannot run
+   * beside the count and be dropped (docs/rate-limits.md, "Where it sits in a request"):
+   * registration (SignUp creates a Cognito user), the verify-email request (it mails a code),
+   * logout (a revoked token stays revoked).
+   */
+  rateLimitPlacement?: 'fold' | 'beside' | 'inside';
 }
 
 /**

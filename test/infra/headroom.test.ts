@@ -8,7 +8,7 @@ import {
   integrationsPerApi,
   overLimits,
 } from '../../infra/template-tree';
-import type { RouteRow } from '../../lib/routes';
+import type { FunctionRow, RouteRow } from '../../lib/routes';
 import { poolTriggers, queueConsumers, routes, schedules, socketRoutes, streamConsumers } from '../../lib/routes';
 import { synthDeployment } from './deployment';
 
@@ -21,12 +21,16 @@ import { synthDeployment } from './deployment';
  */
 const integrationsAllowed = Math.floor(API_INTEGRATIONS_LIMIT * GOAL_SHARE * ALERT_SHARE);
 
-/** `count` more HTTP rows in `group`, each a copy of an existing row on a path of its own. */
+/**
+ * `count` more HTTP rows in `group`, each a copy of an existing row on a path of its own, with its
+ * log group beside it as any row added now has (lib/rows/row.ts `logGroup`).
+ */
 function extraRows(group: string, count: number, like: RouteRow): Record<string, RouteRow> {
+  const { logGroup: _logGroup, ...shape } = like;
   return Object.fromEntries(
     Array.from({ length: count }, (_, i) => {
-      const id = `${group}.extra${i + 1}`;
-      return [id, { ...like, id, path: `/${group}-extra/${i + 1}/{id}` } as RouteRow];
+      const id = `${group}.extra${i + 1}` as const;
+      return [id, { ...shape, id, path: `/${group}-extra/${i + 1}/{id}` } as RouteRow];
     }),
   );
 }
@@ -48,6 +52,16 @@ const comingRoutes = {
   ...extraRows('events', Math.ceil((spread - Math.ceil(spread / 3)) / 2), like),
   ...extraRows('webhooks', spread - Math.ceil(spread / 3) - Math.ceil((spread - Math.ceil(spread / 3)) / 2), like),
   ...extraRows('cards', cards, like),
+};
+
+/** Every row of every layout, by id. */
+const rowsById: Record<string, FunctionRow> = {
+  ...comingRoutes,
+  ...socketRoutes,
+  ...streamConsumers,
+  ...schedules,
+  ...queueConsumers,
+  ...poolTriggers,
 };
 
 const layouts = [
@@ -92,10 +106,11 @@ describe.each(layouts)('%s', (_name, built) => {
   it("puts every function in its group's nested stack, but the stream consumers and the pool triggers, which stay in the root", () => {
     for (const [rowId, fn] of built.stack.functions) {
       const inRoot = rowId in streamConsumers || rowId in poolTriggers;
-      const expected = inRoot ? built.stack : built.stack.groups.get(groupOf(rowId));
+      const row = rowsById[rowId]!;
+      const expected = inRoot ? built.stack : built.stack.groups.get(groupOf(row));
       expect([rowId, Stack.of(fn)]).toEqual([rowId, expected]);
       // A grouped function's name says its stack, group and row (infra/task-board-stack.ts).
-      if (!inRoot) expect(fn.functionName).toBe(`${built.stack.stackName}-${groupOf(rowId)}-${fn.node.id}`);
+      if (!inRoot) expect(fn.functionName).toBe(`${built.stack.stackName}-${groupOf(row)}-${fn.node.id}`);
     }
   });
 });
