@@ -1,8 +1,8 @@
 import { MethodNotAllowed, NotFound } from '../lib/domain/errors';
 import { allowedAt, catchAllAnswer } from '../lib/http/catch-all';
 import { publicRoute } from '../lib/http/public-route';
+import { fallback } from '../lib/rows/fallback';
 import { servedMethods } from '../lib/rows/served';
-import { fallback } from '../lib/rows/service';
 
 /**
  * API Gateway's `$default` route: `HEAD /health` and a served path with a trailing slash are

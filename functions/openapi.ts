@@ -1,6 +1,6 @@
 import { buildOpenApiDocument, serversFor } from '../lib/http/openapi';
 import { publicRoute } from '../lib/http/public-route';
-import { openapi } from '../lib/rows/service';
+import { openapi } from '../lib/rows/openapi';
 
 /** Built on the first request and kept for the container's life: it never changes. */
 let document: ReturnType<typeof buildOpenApiDocument> | undefined;

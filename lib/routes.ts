@@ -1,13 +1,16 @@
-import * as accounts from './rows/accounts';
+import * as asyncapi from './rows/asyncapi';
 import * as auth from './rows/auth';
 import * as boards from './rows/boards';
 import * as cards from './rows/cards';
+import * as children from './rows/children';
 import * as columns from './rows/columns';
-import * as deliveries from './rows/deliveries';
+import * as docs from './rows/docs';
 import * as events from './rows/events';
+import * as fallback from './rows/fallback';
+import * as health from './rows/health';
 import * as labels from './rows/labels';
 import * as members from './rows/members';
-import * as pool from './rows/pool';
+import * as openapi from './rows/openapi';
 import * as realtime from './rows/realtime';
 import {
   isCatchAll,
@@ -19,7 +22,8 @@ import {
   type SocketRouteRow,
   type StreamConsumerRow,
 } from './rows/row';
-import * as service from './rows/service';
+import * as socket from './rows/socket';
+import * as sockets from './rows/sockets';
 import type { RouteText } from './rows/text';
 import * as webhooks from './rows/webhooks';
 
@@ -40,12 +44,32 @@ export {
 } from './rows/row';
 
 /**
- * The modules of lib/rows. A row is an export of one of them, and its kind is its shape (a
+ * The modules of lib/rows, each named after the first segment of its rows' ids (`cards.move` is
+ * in lib/rows/cards.ts, its handler under functions/cards/). A row is an export of one of them,
+ * and its kind is its shape (a
  * `method`: an HTTP route; a `routeKey`: a WebSocket route; `filters`: a stream reader; ...); a
  * route's OpenAPI text is the export beside it that points at it (lib/rows/text.ts). So a row
  * added to a module is in its table with no line of this file; only a new module is listed.
  */
-const modules = [service, auth, accounts, boards, columns, cards, members, labels, realtime, webhooks, deliveries, events, pool];
+const modules = [
+  asyncapi,
+  auth,
+  boards,
+  cards,
+  children,
+  columns,
+  docs,
+  events,
+  fallback,
+  health,
+  labels,
+  members,
+  openapi,
+  realtime,
+  socket,
+  sockets,
+  webhooks,
+];
 
 type ValuesOf<T> = T extends unknown ? T[keyof T] : never;
 /** Every export of the row modules: each row, and each route's text. */

@@ -1,11 +1,11 @@
 import type { Context, CustomMessageTriggerEvent } from 'aws-lambda';
 import { mailFor } from '../../lib/auth/messages';
-import { authMessage } from '../../lib/rows/pool';
+import { authMessage } from '../../lib/rows/auth';
 import { beginInvocation, logger } from '../../lib/runtime/logger';
 import { countColdStart } from '../../lib/runtime/metrics';
 
 /**
- * The pool's CustomMessage trigger (lib/rows/pool.ts): the subject and text of an address
+ * The pool's CustomMessage trigger (lib/rows/auth.ts): the subject and text of an address
  * verification or a password reset code, by the event's trigger source; any other source goes
  * back as it came, which leaves Cognito's own message. It counts its cold starts and logs the
  * source, never the address or the user, like every other function (the dashboard shows both).

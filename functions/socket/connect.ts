@@ -1,6 +1,6 @@
 import { openConnection } from '../../lib/data/sockets';
 import { Unauthorized } from '../../lib/domain/errors';
-import { socketConnect } from '../../lib/rows/realtime';
+import { socketConnect } from '../../lib/rows/socket';
 import { socketRoute } from '../../lib/socket/chain';
 
 /** The handshake succeeds only for an unused, unexpired ticket (401 otherwise). */

@@ -1,5 +1,5 @@
 import { BadRequest } from '../../lib/domain/errors';
-import { socketDefault } from '../../lib/rows/realtime';
+import { socketDefault } from '../../lib/rows/socket';
 import { socketRoute } from '../../lib/socket/chain';
 
 /** Whatever no action route took: not JSON, no `action`, or an action the contract does not have. */

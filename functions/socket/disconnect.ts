@@ -1,5 +1,5 @@
 import { closeConnection } from '../../lib/data/sockets';
-import { socketDisconnect } from '../../lib/rows/realtime';
+import { socketDisconnect } from '../../lib/rows/socket';
 import { socketRoute } from '../../lib/socket/chain';
 
 /** Best effort (API Gateway does not promise `$disconnect`): TTLs and GoneException clean up the rest. */

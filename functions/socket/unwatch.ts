@@ -1,5 +1,5 @@
 import { unwatchBoard } from '../../lib/data/sockets';
-import { socketUnwatch } from '../../lib/rows/realtime';
+import { socketUnwatch } from '../../lib/rows/socket';
 import { socketRoute } from '../../lib/socket/chain';
 
 export const handler = socketRoute(socketUnwatch, async ({ connectionId, body }) => {

@@ -1,5 +1,5 @@
 import { isExpired, readConnection, socketClosed, watchBoard } from '../../lib/data/sockets';
-import { socketWatch } from '../../lib/rows/realtime';
+import { socketWatch } from '../../lib/rows/socket';
 import { socketRoute } from '../../lib/socket/chain';
 
 export const handler = socketRoute(socketWatch, async ({ connectionId, body }) => {

@@ -2,7 +2,7 @@ import { queueUrl } from '../../lib/data/deliveries';
 import { secretKeyId } from '../../lib/data/webhook-secrets';
 import { queueConsumer } from '../../lib/queue/consumer';
 import { deliverMessage, workerDeps } from '../../lib/queue/deliver';
-import { webhooksDeliver } from '../../lib/rows/deliveries';
+import { webhooksDeliver } from '../../lib/rows/webhooks';
 
 // Settings read at cold start: a missing key or malformed schedule or allow list fails here, naming the variable.
 const deps = workerDeps();

@@ -1,8 +1,23 @@
-import { loginBody, refreshBody, registerBody } from '../contract/schemas';
-import type { RouteRow } from './row';
+import {
+  changePasswordBody,
+  deleteAccountBody,
+  forgotPasswordBody,
+  loginBody,
+  refreshBody,
+  registerBody,
+  resetPasswordBody,
+  verifyEmailBody,
+} from '../contract/schemas';
+import type { PoolTriggerRow, RouteRow } from './row';
 import type { RouteText } from './text';
 
-/** Accounts and tokens: public rows (the body holds the credential), throttled at the identity rate. */
+/**
+ * Accounts and tokens (docs/accounts.md). Registration, login, refresh and logout are public rows
+ * (the body holds the credential), throttled at the identity rate. Then the caller's account,
+ * address verification, password reset and change, and deletion (finished by the stream's cleanup
+ * reader, `children.collect` in lib/rows/children.ts). Each row lists exactly the Cognito actions
+ * that evaluate IAM (the token-authorized and public Cognito APIs evaluate none).
+ */
 
 export const authRegister = {
   id: 'auth.register',
@@ -120,3 +135,181 @@ export const authLogoutText = {
   // A credential route's 401 says what was refused (lib/auth/cognito.ts), not the access token's text.
   problems: () => ({ 401: { code: 'unauthorized', detail: 'The refresh token is invalid, expired or revoked.' } }),
 } satisfies RouteText;
+
+export const authMe = {
+  id: 'auth.me',
+  method: 'GET',
+  path: '/auth/me',
+  entry: 'functions/auth/me.ts',
+  summary: "The caller's account: id, email, display name and whether the address is verified",
+  access: { scope: 'user' },
+  success: { status: 200, schema: 'account' },
+  table: ['dynamodb:BatchGetItem'],
+  cognito: [],
+} satisfies RouteRow;
+
+export const authMeText = {
+  of: authMe,
+  tag: 'auth',
+  description:
+    "The caller's account. `email_verified` is false until the address is proven with `POST /auth/verify-email` (or a password reset); only verified accounts can be added to boards by email. A deleted account's token gets 401.",
+} satisfies RouteText;
+
+export const authVerifyEmailRequest = {
+  id: 'auth.verify-email.request',
+  method: 'POST',
+  path: '/auth/verify-email/request',
+  throttle: 'identity',
+  entry: 'functions/auth/verify-email-request.ts',
+  summary: "Mail a verification code to the caller's address",
+  access: { scope: 'user' },
+  success: { status: 202 },
+  table: ['dynamodb:PutItem'], // the new code's tries
+  cognito: [], // GetUserAttributeVerificationCode: authorized by the access token, no IAM
+} satisfies RouteRow;
+
+export const authVerifyEmailRequestText = {
+  of: authVerifyEmailRequest,
+  tag: 'auth',
+  description:
+    "Mails a verification code to the caller's address (Cognito's own mail; the local stack keeps it in its outbox, `GET /local/outbox?email=`, which only the local server serves). Answers 202 with no body.",
+} satisfies RouteText;
+
+export const authVerifyEmail = {
+  id: 'auth.verify-email',
+  method: 'POST',
+  path: '/auth/verify-email',
+  throttle: 'identity',
+  entry: 'functions/auth/verify-email.ts',
+  summary: "Verify the caller's address with the code mailed to it (400 invalid_code otherwise)",
+  access: { scope: 'user' },
+  // The account read before Cognito checks the code: a refused request leaves the code unused.
+  rateLimitPlacement: 'inside',
+  body: verifyEmailBody,
+  success: { status: 204 },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  cognito: [], // VerifyUserAttribute: authorized by the access token, no IAM
+} satisfies RouteRow;
+
+export const authVerifyEmailText = {
+  of: authVerifyEmail,
+  tag: 'auth',
+  description:
+    'Verifies the address with the code mailed by `POST /auth/verify-email/request`. A wrong, expired or used code gets 400 with `code` `invalid_code`, and changes nothing.',
+} satisfies RouteText;
+
+export const authPasswordForgot = {
+  id: 'auth.password.forgot',
+  method: 'POST',
+  path: '/auth/password/forgot',
+  throttle: 'identity',
+  entry: 'functions/auth/password-forgot.ts',
+  summary: 'Mail a password reset code to the address, if an account holds it (always 202)',
+  access: { scope: 'public' },
+  // The account (or the address's owner) read, then Cognito: the count beside the read.
+  rateLimitPlacement: 'inside',
+  body: forgotPasswordBody,
+  success: { status: 202 },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'],
+  // ForgotPassword evaluates no IAM but needs the client secret; an unproven address's attribute is set first.
+  cognito: ['cognito-idp:AdminUpdateUserAttributes', 'cognito-idp:DescribeUserPoolClient'],
+} satisfies RouteRow;
+
+export const authPasswordForgotText = {
+  of: authPasswordForgot,
+  tag: 'auth',
+  description:
+    'Mails a password reset code to the address if an account holds it, also when that account never verified it (the owner of the mailbox can take the account back). Always 202 with no body, whether or not an account holds the address: nothing tells which.',
+} satisfies RouteText;
+
+export const authPasswordReset = {
+  id: 'auth.password.reset',
+  method: 'POST',
+  path: '/auth/password/reset',
+  throttle: 'identity',
+  entry: 'functions/auth/password-reset.ts',
+  summary: 'Set a new password with the mailed code; verifies the address and revokes every refresh token',
+  access: { scope: 'public' },
+  // The address's owner read before Cognito checks the code: a refused request leaves the code
+  // unused and the password as it was.
+  rateLimitPlacement: 'inside',
+  body: resetPasswordBody,
+  success: { status: 204 },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  // ConfirmForgotPassword evaluates no IAM but needs the client secret.
+  cognito: ['cognito-idp:AdminUserGlobalSignOut', 'cognito-idp:DescribeUserPoolClient'],
+} satisfies RouteRow;
+
+export const authPasswordResetText = {
+  of: authPasswordReset,
+  tag: 'auth',
+  description:
+    'Sets a new password with the code mailed by `POST /auth/password/forgot`. The address then counts as verified (the code proved it) and every refresh token of the account stops working; access tokens already issued stay valid until they expire. A wrong, expired or used code, and an address no account holds, get the same 400 `invalid_code`.',
+} satisfies RouteText;
+
+export const authPasswordChange = {
+  id: 'auth.password.change',
+  method: 'POST',
+  path: '/auth/password',
+  throttle: 'identity',
+  entry: 'functions/auth/password-change.ts',
+  summary: "Change the caller's password (403 wrong_password); revokes every refresh token, the caller's too",
+  access: { scope: 'user' },
+  // The account (or the address's owner) read, then Cognito: the count beside the read.
+  rateLimitPlacement: 'inside',
+  body: changePasswordBody,
+  success: { status: 204 },
+  table: ['dynamodb:BatchGetItem'],
+  errors: [403],
+  // The password is checked with AdminInitiateAuth; ChangePassword is authorized by the access token.
+  cognito: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminUserGlobalSignOut', 'cognito-idp:DescribeUserPoolClient'],
+} satisfies RouteRow;
+
+export const authPasswordChangeText = {
+  of: authPasswordChange,
+  tag: 'auth',
+  description:
+    "Replaces the caller's password. A wrong current password gets 403 `wrong_password` and changes nothing. Every refresh token of the account stops working, the caller's own included: sign in again with the new password.",
+} satisfies RouteText;
+
+export const authAccountDelete = {
+  id: 'auth.account.delete',
+  method: 'DELETE',
+  path: '/auth/account',
+  throttle: 'identity',
+  entry: 'functions/auth/account-delete.ts',
+  summary: "Delete the caller's account: it leaves every board, its boards owned alone are deleted",
+  access: { scope: 'user' },
+  // The account (or the address's owner) read, then Cognito: the count beside the read.
+  rateLimitPlacement: 'inside',
+  body: deleteAccountBody,
+  success: { status: 204 },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
+  errors: [403],
+  metric: 'AccountDeleted',
+  cognito: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminDeleteUser', 'cognito-idp:DescribeUserPoolClient'],
+} satisfies RouteRow;
+
+export const authAccountDeleteText = {
+  of: authAccountDelete,
+  tag: 'auth',
+  description:
+    "Deletes the caller's account (403 `wrong_password` for a wrong password). At once: the token reaches nothing, refresh tokens stop working and the address can register again. Then, in the background: the account leaves every board as a removal would (`member.removed`), and each board it owned alone is deleted with everything on it (`board.deleted`).",
+} satisfies RouteText;
+
+/**
+ * The function the user pool invokes to write its mail: it gives each message that carries a code
+ * the subject of its purpose (lib/auth/messages.ts); it reads nothing and calls nothing, so it is
+ * granted nothing and has no pool settings in its environment (a trigger that names its pool
+ * would make the pool and the function depend on each other).
+ */
+export const authMessage = {
+  id: 'auth.message',
+  entry: 'functions/auth/message.ts',
+  summary: "Names each code message's purpose in its subject: address verification or password reset",
+  trigger: 'CustomMessage',
+  table: [],
+  cognito: [],
+  // Cognito waits 5 s for a trigger, and a longer run would only be a failed message.
+  timeoutSeconds: 5,
+} satisfies PoolTriggerRow;

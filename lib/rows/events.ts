@@ -1,13 +1,13 @@
-import { accountDeletionRecordFilter, changeRecordFilter, deletionRecordFilter } from '../data/changes';
-import type { ScheduleRow, StreamConsumerRow } from './row';
+import { changeRecordFilter } from '../data/changes';
+import type { StreamConsumerRow } from './row';
 
 /**
- * The functions no request invokes: the table stream's two readers and the scheduled sweeper.
- * The stream has exactly two readers (docs/realtime.md "The readers"): DynamoDB Streams throttles
- * a shard read by more than two processes, and a throttled GetRecords delays every reader, the
- * sockets' included. Their ids are those of the readers they took over (the broadcaster's and the
- * board collector's), so that an upgrade keeps each one's event source mapping, its position in
- * the stream and its dead letters (test/infra/upgrade.test.ts).
+ * The table stream's change reader. The stream has exactly two readers, this one and the cleanup
+ * reader (`children.collect`, lib/rows/children.ts; docs/realtime.md "The readers"): DynamoDB
+ * Streams throttles a shard read by more than two processes, and a throttled GetRecords delays
+ * every reader, the sockets' included. Its id is that of the reader it took over (the
+ * broadcaster's), so that an upgrade keeps its event source mapping, its position in the stream
+ * and its dead letters (test/infra/upgrade.test.ts).
  */
 
 export const eventsBroadcast = {
@@ -37,47 +37,3 @@ export const eventsBroadcast = {
   env: ['SOCKET_CALLBACK_URL', 'WEBHOOK_QUEUE_URL', 'WEBHOOK_RETRY_SCHEDULE'],
   timeoutSeconds: 60,
 } satisfies StreamConsumerRow;
-
-export const childrenCollect = {
-  id: 'children.collect',
-  entry: 'functions/events/collect.ts',
-  summary:
-    "Removes a deleted board's items or a deleted column's cards, and takes a deleted account off every board, after the request answered",
-  filters: [deletionRecordFilter, accountDeletionRecordFilter],
-  batchSize: 10,
-  // Every attempt makes progress and is safe to repeat; a day of retries before the DLQ.
-  retryAttempts: 100,
-  maxRecordAgeSeconds: 24 * 3600,
-  // The board and column collector's (Query, BatchWriteItem, UpdateItem; the index's Query) and the
-  // account collector's (BatchGetItem, DeleteItem, PutItem, ConditionCheckItem: leaving a board as
-  // a removal would, deleting those it owned alone, forgetting its sockets and records).
-  table: [
-    'dynamodb:Query',
-    'dynamodb:BatchGetItem',
-    'dynamodb:BatchWriteItem',
-    'dynamodb:DeleteItem',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:ConditionCheckItem',
-  ],
-  index: ['dynamodb:Query'],
-  cognito: [],
-  // A deleted account's sockets are closed.
-  manageConnections: true,
-  env: ['SOCKET_CALLBACK_URL'],
-  timeoutSeconds: 900,
-} satisfies StreamConsumerRow;
-
-export const socketsSweep = {
-  id: 'sockets.sweep',
-  entry: 'functions/events/sweep.ts',
-  group: 'live',
-  logGroup: 'root',
-  summary: 'Closes sockets whose token has expired (token.expired), within a minute of the expiry',
-  everyMinutes: 1,
-  table: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-  cognito: [],
-  manageConnections: true,
-  env: ['SOCKET_CALLBACK_URL'],
-  timeoutSeconds: 50,
-} satisfies ScheduleRow;

@@ -56,7 +56,7 @@ export const boardsArchiveText = {
   'lib/rows/served.ts': (source) => replaceOnce(source, '\n};\n', `\n  '${ADDED_PATH}': ['POST'],\n};\n`),
 };
 
-/** The rows of the service itself (lib/rows/service.ts): liveness, the documents, the catch-all. */
+/** The rows of the service itself (lib/rows/health.ts, openapi.ts, asyncapi.ts, docs.ts, fallback.ts): liveness, the documents, the catch-all. */
 const SERVICE_ROWS = ['health', 'openapi', 'asyncapi', 'docs', 'docs.file', 'fallback'];
 
 /** The functions whose bundle must hold every row: they are expected to change, and to show the new path. */

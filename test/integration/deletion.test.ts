@@ -35,7 +35,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'SILENT',
     METRICS_DISABLED: 'true',
   });
-  collect = ((await import('../../functions/events/collect')) as { handler: Collector }).handler;
+  collect = ((await import('../../functions/children/collect')) as { handler: Collector }).handler;
 });
 
 afterAll(() => documentClient.destroy());

@@ -281,7 +281,7 @@ describe('per address', () => {
   it("runs a password reset's read beside its count, and over the quota its Cognito call never happens", async () => {
     const { credentialRoute } = await import('../../lib/http/credential-route');
     const { countGate } = await import('../../lib/http/rate-limit');
-    const { authPasswordReset } = await import('../../lib/rows/accounts');
+    const { authPasswordReset } = await import('../../lib/rows/auth');
     const read = jest.fn(async () => undefined);
     const confirm = jest.fn(async () => undefined);
     // The handler's shape (lib/auth/accounts.ts resetForgottenPassword): read, gate, then Cognito.

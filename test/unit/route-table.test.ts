@@ -1,26 +1,29 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import * as v from 'valibot';
 import type { AccessRule } from '../../lib/data/access';
+import { errorStatuses } from '../../lib/http/openapi';
 import { publicRoute } from '../../lib/http/public-route';
 import { route } from '../../lib/http/route';
 import {
+  type DocumentedRouteId,
   type FunctionRow,
   poolTriggers,
   queueConsumers,
   type RouteRow,
   routes,
+  routeTexts,
   schedules,
   socketRoutes,
   streamConsumers,
 } from '../../lib/routes';
 import { cardsGet } from '../../lib/rows/cards';
+import { health } from '../../lib/rows/health';
 import { rateLimitOf } from '../../lib/rows/row';
 import { servedMethods } from '../../lib/rows/served';
-import { health } from '../../lib/rows/service';
 import { ENV } from '../../lib/runtime/config';
 import { SERVED_FILE, servedText } from '../../scripts/write-openapi';
 
@@ -211,6 +214,36 @@ describe('the assembled table and the rows it is made of', () => {
     const servedRows = rows.filter(([, row]) => row.path !== '$default');
     expect(Object.values(servedMethods).flat()).toHaveLength(servedRows.length);
   });
+
+  // The one naming rule (CONTRIBUTING.md "Adding a route"): a row `cards.labels.attach` is an export
+  // of lib/rows/cards.ts, and its handler is under functions/cards/ (a one-segment id such as
+  // `health` may be functions/health.ts).
+  it.each(Object.values(tables).flatMap((table) => Object.entries(table) as [string, FunctionRow][]))(
+    '%s: its module and its handler are named after the first segment of its id',
+    (id, row) => {
+      const segment = id.split('.')[0]!;
+      const module = join(ROOT, 'lib/rows', `${segment}.ts`);
+      expect(existsSync(module) && readFileSync(module, 'utf8').includes(`  id: '${id}',\n`)).toBe(true);
+      const handlerUnder = row.entry.startsWith(`functions/${segment}/`) || row.entry === `functions/${segment}.ts`;
+      expect({ entry: row.entry, handlerUnder }).toEqual({ entry: row.entry, handlerUnder: true });
+    },
+  );
+
+  it.each(Object.keys(routes).filter((id) => id !== 'fallback'))(
+    '%s has its OpenAPI text: a description, and a documented status for each problem example',
+    (id) => {
+      const text = routeTexts[id as DocumentedRouteId];
+      const row = routes[id as DocumentedRouteId] as RouteRow;
+      expect(text.of).toBe(row);
+      expect(text.description).toMatch(/^\S[\s\S]*\.$/);
+      expect(text.description).not.toBe(row.summary);
+      const documented = [row.success.status, ...errorStatuses(row)];
+      for (const status of Object.keys(text.problems?.() ?? {})) expect(documented).toContain(Number(status));
+      expect(Object.keys(text.query?.() ?? {}).sort()).toEqual(
+        row.query ? Object.keys((row.query() as v.ObjectSchema<v.ObjectEntries, undefined>).entries).sort() : [],
+      );
+    },
+  );
 
   it('no function and no run-time chain imports the assembled table (each imports its own row)', () => {
     const runtime = [

@@ -4,7 +4,7 @@ import type { HttpHandlerOptions, HttpRequest, HttpResponse, RequestHandler } fr
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { handler as listBoards } from '../../functions/boards/list';
 import { handler as createCard } from '../../functions/cards/create';
-import { handler as sweepSockets } from '../../functions/events/sweep';
+import { handler as sweepSockets } from '../../functions/sockets/sweep';
 import { accessTokenVerifier } from '../../lib/auth/verifier';
 import { documentClient, tableName } from '../../lib/data/db';
 import { keys } from '../../lib/data/table';

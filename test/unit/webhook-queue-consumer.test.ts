@@ -1,6 +1,6 @@
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { queueConsumer } from '../../lib/queue/consumer';
-import { webhooksDeliver } from '../../lib/rows/deliveries';
+import { webhooksDeliver } from '../../lib/rows/webhooks';
 
 /**
  * The queue consumer's chain (lib/queue/consumer.ts): each message on its own, a partial batch

@@ -1,4 +1,4 @@
-import { socketsSweep } from '../../lib/rows/events';
+import { socketsSweep } from '../../lib/rows/sockets';
 import { scheduledJob } from '../../lib/schedule/job';
 import { sweepExpiredSockets } from '../../lib/socket/sweep';
 

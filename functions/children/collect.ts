@@ -1,4 +1,4 @@
-import { childrenCollect } from '../../lib/rows/events';
+import { childrenCollect } from '../../lib/rows/children';
 import { streamConsumer } from '../../lib/stream/consumer';
 import { collectDeleted } from '../../lib/stream/deletions';
 
