@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { listen } from './processes';
 
 /**
  * The HTTP side of the local stack's stand-ins for AWS services that speak an AWS JSON protocol
@@ -139,65 +140,8 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer | 'to
 
 /** Serves `service` over HTTP on `port` (0: a free one) at `host`. */
 export async function startAwsJsonServer(service: AwsJsonService, port: number, host = '127.0.0.1'): Promise<AwsJsonServer> {
-  const contentType = `application/x-amz-json-${service.jsonVersion}`;
   /** Each call being answered, to end at close: its abort, its request and its response. */
-  const open = new Map<AbortController, { request: IncomingMessage; response: ServerResponse }>();
-
-  const answerError = (response: ServerResponse, error: AwsJsonError) => {
-    const headers: Record<string, string> = { 'content-type': contentType, 'x-amzn-requestid': randomUUID() };
-    if (service.queryCompatible) {
-      const code = error.queryCode ?? error.type.split('#').at(-1)!;
-      headers['x-amzn-query-error'] = `${code};${error.status >= 500 ? 'Receiver' : 'Sender'}`;
-    }
-    response.writeHead(error.status, headers);
-    response.end(JSON.stringify({ __type: error.type, message: error.message }));
-  };
-
-  const answer = async (request: IncomingMessage, response: ServerResponse, signal: AbortSignal) => {
-    if (request.method !== 'POST' || mediaType(request.headers['content-type']) !== contentType) {
-      // Not a call of this protocol at all: AWS answers in XML, whatever was sent.
-      request.resume();
-      response.writeHead(404, { 'x-amzn-requestid': randomUUID() });
-      return response.end('<UnknownOperationException/>\n');
-    }
-    const body = await readBody(request, service.maxBodyBytes);
-    if (body === 'gone') return response.destroy(); // no one to answer
-    if (body === 'too large') {
-      request.resume(); // drain what is still coming, unread, so that the client reads the answer
-      response.writeHead(413, { 'x-amzn-requestid': randomUUID(), connection: 'close' });
-      return response.end();
-    }
-    let input: unknown;
-    try {
-      input = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
-    } catch {
-      throw serializationError('The request body is not JSON.');
-    }
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      throw serializationError('The request body is not a JSON object.');
-    }
-    const target = String(request.headers['x-amz-target'] ?? '');
-    const ours = target.startsWith(`${service.targetPrefix}.`);
-    const operation = ours ? target.slice(service.targetPrefix.length + 1) : '';
-    const run = ours && Object.hasOwn(service.operations, operation) ? service.operations[operation] : undefined;
-    if (!run) {
-      const known =
-        operation && service.sdk && `${operation}Command` in service.sdk
-          ? service.unimplemented?.(`The ${service.name} stand-in does not implement ${target}.`)
-          : undefined;
-      throw (
-        known ??
-        new AwsJsonError(
-          `${CORAL}#UnknownOperationException`,
-          target ? `${service.name} has no operation ${target}.` : 'The request has no x-amz-target.',
-        )
-      );
-    }
-    const output = await run(input as Record<string, unknown>, signal);
-    response.writeHead(200, { 'content-type': contentType, 'x-amzn-requestid': randomUUID() });
-    response.end(JSON.stringify(output ?? {}));
-  };
-
+  const open: OpenCalls = new Map();
   const server = createServer(async (request, response) => {
     const abort = new AbortController();
     open.set(abort, { request, response });
@@ -206,33 +150,106 @@ export async function startAwsJsonServer(service: AwsJsonService, port: number, 
       open.delete(abort);
     });
     try {
-      await answer(request, response, abort.signal);
+      await answer(service, request, response, abort.signal);
     } catch (error) {
-      if (error instanceof AwsJsonError) return answerError(response, error);
+      if (error instanceof AwsJsonError) return answerError(service, response, error);
       console.error(`${service.name} failed`, error);
-      answerError(response, new AwsJsonError(service.internalErrorType, 'internal error', 500));
+      answerError(service, response, new AwsJsonError(service.internalErrorType, 'internal error', 500));
     }
   });
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(port, host, () => done());
-  });
-  const address = server.address();
-  const endpoint = `http://${host}:${typeof address === 'object' && address ? address.port : port}`;
+  const bound = await listen(server, port, host);
   return {
-    endpoint,
+    endpoint: `http://${host}:${bound}`,
     server,
     close: async () => {
-      for (const [abort, { request, response }] of open) {
-        // Its answer (a long poll's, at once) is the connection's last, so the close need not wait for it to idle.
-        if (!response.headersSent) response.shouldKeepAlive = false;
-        abort.abort();
-        // A body still coming (a client that stopped sending) would hold the close forever.
-        if (!request.complete) request.destroy();
-      }
+      endOpenCalls(open);
       await new Promise<void>((done) => server.close(() => done()));
       server.closeAllConnections();
       service.onClose?.();
     },
   };
+}
+
+type OpenCalls = Map<AbortController, { request: IncomingMessage; response: ServerResponse }>;
+
+const contentTypeOf = (service: AwsJsonService) => `application/x-amz-json-${service.jsonVersion}`;
+
+/** One call: its request checked and read, its operation run and its output written (an AwsJsonError thrown otherwise). */
+async function answer(service: AwsJsonService, request: IncomingMessage, response: ServerResponse, signal: AbortSignal) {
+  const contentType = contentTypeOf(service);
+  if (request.method !== 'POST' || mediaType(request.headers['content-type']) !== contentType) {
+    // Not a call of this protocol at all: AWS answers in XML, whatever was sent.
+    request.resume();
+    response.writeHead(404, { 'x-amzn-requestid': randomUUID() });
+    return response.end('<UnknownOperationException/>\n');
+  }
+  const body = await readBody(request, service.maxBodyBytes);
+  if (body === 'gone') return response.destroy(); // no one to answer
+  if (body === 'too large') {
+    request.resume(); // drain what is still coming, unread, so that the client reads the answer
+    response.writeHead(413, { 'x-amzn-requestid': randomUUID(), connection: 'close' });
+    return response.end();
+  }
+  const input = inputOf(body);
+  const run = operationOf(service, String(request.headers['x-amz-target'] ?? ''));
+  const output = await run(input, signal);
+  response.writeHead(200, { 'content-type': contentType, 'x-amzn-requestid': randomUUID() });
+  response.end(JSON.stringify(output ?? {}));
+}
+
+/** The input document: the body's JSON object (an empty body is `{}`), else SerializationException. */
+function inputOf(body: Buffer): Record<string, unknown> {
+  let input: unknown;
+  try {
+    input = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
+  } catch {
+    throw serializationError('The request body is not JSON.');
+  }
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw serializationError('The request body is not a JSON object.');
+  }
+  return input as Record<string, unknown>;
+}
+
+/**
+ * The operation `target` names: the stand-in's own, else its `unimplemented` error for one the
+ * real service has, else UnknownOperationException.
+ */
+function operationOf(service: AwsJsonService, target: string): AwsJsonOperation {
+  const ours = target.startsWith(`${service.targetPrefix}.`);
+  const operation = ours ? target.slice(service.targetPrefix.length + 1) : '';
+  const run = ours && Object.hasOwn(service.operations, operation) ? service.operations[operation] : undefined;
+  if (run) return run;
+  const known =
+    operation && service.sdk && `${operation}Command` in service.sdk
+      ? service.unimplemented?.(`The ${service.name} stand-in does not implement ${target}.`)
+      : undefined;
+  throw (
+    known ??
+    new AwsJsonError(
+      `${CORAL}#UnknownOperationException`,
+      target ? `${service.name} has no operation ${target}.` : 'The request has no x-amz-target.',
+    )
+  );
+}
+
+function answerError(service: AwsJsonService, response: ServerResponse, error: AwsJsonError) {
+  const headers: Record<string, string> = { 'content-type': contentTypeOf(service), 'x-amzn-requestid': randomUUID() };
+  if (service.queryCompatible) {
+    const code = error.queryCode ?? error.type.split('#').at(-1)!;
+    headers['x-amzn-query-error'] = `${code};${error.status >= 500 ? 'Receiver' : 'Sender'}`;
+  }
+  response.writeHead(error.status, headers);
+  response.end(JSON.stringify({ __type: error.type, message: error.message }));
+}
+
+/** Ends every call still open, so that closing the server need not wait for any. */
+function endOpenCalls(open: OpenCalls) {
+  for (const [abort, { request, response }] of open) {
+    // Its answer (a long poll's, at once) is the connection's last, so the close need not wait for it to idle.
+    if (!response.headersSent) response.shouldKeepAlive = false;
+    abort.abort();
+    // A body still coming (a client that stopped sending) would hold the close forever.
+    if (!request.complete) request.destroy();
+  }
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 
 /**
  * Child processes of the local stack. On Linux each is started through `setpriv --pdeathsig`,
@@ -35,6 +35,16 @@ export function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/** Listens on `port` (0: a free one) at `host`, failing on the server's first error; the port it got. */
+export async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => done());
+  });
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
 }
 
 /** A port taken, with the variable that chooses it, for a message that says what to do. */
