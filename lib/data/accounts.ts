@@ -1,9 +1,8 @@
 import { WrongPassword } from '../domain/errors';
 import { BoardChanged, deleteBoardAs } from './boards';
-import { deleteItems, getItems, LostRace, queryAll, retryLostRaces, transactWrite } from './db';
+import { deleteItems, getItems, LostRace, queryAll, refusalOf, retryLostRaces, transactNamed } from './db';
 import { removeDeletedMember } from './members';
 import type { BoardRecord, MemberRecord } from './records';
-import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keyHash, keys } from './table';
 import { accountGone, type UserProfile } from './users';
 
@@ -39,20 +38,20 @@ export async function accountToDelete(userId: string): Promise<{ email: string; 
 export async function beginAccountDeletion(userId: string, email: string): Promise<void> {
   const marker: AccountDeletion = { user_id: userId, email, requested_at: new Date().toISOString() };
   try {
-    await transactWrite([
-      { Delete: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
-      {
+    await transactNamed({
+      profile: { Delete: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
+      address: {
         Delete: {
           Key: keys.email(email),
           ConditionExpression: 'attribute_not_exists(pk) OR user_id = :user',
           ExpressionAttributeValues: { ':user': userId },
         },
       },
-      { Put: { Item: { ...keys.accountDeletion(userId), type: 'account_deletion', ...marker } } },
-    ]);
+      marker: { Put: { Item: { ...keys.accountDeletion(userId), type: 'account_deletion', ...marker } } },
+    });
   } catch (error) {
     // Another deletion of the same account got there first: the caller goes on as a retry would.
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return;
+    if (refusalOf(error, ['profile', 'address', 'marker'] as const)?.failed.has('profile')) return;
     throw error;
   }
 }

@@ -6,7 +6,7 @@ import { stopAtDeadline } from '../runtime/deadline';
 import { sdkLogger } from '../runtime/logger';
 import { retrySchedule, scheduleSeconds } from '../webhooks/retry-schedule';
 import { deliveryId } from '../webhooks/signature';
-import { documentClient, getItems, retryingConflicts, tableName, transactWrite } from './db';
+import { documentClient, getItems, refusalOf, retryingConflicts, tableName, transactNamed } from './db';
 import type { DeliveryRecord, DeliveryStatus, LeaseRecord, WebhookRecord } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
@@ -264,8 +264,8 @@ export async function claimAttempt(
     ttl: Math.floor(until / 1000) + LEASE_TTL_SECONDS,
   };
   try {
-    await transactWrite([
-      {
+    await transactNamed({
+      delivery: {
         Update: {
           Key: { pk: delivery.pk, sk: delivery.sk },
           UpdateExpression: 'SET claim_token = :token, claimed_until = :until',
@@ -281,26 +281,27 @@ export async function claimAttempt(
           },
         },
       },
-      seen === undefined
-        ? { Put: { Item: lease, ConditionExpression: 'attribute_not_exists(pk)' } }
-        : {
-            Put: {
-              Item: lease,
-              ConditionExpression: 'held_until = :held AND claim_token = :holder AND held_until <= :now',
-              ExpressionAttributeValues: { ':held': seen.held_until, ':holder': seen.claim_token, ':now': now },
+      slot:
+        seen === undefined
+          ? { Put: { Item: lease, ConditionExpression: 'attribute_not_exists(pk)' } }
+          : {
+              Put: {
+                Item: lease,
+                ConditionExpression: 'held_until = :held AND claim_token = :holder AND held_until <= :now',
+                ExpressionAttributeValues: { ':held': seen.held_until, ':holder': seen.claim_token, ':now': now },
+              },
             },
-          },
-    ]);
+    });
     return { outcome: 'claimed', token, slot };
   } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes?.[0] === 'ConditionalCheckFailed') return { outcome: 'claimed_elsewhere' };
-    if (codes?.[1] === 'ConditionalCheckFailed') return { outcome: 'busy' };
+    const failed = refusalOf(error, ['delivery', 'slot'] as const)?.failed;
+    if (failed?.has('delivery')) return { outcome: 'claimed_elsewhere' };
+    if (failed?.has('slot')) return { outcome: 'busy' };
     // Still losing to other transactions on either item after transactWrite's retries (another
     // copy's claim of the delivery, another worker's on the slot): nothing was written and nothing
     // is wrong with the message, so it is 'busy' (sent again a few seconds later, when the read
     // shows who won) rather than a throw that would count a receive toward the dead-letter queue.
-    if (codes?.includes('TransactionConflict')) return { outcome: 'busy' };
+    if (cancellationCodes(error)?.includes('TransactionConflict')) return { outcome: 'busy' };
     throw error;
   }
 }

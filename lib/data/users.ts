@@ -1,5 +1,5 @@
 import { Conflict, Unauthorized } from '../domain/errors';
-import { getItems, transactWrite } from './db';
+import { getItems, type NamedItems, refusalOf, transactNamed, transactWrite } from './db';
 import { now } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { keys } from './table';
@@ -31,9 +31,9 @@ export async function putUserProfile(userId: string, email: string, displayName:
     email_verified: false,
   };
   try {
-    await transactWrite([
-      { Put: { Item: { ...keys.userProfile(userId), type: 'user', ...profile } } },
-      {
+    const writes = {
+      profile: { Put: { Item: { ...keys.userProfile(userId), type: 'user', ...profile } } },
+      address: {
         Put: {
           // The member routes find a user by email and show the name: one read, from this item.
           Item: {
@@ -48,9 +48,11 @@ export async function putUserProfile(userId: string, email: string, displayName:
           ExpressionAttributeValues: { ':user': userId },
         },
       },
-    ]);
+    } satisfies NamedItems;
+    await transactNamed(writes);
   } catch (error) {
-    if (cancellationCodes(error)?.[1] === 'ConditionalCheckFailed') throw new Conflict('This email is already registered.');
+    if (refusalOf(error, ['profile', 'address'] as const)?.failed.has('address'))
+      throw new Conflict('This email is already registered.');
     throw error;
   }
   return profile;
