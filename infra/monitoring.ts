@@ -86,7 +86,7 @@ export const webhookMetric = (metricName: string, period: Duration, label?: stri
  * taking messages: failing, throttled, or its event source disabled.
  */
 export const WEBHOOK_OLDEST_MESSAGE_ALARM_SECONDS = 1800;
-export type RunbookAnchor = (typeof RUNBOOK_ANCHORS)[keyof typeof RUNBOOK_ANCHORS];
+type RunbookAnchor = (typeof RUNBOOK_ANCHORS)[keyof typeof RUNBOOK_ANCHORS];
 
 /** A metric math id for a row id: `cards.labels.attach` → `cardsLabelsAttach`. */
 const metricIdOf = (rowId: string) => rowId.replace(/[.-](\w)/g, (_, c: string) => c.toUpperCase());
