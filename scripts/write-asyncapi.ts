@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { answerArguments } from './cli';
 
@@ -7,7 +8,10 @@ import { answerArguments } from './cli';
  * form the service serves at GET /asyncapi.json (functions/asyncapi.ts bundles it);
  * test/unit/asyncapi.test.ts fails when the JSON is stale.
  */
-export const asyncApiText = () => `${JSON.stringify(parse(readFileSync('docs/asyncapi.yaml', 'utf8')), null, 2)}\n`;
+// Resolved from this file, not the working directory: the test runner's workers share one process
+// across test files, and nothing may make this read depend on where it was started.
+const SOURCE = fileURLToPath(new URL('../docs/asyncapi.yaml', import.meta.url));
+export const asyncApiText = () => `${JSON.stringify(parse(readFileSync(SOURCE, 'utf8')), null, 2)}\n`;
 
 const USAGE = `usage: npm run asyncapi
 
