@@ -39,9 +39,10 @@ export async function createLocalHttpServer(
     handlers.set(id, module.handler);
   }
   const fallbackId = rows.find(([, row]) => isCatchAll(row))![0];
+  const gateway: LocalGateway = { handlers, fallbackId, corsOrigin, tracing, outbox, leastTimeoutSeconds };
 
   return createServer((req, res) => {
-    serve(req, res).catch((error) => {
+    serve(gateway, req, res).catch((error) => {
       // Only the adapter itself can end up here (handlers answer every error themselves).
       console.error('local adapter error', error);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/problem+json', ...ANSWER_HEADERS });
@@ -50,84 +51,110 @@ export async function createLocalHttpServer(
       );
     });
   });
+}
 
-  async function serve(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? '/', 'http://local');
-    const method = (req.method ?? 'GET').toUpperCase();
-    const cors = {
-      'access-control-allow-origin': corsOrigin,
-      'access-control-allow-headers': CORS_ALLOW_HEADERS.join(','),
-      'access-control-expose-headers': CORS_EXPOSE_HEADERS.join(','),
-      'access-control-allow-methods': corsMethods().join(','),
-      'access-control-max-age': '600',
-    };
-    // The answers below that stand for API Gateway's own (this preflight, the 413 over its request
-    // limit, its 503 and 500) carry its headers only: an HTTP API cannot add a header to what it
-    // answers itself, so the local stack does not either. Every answer a function makes carries
-    // ANSWER_HEADERS (lib/http/chain.ts), as do the local stack's own paths (the outbox).
-    if (method === 'OPTIONS' && req.headers['access-control-request-method']) {
-      res.writeHead(204, cors).end();
-      return;
-    }
-    const body = await readBody(req);
-    // The local stack's own path (infra/local/outbox.ts), in front of the route table, never in it.
-    if (outbox && url.pathname === OUTBOX_PATH) {
-      const answer = serveOutbox(outbox, url, method);
-      const type = answer.problem ? 'application/problem+json' : 'application/json';
-      const allow = answer.status === 405 ? { allow: 'GET' } : {};
-      res
-        .writeHead(answer.status, { 'content-type': type, ...allow, ...cors, ...ANSWER_HEADERS })
-        .end(JSON.stringify(answer.body));
-      return;
-    }
-    if (body === 'too large') {
-      res.writeHead(413, { 'content-type': 'application/json', ...cors }).end('{"message":"Request Entity Too Large"}');
-      return;
-    }
-    const served = routeFor(method, url.pathname);
-    const routeId = served?.id ?? fallbackId;
-    const pathParameters = served && Object.keys(served.params).length > 0 ? served.params : undefined;
-    const row = routes[routeId as keyof typeof routes] as RouteRow;
-    const event = toEvent(req, url, method, row, pathParameters, body);
-    // Lambda's timeout is wall-clock time with a CPU of the function's own; here every function
-    // shares the machine's, so a busy machine may be given more (LOCAL_FUNCTION_TIMEOUT_SECONDS).
-    const deadline = Date.now() + Math.max(functionTimeoutSeconds(row), leastTimeoutSeconds) * 1000;
-    const context = {
-      awsRequestId: randomUUID(),
-      functionName: `local-${routeId}`,
-      getRemainingTimeInMillis: () => deadline - Date.now(),
-    } as unknown as Context;
-    const trace: RequestTrace | undefined = tracing ? { calls: [] } : undefined;
-    const startedAt = performance.now();
-    // The trace times the function alone: the gateway's checks below are not the function's time.
-    let finishedAt = Number.NaN;
-    const invoke = () =>
-      asFunction(row, () => handlers.get(routeId)!(event, context)).finally(() => {
-        finishedAt = performance.now();
-      });
-    const outcome = await withinGatewayLimits(trace ? traceStorage.run(trace, invoke) : invoke());
-    if ('gateway' in outcome) {
-      // What API Gateway itself answers when the integration fails: its own JSON, not problem+json.
-      res.writeHead(outcome.gateway.status, { 'content-type': 'application/json', ...cors }).end(outcome.gateway.body);
-      return;
-    }
-    const result = outcome.result;
-    const headers = { ...cors, ...(result.headers as Record<string, string> | undefined) };
-    if (trace) {
-      const total = finishedAt - startedAt;
-      Object.assign(headers, {
-        'x-trace-dynamodb-calls': String(trace.calls.length),
-        'x-trace-dynamodb-sequential': String(sequentialRoundTrips(trace.calls)),
-        'x-trace-dynamodb-capacity': String(trace.calls.reduce((sum, call) => sum + call.capacityUnits, 0)),
-        'x-trace-dynamodb-commands': trace.calls.map((call) => call.command.replace(/Command$/, '')).join(','),
-        'x-trace-total-ms': total.toFixed(3),
-        'x-trace-dynamodb-ms': timeInDynamoDb(trace.calls).toFixed(3),
-      });
-    }
-    const payload = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
-    res.writeHead(result.statusCode ?? 200, headers);
-    res.end(payload);
+/** What the local HTTP API serves with: the routes' handlers and the server's settings. */
+interface LocalGateway {
+  handlers: Map<string, Handler>;
+  /** The `$default` row's id: what serves a request no other row does. */
+  fallbackId: string;
+  corsOrigin: string;
+  tracing: boolean;
+  outbox?: string;
+  leastTimeoutSeconds: number;
+}
+
+async function serve(gateway: LocalGateway, req: IncomingMessage, res: ServerResponse) {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const method = (req.method ?? 'GET').toUpperCase();
+  const cors = corsHeaders(gateway.corsOrigin);
+  // The answers below that stand for API Gateway's own (this preflight, the 413 over its request
+  // limit, its 503 and 500) carry its headers only: an HTTP API cannot add a header to what it
+  // answers itself, so the local stack does not either. Every answer a function makes carries
+  // ANSWER_HEADERS (lib/http/chain.ts), as do the local stack's own paths (the outbox).
+  if (method === 'OPTIONS' && req.headers['access-control-request-method']) {
+    res.writeHead(204, cors).end();
+    return;
   }
+  const body = await readBody(req);
+  // The local stack's own path (infra/local/outbox.ts), in front of the route table, never in it.
+  if (gateway.outbox && url.pathname === OUTBOX_PATH) {
+    answerOutbox(res, serveOutbox(gateway.outbox, url, method), cors);
+    return;
+  }
+  if (body === 'too large') {
+    res.writeHead(413, { 'content-type': 'application/json', ...cors }).end('{"message":"Request Entity Too Large"}');
+    return;
+  }
+  const served = routeFor(method, url.pathname);
+  const routeId = served?.id ?? gateway.fallbackId;
+  const pathParameters = served && Object.keys(served.params).length > 0 ? served.params : undefined;
+  const row = routes[routeId as keyof typeof routes] as RouteRow;
+  const event = toEvent(req, url, method, row, pathParameters, body);
+  const { outcome, trace, functionMs } = await invokeRoute(gateway, routeId, row, event);
+  if ('gateway' in outcome) {
+    // What API Gateway itself answers when the integration fails: its own JSON, not problem+json.
+    res.writeHead(outcome.gateway.status, { 'content-type': 'application/json', ...cors }).end(outcome.gateway.body);
+    return;
+  }
+  const result = outcome.result;
+  const headers = { ...cors, ...(result.headers as Record<string, string> | undefined) };
+  if (trace) Object.assign(headers, traceHeaders(trace, functionMs));
+  const payload = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(payload);
+}
+
+function corsHeaders(corsOrigin: string): Record<string, string> {
+  return {
+    'access-control-allow-origin': corsOrigin,
+    'access-control-allow-headers': CORS_ALLOW_HEADERS.join(','),
+    'access-control-expose-headers': CORS_EXPOSE_HEADERS.join(','),
+    'access-control-allow-methods': corsMethods().join(','),
+    'access-control-max-age': '600',
+  };
+}
+
+function answerOutbox(res: ServerResponse, answer: ReturnType<typeof serveOutbox>, cors: Record<string, string>) {
+  const type = answer.problem ? 'application/problem+json' : 'application/json';
+  const allow = answer.status === 405 ? { allow: 'GET' } : {};
+  res.writeHead(answer.status, { 'content-type': type, ...allow, ...cors, ...ANSWER_HEADERS }).end(JSON.stringify(answer.body));
+}
+
+/**
+ * Runs the row's handler within the gateway's limits, traced when tracing is on; the function's
+ * own time is measured alone, since the gateway's checks are not the function's time.
+ */
+async function invokeRoute(gateway: LocalGateway, routeId: string, row: RouteRow, event: APIGatewayProxyEventV2) {
+  // Lambda's timeout is wall-clock time with a CPU of the function's own; here every function
+  // shares the machine's, so a busy machine may be given more (LOCAL_FUNCTION_TIMEOUT_SECONDS).
+  const deadline = Date.now() + Math.max(functionTimeoutSeconds(row), gateway.leastTimeoutSeconds) * 1000;
+  const context = {
+    awsRequestId: randomUUID(),
+    functionName: `local-${routeId}`,
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+  } as unknown as Context;
+  const trace: RequestTrace | undefined = gateway.tracing ? { calls: [] } : undefined;
+  const startedAt = performance.now();
+  let finishedAt = Number.NaN;
+  const invoke = () =>
+    asFunction(row, () => gateway.handlers.get(routeId)!(event, context)).finally(() => {
+      finishedAt = performance.now();
+    });
+  const outcome = await withinGatewayLimits(trace ? traceStorage.run(trace, invoke) : invoke());
+  return { outcome, trace, functionMs: finishedAt - startedAt };
+}
+
+/** What a traced request's answer tells of its DynamoDB calls and its time. */
+function traceHeaders(trace: RequestTrace, functionMs: number): Record<string, string> {
+  return {
+    'x-trace-dynamodb-calls': String(trace.calls.length),
+    'x-trace-dynamodb-sequential': String(sequentialRoundTrips(trace.calls)),
+    'x-trace-dynamodb-capacity': String(trace.calls.reduce((sum, call) => sum + call.capacityUnits, 0)),
+    'x-trace-dynamodb-commands': trace.calls.map((call) => call.command.replace(/Command$/, '')).join(','),
+    'x-trace-total-ms': functionMs.toFixed(3),
+    'x-trace-dynamodb-ms': timeInDynamoDb(trace.calls).toFixed(3),
+  };
 }
 
 type GatewayOutcome = { result: APIGatewayProxyStructuredResultV2 } | { gateway: { status: number; body: string } };
