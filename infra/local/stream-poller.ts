@@ -87,28 +87,98 @@ export async function startStreamPoller(
 ): Promise<StreamPoller> {
   const { handler } = (await import(join(REPO_ROOT, row.entry))) as { handler: BatchHandler };
   const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+  const streamArn = await latestStreamArn(tableName, endpoint);
+  const poller = new ShardPoller(new DynamoDBStreamsClient({ endpoint }), streamArn, row, handler, checkpointFile);
+  await poller.start();
+  return { stop: () => poller.stop() };
+}
+
+async function latestStreamArn(tableName: string, endpoint: string | undefined): Promise<string> {
   const table = new DynamoDBClient({ endpoint });
-  const streams = new DynamoDBStreamsClient({ endpoint });
   const description = await table.send(new DescribeTableCommand({ TableName: tableName }));
   table.destroy();
   const streamArn = description.Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`table ${tableName} has no stream`);
+  return streamArn;
+}
 
-  let stopped = false;
-  const iterators = new Map<string, string | undefined>();
-  const finished = new Set<string>();
-  const checkpoints: Record<string, string> = existsSync(checkpointFile) ? JSON.parse(readFileSync(checkpointFile, 'utf8')) : {};
-  const checkpoint = (shardId: string, sequence: string) => {
-    checkpoints[shardId] = sequence;
-    writeFileSync(checkpointFile, JSON.stringify(checkpoints));
-  };
-  const iteratorAt = async (shardId: string, type: 'LATEST' | 'TRIM_HORIZON') => {
-    const after = checkpoints[shardId];
+/** Reads every shard of one stream for one consumer row, from its checkpoints on, until stopped. */
+class ShardPoller {
+  private stopped = false;
+  private loop?: Promise<void>;
+  /** Each shard being read, with its next iterator (none once the shard is closed and read to its end). */
+  private readonly iterators = new Map<string, string | undefined>();
+  private readonly finished = new Set<string>();
+  /** The last record handled in each shard, kept in the checkpoint file. */
+  private readonly checkpoints: Record<string, string>;
+
+  constructor(
+    private readonly streams: DynamoDBStreamsClient,
+    private readonly streamArn: string,
+    private readonly row: StreamConsumerRow,
+    private readonly handler: BatchHandler,
+    private readonly checkpointFile: string,
+  ) {
+    this.checkpoints = existsSync(checkpointFile) ? JSON.parse(readFileSync(checkpointFile, 'utf8')) : {};
+  }
+
+  async start() {
+    await this.refreshShards(true);
+    this.loop = this.run();
+  }
+
+  async stop() {
+    this.stopped = true;
+    await this.loop;
+    this.streams.destroy();
+  }
+
+  private async run() {
+    let lastRefresh = Date.now();
+    while (!this.stopped) {
+      let seen = 0;
+      try {
+        if (Date.now() - lastRefresh > SHARD_REFRESH_MS) {
+          lastRefresh = Date.now();
+          await this.refreshShards(false);
+        }
+        const counts = await Promise.all([...this.iterators.keys()].map((shardId) => this.pollShard(shardId)));
+        seen = counts.reduce((sum, n) => sum + n, 0);
+      } catch (error) {
+        if (!this.stopped) console.error('local stream poller error', error);
+      }
+      if (seen === 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+    }
+  }
+
+  /** Starts reading the shards not yet known. */
+  private async refreshShards(initial: boolean) {
+    let start: string | undefined;
+    do {
+      const out = await this.streams.send(new DescribeStreamCommand({ StreamArn: this.streamArn, ExclusiveStartShardId: start }));
+      for (const shard of out.StreamDescription?.Shards ?? []) {
+        const id = shard.ShardId!;
+        if (this.iterators.has(id) || this.finished.has(id)) continue;
+        // Where it stopped before, else shards open at the first start: from now on; shards that
+        // appear later: from their beginning.
+        if (initial && !this.checkpoints[id] && shard.SequenceNumberRange?.EndingSequenceNumber) {
+          this.finished.add(id);
+          continue;
+        }
+        this.iterators.set(id, await this.iteratorAt(id, initial ? 'LATEST' : 'TRIM_HORIZON'));
+      }
+      start = out.StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+  }
+
+  /** An iterator just after the shard's checkpoint, else at `type`. */
+  private async iteratorAt(shardId: string, type: 'LATEST' | 'TRIM_HORIZON') {
+    const after = this.checkpoints[shardId];
     if (after) {
       try {
-        const out = await streams.send(
+        const out = await this.streams.send(
           new GetShardIteratorCommand({
-            StreamArn: streamArn,
+            StreamArn: this.streamArn,
             ShardId: shardId,
             ShardIteratorType: 'AFTER_SEQUENCE_NUMBER',
             SequenceNumber: after,
@@ -120,113 +190,81 @@ export async function startStreamPoller(
         type = 'TRIM_HORIZON';
       }
     }
-    const out = await streams.send(
-      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type }),
+    const out = await this.streams.send(
+      new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: shardId, ShardIteratorType: type }),
     );
     return out.ShardIterator;
-  };
+  }
 
-  const refreshShards = async (initial: boolean) => {
-    let start: string | undefined;
-    do {
-      const out = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: start }));
-      for (const shard of out.StreamDescription?.Shards ?? []) {
-        const id = shard.ShardId!;
-        if (iterators.has(id) || finished.has(id)) continue;
-        // Where it stopped before, else shards open at the first start: from now on; shards that
-        // appear later: from their beginning.
-        if (initial && !checkpoints[id] && shard.SequenceNumberRange?.EndingSequenceNumber) {
-          finished.add(id);
-          continue;
-        }
-        iterators.set(id, await iteratorAt(id, initial ? 'LATEST' : 'TRIM_HORIZON'));
-      }
-      start = out.StreamDescription?.LastEvaluatedShardId;
-    } while (start);
-  };
-
-  const deliver = async (records: DynamoDBRecord[]) => {
-    let pending = records;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      let result: Awaited<ReturnType<BatchHandler>>;
-      try {
-        result = await asFunction(row, () =>
-          handler({ Records: pending }, { awsRequestId: randomUUID(), functionName: `local-${row.id}` }),
-        );
-      } catch (error) {
-        console.error('local stream consumer threw; retrying the whole batch', error);
-        result = { batchItemFailures: [{ itemIdentifier: pending[0]!.dynamodb!.SequenceNumber! }] };
-      }
-      const failed = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
-      if (failed.size === 0) return;
-      const from = pending.findIndex((record) => failed.has(record.dynamodb?.SequenceNumber ?? ''));
-      pending = pending.slice(Math.max(0, from));
-      if (attempt >= row.retryAttempts) {
-        console.error(`local stream consumer: ${pending.length} records dead-lettered after ${attempt + 1} attempts`);
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** attempt)));
-    }
-  };
-
-  const toLambdaRecord = (record: StreamRecord): DynamoDBRecord =>
-    ({
-      eventID: record.eventID,
-      eventName: record.eventName,
-      eventVersion: record.eventVersion,
-      eventSource: 'aws:dynamodb',
-      awsRegion: record.awsRegion,
-      eventSourceARN: streamArn,
-      dynamodb: {
-        ...record.dynamodb,
-        NewImage: restoreEmptyMaps(record.dynamodb?.NewImage),
-        OldImage: restoreEmptyMaps(record.dynamodb?.OldImage),
-        ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime
-          ? Math.floor(record.dynamodb.ApproximateCreationDateTime.getTime() / 1000)
-          : undefined,
-      },
-    }) as DynamoDBRecord;
-
-  const pollShard = async (shardId: string) => {
-    const iterator = iterators.get(shardId);
+  /** One GetRecords on the shard: the matching records delivered, the checkpoint moved; how many records came. */
+  private async pollShard(shardId: string) {
+    const iterator = this.iterators.get(shardId);
     if (!iterator) {
-      iterators.delete(shardId);
-      finished.add(shardId);
+      this.iterators.delete(shardId);
+      this.finished.add(shardId);
       return 0;
     }
-    const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: row.batchSize }));
-    iterators.set(shardId, out.NextShardIterator);
-    const records = (out.Records ?? []).map(toLambdaRecord).filter((record) => matchesAnyFilter(row.filters, record));
-    if (records.length > 0) await deliver(records);
+    const out = await this.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: this.row.batchSize }));
+    this.iterators.set(shardId, out.NextShardIterator);
+    const records = (out.Records ?? [])
+      .map((record) => toLambdaRecord(record, this.streamArn))
+      .filter((record) => matchesAnyFilter(this.row.filters, record));
+    if (records.length > 0) await deliver(this.row, this.handler, records);
     const last = out.Records?.at(-1)?.dynamodb?.SequenceNumber;
-    if (last) checkpoint(shardId, last);
+    if (last) this.checkpoint(shardId, last);
     return out.Records?.length ?? 0;
-  };
+  }
 
-  await refreshShards(true);
-  const loop = (async () => {
-    let lastRefresh = Date.now();
-    while (!stopped) {
-      let seen = 0;
-      try {
-        if (Date.now() - lastRefresh > SHARD_REFRESH_MS) {
-          lastRefresh = Date.now();
-          await refreshShards(false);
-        }
-        const counts = await Promise.all([...iterators.keys()].map(pollShard));
-        seen = counts.reduce((sum, n) => sum + n, 0);
-      } catch (error) {
-        if (!stopped) console.error('local stream poller error', error);
-      }
-      if (seen === 0 && !stopped) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+  private checkpoint(shardId: string, sequence: string) {
+    this.checkpoints[shardId] = sequence;
+    writeFileSync(this.checkpointFile, JSON.stringify(this.checkpoints));
+  }
+}
+
+/**
+ * Runs the consumer on a batch as the event source mapping does: again from the first failed
+ * record, with backoff, up to the row's retry count; past it the rest is dead-lettered (logged).
+ */
+async function deliver(row: StreamConsumerRow, handler: BatchHandler, records: DynamoDBRecord[]) {
+  let pending = records;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    let result: Awaited<ReturnType<BatchHandler>>;
+    try {
+      result = await asFunction(row, () =>
+        handler({ Records: pending }, { awsRequestId: randomUUID(), functionName: `local-${row.id}` }),
+      );
+    } catch (error) {
+      console.error('local stream consumer threw; retrying the whole batch', error);
+      result = { batchItemFailures: [{ itemIdentifier: pending[0]!.dynamodb!.SequenceNumber! }] };
     }
-  })();
+    const failed = new Set((result?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+    if (failed.size === 0) return;
+    const from = pending.findIndex((record) => failed.has(record.dynamodb?.SequenceNumber ?? ''));
+    pending = pending.slice(Math.max(0, from));
+    if (attempt >= row.retryAttempts) {
+      console.error(`local stream consumer: ${pending.length} records dead-lettered after ${attempt + 1} attempts`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** attempt)));
+  }
+}
 
+/** A stream record as Lambda's event carries it. */
+function toLambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
   return {
-    stop: async () => {
-      stopped = true;
-      await loop;
-      streams.destroy();
+    eventID: record.eventID,
+    eventName: record.eventName,
+    eventVersion: record.eventVersion,
+    eventSource: 'aws:dynamodb',
+    awsRegion: record.awsRegion,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...record.dynamodb,
+      NewImage: restoreEmptyMaps(record.dynamodb?.NewImage),
+      OldImage: restoreEmptyMaps(record.dynamodb?.OldImage),
+      ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime
+        ? Math.floor(record.dynamodb.ApproximateCreationDateTime.getTime() / 1000)
+        : undefined,
     },
-  };
+  } as DynamoDBRecord;
 }
