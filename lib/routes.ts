@@ -46,10 +46,10 @@ export {
 /**
  * The modules of lib/rows, each named after the first segment of its rows' ids (`cards.move` is
  * in lib/rows/cards.ts, its handler under functions/cards/). A row is an export of one of them,
- * and its kind is its shape (a
- * `method`: an HTTP route; a `routeKey`: a WebSocket route; `filters`: a stream reader; ...); a
- * route's OpenAPI text is the export beside it that points at it (lib/rows/text.ts). So a row
- * added to a module is in its table with no line of this file; only a new module is listed.
+ * and its kind is its shape (a `method`: an HTTP route; a `routeKey`: a WebSocket route;
+ * `filters`: a stream reader; ...); a route's OpenAPI text is the export beside it that points at
+ * it (lib/rows/text.ts). So a row added to a module is in its table with no line of this file;
+ * only a new module is listed.
  */
 const modules = [
   asyncapi,
