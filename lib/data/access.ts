@@ -86,6 +86,35 @@ export type Preload<P> = (found: { boardId: string; columnId?: string }) => Prom
 
 const present = (ids: (string | null | undefined)[] = []) => [...new Set(ids.filter((id): id is string => !!id))];
 
+/** How a board route reaches the addressed child: its id lookup, its item, and its name in a 404. */
+const CHILD_WAYS = {
+  column: { lookup: keys.columnLookup, item: keys.column, what: 'Column' },
+  card: { lookup: keys.cardLookup, item: keys.card, what: 'Card' },
+  label: { lookup: keys.labelLookup, item: keys.label, what: 'Label' },
+  webhook: { lookup: keys.webhookLookup, item: keys.webhook, what: 'Webhook' },
+} as const satisfies Record<
+  Exclude<Via, 'board'>,
+  { lookup: (id: string) => ItemKey; item: (boardId: string, id: string) => ItemKey; what: string }
+>;
+
+/** The kinds of related ids, in the order their keys go into each round trip. */
+const RELATED_KINDS = {
+  columns: { lookup: keys.columnLookup, item: keys.column },
+  cards: { lookup: keys.cardLookup, item: keys.card },
+  labels: { lookup: keys.labelLookup, item: keys.label },
+} as const;
+type RelatedKind = keyof typeof RELATED_KINDS;
+const RELATED_ORDER: RelatedKind[] = ['columns', 'cards', 'labels'];
+
+/** The related ids named in the request, each once, by kind. */
+type RelatedIdLists = Record<RelatedKind, string[]>;
+
+/** The board the addressed id belongs to, as its lookup (or the id itself) says. */
+interface BoardReached {
+  boardId: string;
+  columnCardVersion: number;
+}
+
 /**
  * Resolves the addressed board and checks the caller's membership in the spec's order of checks,
  * in at most two round trips: (1) the id lookups (addressed column/card and related ids), (2) the
@@ -98,141 +127,156 @@ export async function resolveBoardScope<P>(
   related: RelatedIds = {},
   preload?: Preload<P>,
 ): Promise<{ scope: BoardScope; preloaded: P | undefined }> {
-  const relatedColumnIds = present(related.columns);
-  const relatedCardIds = present(related.cards);
-  const relatedLabelIds = present(related.labels);
-  const lookupKeys: ItemKey[] = [
-    ...(rule.via === 'column' ? [keys.columnLookup(addressedId)] : []),
-    ...(rule.via === 'card' ? [keys.cardLookup(addressedId)] : []),
-    ...(rule.via === 'label' ? [keys.labelLookup(addressedId)] : []),
-    ...(rule.via === 'webhook' ? [keys.webhookLookup(addressedId)] : []),
-    ...relatedColumnIds.map(keys.columnLookup),
-    ...relatedCardIds.map(keys.cardLookup),
-    ...relatedLabelIds.map(keys.labelLookup),
-  ];
+  const ids: RelatedIdLists = {
+    columns: present(related.columns),
+    cards: present(related.cards),
+    labels: present(related.labels),
+  };
+  const lookupKeys = lookupKeysOf(rule.via, addressedId, ids);
   const lookups = lookupKeys.length > 0 ? await getItems(lookupKeys) : undefined;
+  const reached = boardReached(rule.via, addressedId, lookups);
+  const { boardId } = reached;
 
-  let boardId = addressedId;
-  let columnCardVersion = 0;
-  if (rule.via === 'column') {
-    const lookup = lookups?.get<ColumnLookup>(keys.columnLookup(addressedId));
-    if (!lookup) throw new NotFound('Column');
-    boardId = lookup.board_id;
-    columnCardVersion = lookup.card_version ?? 0;
-  } else if (rule.via === 'card') {
-    const lookup = lookups?.get<CardLookup>(keys.cardLookup(addressedId));
-    if (!lookup) throw new NotFound('Card');
-    boardId = lookup.board_id;
-  } else if (rule.via === 'label') {
-    const lookup = lookups?.get<{ board_id: string }>(keys.labelLookup(addressedId));
-    if (!lookup) throw new NotFound('Label');
-    boardId = lookup.board_id;
-  } else if (rule.via === 'webhook') {
-    const lookup = lookups?.get<{ board_id: string }>(keys.webhookLookup(addressedId));
-    if (!lookup) throw new NotFound('Webhook');
-    boardId = lookup.board_id;
-  }
-
-  const boardOf = (key: ItemKey) => lookups?.get<{ board_id: string }>(key)?.board_id;
-  const sameBoardColumns = relatedColumnIds.filter((id) => boardOf(keys.columnLookup(id)) === boardId);
-  const sameBoardCards = relatedCardIds.filter((id) => boardOf(keys.cardLookup(id)) === boardId);
-  const sameBoardLabels = relatedLabelIds.filter((id) => boardOf(keys.labelLookup(id)) === boardId);
-  // An id of another board is refused as such (403) only while that board exists: once its
-  // deletion has begun, its children are gone for everybody (404), lookups not yet collected
-  // included. Its board item comes in the same round trip, so this costs no extra one.
-  const otherBoards = present([
-    ...relatedColumnIds.map((id) => boardOf(keys.columnLookup(id))),
-    ...relatedCardIds.map((id) => boardOf(keys.cardLookup(id))),
-    ...relatedLabelIds.map((id) => boardOf(keys.labelLookup(id))),
-  ]).filter((id) => id !== boardId);
-
-  const itemKeys: ItemKey[] = [
-    keys.board(boardId),
-    keys.member(boardId, callerId),
-    // A deleted account's profile is gone at once, its memberships only once the account
-    // collector has run: without a profile the caller is a member of nothing (docs/accounts.md).
-    keys.userProfile(callerId),
-    ...(rule.via === 'column' ? [keys.column(boardId, addressedId)] : []),
-    ...(rule.via === 'card' ? [keys.card(boardId, addressedId)] : []),
-    ...(rule.via === 'label' ? [keys.label(boardId, addressedId)] : []),
-    ...(rule.via === 'webhook' ? [keys.webhook(boardId, addressedId)] : []),
-    ...sameBoardColumns.map((id) => keys.column(boardId, id)),
-    ...sameBoardCards.map((id) => keys.card(boardId, id)),
-    ...sameBoardLabels.map((id) => keys.label(boardId, id)),
-    ...otherBoards.map(keys.board),
-  ];
   const [items, preloaded] = await Promise.all([
-    getItems(itemKeys),
+    getItems(scopeItemKeys(rule.via, callerId, addressedId, boardId, ids, lookups)),
     preload?.({ boardId, columnId: rule.via === 'column' ? addressedId : undefined }),
   ]);
 
-  const board = items.get<BoardRecord>(keys.board(boardId));
-  const member = items.get(keys.userProfile(callerId)) ? items.get<MemberRecord>(keys.member(boardId, callerId)) : undefined;
-  const live = (otherBoardId: string) => otherBoardId === boardId || items.get(keys.board(otherBoardId)) !== undefined;
-  const relatedItems = {
-    relatedColumns: relatedMap(
-      relatedColumnIds,
-      keys.columnLookup,
-      (id) => items.get<ColumnRecord>(keys.column(boardId, id)),
-      lookups,
-      live,
-    ),
-    relatedCards: relatedMap(
-      relatedCardIds,
-      keys.cardLookup,
-      (id) => items.get<CardRecord>(keys.card(boardId, id)),
-      lookups,
-      live,
-    ),
-    relatedLabels: relatedMap(
-      relatedLabelIds,
-      keys.labelLookup,
-      (id) => items.get<LabelRecord>(keys.label(boardId, id)),
-      lookups,
-      live,
-    ),
-  };
-
-  let addressed: AddressedVia;
-  if (rule.via === 'board') {
-    // Spec part 7: a non-member asking for a board id that does not exist gets forbidden.
-    if (!member) throw new Forbidden();
-    if (!board) throw new NotFound('Board');
-    addressed = { via: 'board' };
-  } else {
-    // A child of a board whose deletion has begun is already gone for everybody.
-    const what = { column: 'Column', card: 'Card', label: 'Label', webhook: 'Webhook' }[rule.via];
-    if (!board) throw new NotFound(what);
-    if (rule.via === 'webhook') {
-      // A deleted board's webhooks linger (with a ttl) until their deliveries end: the board item
-      // is gone at once, so they are 404 above; a webhook with a ttl is on its way out: 404 too.
-      const webhook = items.get<WebhookRecord>(keys.webhook(boardId, addressedId));
-      if (!webhook || webhook.ttl !== undefined) throw new NotFound('Webhook');
-      addressed = { via: 'webhook', webhook };
-    } else if (rule.via === 'label') {
-      const label = items.get<LabelRecord>(keys.label(boardId, addressedId));
-      // The board's map of live labels decides: a label being deleted is already gone.
-      if (!label || !isLiveLabel(board.labels, addressedId)) throw new NotFound('Label');
-      addressed = { via: 'label', label };
-    } else if (rule.via === 'column') {
-      const column = items.get<ColumnRecord>(keys.column(boardId, addressedId));
-      if (!column) throw new NotFound('Column');
-      addressed = { via: 'column', column, columnCardVersion };
-    } else {
-      const card = items.get<CardRecord>(keys.card(boardId, addressedId));
-      if (!card) throw new NotFound('Card');
-      // Spec rule (b): its column exists. A card outlives its column only while the column's
-      // deletion is removing it, and the board item names such columns.
-      if (board.deleting_columns?.has(card.column_id)) throw new NotFound('Card');
-      addressed = { via: 'card', card };
-    }
-    if (!member) throw new Forbidden();
-  }
+  const relatedItems = relatedItemsOf(ids, boardId, lookups, items);
+  const { board, member, addressed } = checkAddressed(rule.via, addressedId, reached, callerId, items);
   if (rule.role === 'owner' && member.role !== 'owner') {
     throw new Forbidden('Only an owner of this board may do this.');
   }
   const scope: BoardScope = { boardId, board, member, ...relatedItems, ...addressed };
   return { scope, preloaded };
+}
+
+/** The first round trip's keys: the addressed child's lookup, then every related id's. */
+function lookupKeysOf(via: Via, addressedId: string, ids: RelatedIdLists): ItemKey[] {
+  return [
+    ...(via === 'board' ? [] : [CHILD_WAYS[via].lookup(addressedId)]),
+    ...RELATED_ORDER.flatMap((kind) => ids[kind].map(RELATED_KINDS[kind].lookup)),
+  ];
+}
+
+/** The addressed board: the id itself, or the board its child's lookup names (none: the child is 404). */
+function boardReached(via: Via, addressedId: string, lookups: ItemSet | undefined): BoardReached {
+  if (via === 'board') return { boardId: addressedId, columnCardVersion: 0 };
+  const way = CHILD_WAYS[via];
+  const lookup = lookups?.get<CardLookup & Partial<ColumnLookup>>(way.lookup(addressedId));
+  if (!lookup) throw new NotFound(way.what);
+  return { boardId: lookup.board_id, columnCardVersion: via === 'column' ? (lookup.card_version ?? 0) : 0 };
+}
+
+/**
+ * The second round trip's keys: the board, the caller's membership and profile, the addressed
+ * child, the related items of this board, and the other boards the related ids belong to.
+ */
+function scopeItemKeys(
+  via: Via,
+  callerId: string,
+  addressedId: string,
+  boardId: string,
+  ids: RelatedIdLists,
+  lookups: ItemSet | undefined,
+): ItemKey[] {
+  const boardOf = (kind: RelatedKind, id: string) => lookups?.get<{ board_id: string }>(RELATED_KINDS[kind].lookup(id))?.board_id;
+  // An id of another board is refused as such (403) only while that board exists: once its
+  // deletion has begun, its children are gone for everybody (404), lookups not yet collected
+  // included. Its board item comes in the same round trip, so this costs no extra one.
+  const otherBoards = present(RELATED_ORDER.flatMap((kind) => ids[kind].map((id) => boardOf(kind, id)))).filter(
+    (id) => id !== boardId,
+  );
+  return [
+    keys.board(boardId),
+    keys.member(boardId, callerId),
+    // A deleted account's profile is gone at once, its memberships only once the account
+    // collector has run: without a profile the caller is a member of nothing (docs/accounts.md).
+    keys.userProfile(callerId),
+    ...(via === 'board' ? [] : [CHILD_WAYS[via].item(boardId, addressedId)]),
+    ...RELATED_ORDER.flatMap((kind) =>
+      ids[kind].filter((id) => boardOf(kind, id) === boardId).map((id) => RELATED_KINDS[kind].item(boardId, id)),
+    ),
+    ...otherBoards.map(keys.board),
+  ];
+}
+
+/** The related ids found, each with its board, and its item when that is the addressed board. */
+function relatedItemsOf(
+  ids: RelatedIdLists,
+  boardId: string,
+  lookups: ItemSet | undefined,
+  items: ItemSet,
+): Pick<ScopeOfBoard, 'relatedColumns' | 'relatedCards' | 'relatedLabels'> {
+  const live = (otherBoardId: string) => otherBoardId === boardId || items.get(keys.board(otherBoardId)) !== undefined;
+  const found = <T>(kind: RelatedKind) =>
+    relatedMap(ids[kind], RELATED_KINDS[kind].lookup, (id) => items.get<T>(RELATED_KINDS[kind].item(boardId, id)), lookups, live);
+  return {
+    relatedColumns: found<ColumnRecord>('columns'),
+    relatedCards: found<CardRecord>('cards'),
+    relatedLabels: found<LabelRecord>('labels'),
+  };
+}
+
+/**
+ * The spec's order of checks on what the second round trip found: for a board, membership before
+ * existence (a non-member asking for a board id that does not exist gets forbidden, spec part 7);
+ * for a child, its board and the child itself before membership.
+ */
+function checkAddressed(
+  via: Via,
+  addressedId: string,
+  { boardId, columnCardVersion }: BoardReached,
+  callerId: string,
+  items: ItemSet,
+): { board: BoardRecord; member: MemberRecord; addressed: AddressedVia } {
+  const board = items.get<BoardRecord>(keys.board(boardId));
+  const member = items.get(keys.userProfile(callerId)) ? items.get<MemberRecord>(keys.member(boardId, callerId)) : undefined;
+  if (via === 'board') {
+    if (!member) throw new Forbidden();
+    if (!board) throw new NotFound('Board');
+    return { board, member, addressed: { via: 'board' } };
+  }
+  // A child of a board whose deletion has begun is already gone for everybody.
+  if (!board) throw new NotFound(CHILD_WAYS[via].what);
+  const addressed = liveChild(via, addressedId, boardId, columnCardVersion, board, items);
+  if (!member) throw new Forbidden();
+  return { board, member, addressed };
+}
+
+/** The addressed child on its live board, or 404 when it is gone or on its way out. */
+function liveChild(
+  via: Exclude<Via, 'board'>,
+  addressedId: string,
+  boardId: string,
+  columnCardVersion: number,
+  board: BoardRecord,
+  items: ItemSet,
+): AddressedVia {
+  if (via === 'webhook') {
+    // A deleted board's webhooks linger (with a ttl) until their deliveries end: the board item
+    // is gone at once, so they are 404 before this; a webhook with a ttl is on its way out: 404 too.
+    const webhook = items.get<WebhookRecord>(keys.webhook(boardId, addressedId));
+    if (!webhook || webhook.ttl !== undefined) throw new NotFound('Webhook');
+    return { via: 'webhook', webhook };
+  }
+  if (via === 'label') {
+    const label = items.get<LabelRecord>(keys.label(boardId, addressedId));
+    // The board's map of live labels decides: a label being deleted is already gone.
+    if (!label || !isLiveLabel(board.labels, addressedId)) throw new NotFound('Label');
+    return { via: 'label', label };
+  }
+  if (via === 'column') {
+    const column = items.get<ColumnRecord>(keys.column(boardId, addressedId));
+    if (!column) throw new NotFound('Column');
+    return { via: 'column', column, columnCardVersion };
+  }
+  const card = items.get<CardRecord>(keys.card(boardId, addressedId));
+  if (!card) throw new NotFound('Card');
+  // Spec rule (b): its column exists. A card outlives its column only while the column's
+  // deletion is removing it, and the board item names such columns.
+  if (board.deleting_columns?.has(card.column_id)) throw new NotFound('Card');
+  return { via: 'card', card };
 }
 
 function relatedMap<T>(
