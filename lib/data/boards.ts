@@ -189,7 +189,7 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
  * item on every path), and writes into the board fail their condition check. The memberships go
  * next, still in the request, so that the former members are non-members at once (403, the
  * contract's answer after a deletion). Everything else is removed after the answer by the
- * collector (functions/events/collect.ts), fed by the event item through the table's stream, so
+ * collector (functions/children/collect.ts), fed by the event item through the table's stream, so
  * a board of any size is deleted without the request's 30 seconds being the limit.
  */
 export async function deleteBoard(scope: BoardScope): Promise<void> {

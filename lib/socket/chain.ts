@@ -88,7 +88,7 @@ type SocketMiddleware = MiddlewareObj<SocketEvent, SocketResult, Error, SocketCo
  * message, errors turned into the contract's `error` frames (or, on `$connect`, a refused
  * handshake), the message parsed and validated against the row's schema, and around all of it
  * the shared trigger steps (lib/runtime/invocation.ts: cold start, the request deadline). A handler takes validated input and returns the
- * frame to answer with. Each handler passes its own row (lib/rows/realtime.ts), so that no other
+ * frame to answer with. Each handler passes its own row (lib/rows/socket.ts), so that no other
  * row is in its bundle.
  */
 export function socketRoute<R extends SocketRouteRow>(row: R, handler: SocketHandler<R>) {

@@ -9,7 +9,7 @@ import { logger } from '../runtime/logger';
  * steps (lib/runtime/invocation.ts) and the deadline's answer. Shortly before the function would
  * time out, the batch's first record is reported failed (the work is aborted: no SDK retry starts
  * after), so the event source runs it again instead of Lambda killing the invocation mid-way;
- * consumers are safe to repeat. The handler passes its own row (lib/rows/events.ts), so that no
+ * consumers are safe to repeat. The handler passes its own row (lib/rows/events.ts or lib/rows/children.ts), so that no
  * other row is in its bundle.
  */
 export function streamConsumer(row: StreamConsumerRow, consume: (records: ChangeRecord[]) => Promise<DynamoDBBatchResponse>) {
