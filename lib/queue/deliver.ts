@@ -1,6 +1,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import {
+  type AttemptRecord,
   claimAttempt,
+  type DeliveryMessage,
+  type DeliveryRead,
   endWithoutAttempt,
   parseMessage,
   readDelivery,
@@ -112,8 +115,46 @@ export async function deliverMessage(record: Pick<SQSRecord, 'body' | 'messageId
   const { delivery, webhook, leases } = await readDelivery(message);
   if (!delivery || !webhook) return 'gone';
   if (delivery.status !== 'pending') return 'not_pending';
-  const isPing = delivery.type === 'webhook.ping';
   const at = deps.now();
+  const notNow = await endOrWait(message, delivery, webhook, at);
+  if (notNow) return notNow;
+  const claim = await claimAttempt(delivery, leases, at, CLAIM_MS, deps.random);
+  if (claim.outcome === 'claimed_elsewhere') return 'claimed_elsewhere';
+  if (claim.outcome === 'busy') {
+    // A new message, and this one acknowledged: receives count towards the dead-letter queue.
+    await sendAgainSoon(message, deps);
+    return 'busy';
+  }
+  const release = releaseSlot(webhook.id, claim.slot, claim.token);
+  return attemptClaimed({ message, delivery, webhook, at, token: claim.token, release }, deps);
+}
+
+/** A delivery as read, with its item's key. */
+type Delivery = NonNullable<DeliveryRead['delivery']>;
+
+/** A delivery this run has claimed, with one of its webhook's lease slots. */
+interface Claimed {
+  message: DeliveryMessage;
+  delivery: Delivery;
+  webhook: WebhookRecord;
+  /** When the claim was made: it ends CLAIM_MS later. */
+  at: Date;
+  token: string;
+  /** Gives the slot back; never throws. */
+  release: () => Promise<boolean>;
+}
+
+/**
+ * A delivery not to attempt now: ended when its webhook is off for it (unless a ping), sent again
+ * with the remaining delay when its next attempt is not due yet. Otherwise undefined.
+ */
+async function endOrWait(
+  message: DeliveryMessage,
+  delivery: Delivery,
+  webhook: WebhookRecord,
+  at: Date,
+): Promise<'disabled' | 'waiting' | undefined> {
+  const isPing = delivery.type === 'webhook.ping';
   // Off, or switched off and on again since this delivery was made (its event is not above the new
   // `from_seq`: a webhook switched on receives only what was committed after).
   if (!isPing && (!webhook.active || (delivery.seq ?? 0) <= ((webhook as StoredWebhook).from_seq ?? 0))) {
@@ -125,98 +166,117 @@ export async function deliverMessage(record: Pick<SQSRecord, 'body' | 'messageId
     await sendMessage(message, (due - at.getTime()) / 1000);
     return 'waiting';
   }
-  const claim = await claimAttempt(delivery, leases, at, CLAIM_MS, deps.random);
-  if (claim.outcome === 'claimed_elsewhere') return 'claimed_elsewhere';
-  if (claim.outcome === 'busy') {
-    // A new message, and this one acknowledged: receives count towards the dead-letter queue.
-    await sendMessage(message, busyDelaySeconds(deps.random));
-    count('WebhookAttemptDeferred');
-    return 'busy';
-  }
-  const { token, slot } = claim;
-  const release = () =>
-    releaseLease(webhook.id, slot, token).catch((error: unknown) => {
-      // The slot frees itself at its held_until (the claim's expiry).
-      logger.warn('webhook lease not released; it expires with the claim', { webhookId: webhook.id, slot, error });
-      return false;
-    });
+  return undefined;
+}
 
-  let secrets: readonly string[];
+/** The message again after a busy webhook's delay, this one acknowledged. */
+async function sendAgainSoon(message: DeliveryMessage, deps: WorkerDeps): Promise<void> {
+  await sendMessage(message, busyDelaySeconds(deps.random));
+  count('WebhookAttemptDeferred');
+}
+
+/** Gives a lease slot back; a failure is logged, not thrown. */
+const releaseSlot = (webhookId: string, slot: number, token: string) => () =>
+  releaseLease(webhookId, slot, token).catch((error: unknown) => {
+    // The slot frees itself at its held_until (the claim's expiry).
+    logger.warn('webhook lease not released; it expires with the claim', { webhookId, slot, error });
+    return false;
+  });
+
+/** A step under the claim; when it throws, the slot is given back before the error goes on. */
+async function releasingOnThrow<T>(release: Claimed['release'], step: () => Promise<T>): Promise<T> {
   try {
-    secrets = signingSecrets(await openSecrets(webhook, at, deps), at);
+    return await step();
   } catch (error) {
     await release();
     throw error;
   }
-  const claimEnds = at.getTime() + CLAIM_MS;
+}
+
+/** The secret opened, the attempt made (when the claim leaves room for it) and recorded. */
+async function attemptClaimed(claimed: Claimed, deps: WorkerDeps): Promise<Handled> {
+  const { delivery, webhook, at, release } = claimed;
+  const secrets = await releasingOnThrow(release, async () => signingSecrets(await openSecrets(webhook, at, deps), at));
   const opened = deps.now().getTime();
-  if (opened + ATTEMPT_TIMEOUT_MS + RECORD_MARGIN_MS > claimEnds) {
-    // Too little of the claim is left for the attempt and its records. The claim and the slot are
-    // given back and a new message sent, as for a busy webhook: this message is acknowledged, so a
-    // slow KMS never counts a receive toward the dead-letter queue (a throw would, and would hold
-    // the delivery until the visibility timeout). The next run usually opens the secret from memory.
-    const [given] = await Promise.all([releaseClaim(delivery, token), release()]);
-    logger.warn('webhook attempt deferred: the secret opened too late for the claim', {
-      deliveryId: delivery.id,
-      webhookId: webhook.id,
-      openedAfterMs: opened - at.getTime(),
-    });
-    if (!given) return 'claim_lost';
-    await sendMessage(message, busyDelaySeconds(deps.random));
-    count('WebhookAttemptDeferred');
-    return 'deferred';
-  }
+  if (opened + ATTEMPT_TIMEOUT_MS + RECORD_MARGIN_MS > at.getTime() + CLAIM_MS) return deferAttempt(claimed, opened, deps);
 
-  let outcome: AttemptOutcome;
-  try {
-    outcome = await deps.attempt(
-      { url: webhook.url, id: delivery.id, body: delivery.body, secrets },
-      { allowHosts: deps.allowHosts },
-    );
-  } catch (error) {
-    await release();
-    throw error;
-  }
+  const outcome = await releasingOnThrow(release, () =>
+    deps.attempt({ url: webhook.url, id: delivery.id, body: delivery.body, secrets }, { allowHosts: deps.allowHosts }),
+  );
   const attemptedAt = deps.now();
   const attempts = (delivery.attempts ?? 0) + 1;
   logAttempt(delivery, attempts, outcome);
+  if (outcome.ok) return recordDelivered(claimed, outcome, attemptedAt);
+  return recordFailed(claimed, outcome, attemptedAt, attempts, deps);
+}
 
-  if (outcome.ok) {
-    const [recorded] = await Promise.all([
-      recordAttempt(delivery, token, {
-        status: 'delivered',
-        attemptedAt,
-        statusCode: outcome.status_code,
-        error: null,
-        nextAttemptAt: null,
-      }),
-      release(),
-    ]);
-    if (!recorded) return 'claim_lost';
-    count('WebhookDelivered');
-    await webhookSucceeded(webhook.board_id, webhook.id);
-    return 'delivered';
-  }
+/**
+ * Too little of the claim is left for the attempt and its records. The claim and the slot are
+ * given back and a new message sent, as for a busy webhook: this message is acknowledged, so a
+ * slow KMS never counts a receive toward the dead-letter queue (a throw would, and would hold
+ * the delivery until the visibility timeout). The next run usually opens the secret from memory.
+ */
+async function deferAttempt(
+  { message, delivery, webhook, at, token, release }: Claimed,
+  opened: number,
+  deps: WorkerDeps,
+): Promise<'claim_lost' | 'deferred'> {
+  const [given] = await Promise.all([releaseClaim(delivery, token), release()]);
+  logger.warn('webhook attempt deferred: the secret opened too late for the claim', {
+    deliveryId: delivery.id,
+    webhookId: webhook.id,
+    openedAfterMs: opened - at.getTime(),
+  });
+  if (!given) return 'claim_lost';
+  await sendAgainSoon(message, deps);
+  return 'deferred';
+}
 
+/** The attempt recorded under the claim, the slot released beside the record; false: the claim was lost. */
+async function recordReleasing({ delivery, token, release }: Claimed, attempt: AttemptRecord): Promise<boolean> {
+  const [recorded] = await Promise.all([recordAttempt(delivery, token, attempt), release()]);
+  return recorded;
+}
+
+/** A delivered attempt: recorded, then the webhook is no longer failing. */
+async function recordDelivered(claimed: Claimed, outcome: AttemptOutcome, attemptedAt: Date): Promise<Handled> {
+  const recorded = await recordReleasing(claimed, {
+    status: 'delivered',
+    attemptedAt,
+    statusCode: outcome.status_code,
+    error: null,
+    nextAttemptAt: null,
+  });
+  if (!recorded) return 'claim_lost';
+  count('WebhookDelivered');
+  await webhookSucceeded(claimed.webhook.board_id, claimed.webhook.id);
+  return 'delivered';
+}
+
+/** A failed attempt: the delivery pending for its next attempt (and its message sent), or failed at the schedule's end. */
+async function recordFailed(
+  claimed: Claimed,
+  outcome: AttemptOutcome,
+  attemptedAt: Date,
+  attempts: number,
+  deps: WorkerDeps,
+): Promise<Handled> {
   const delay = delayAfter(deps.schedule(), attempts);
   const nextAttemptAt = delay === undefined ? null : new Date(attemptedAt.getTime() + delay * 1000);
-  const [recorded] = await Promise.all([
-    recordAttempt(delivery, token, {
-      status: nextAttemptAt ? 'pending' : 'failed',
-      attemptedAt,
-      statusCode: outcome.status_code,
-      error: outcome.error,
-      nextAttemptAt,
-    }),
-    release(),
-  ]);
+  const recorded = await recordReleasing(claimed, {
+    status: nextAttemptAt ? 'pending' : 'failed',
+    attemptedAt,
+    statusCode: outcome.status_code,
+    error: outcome.error,
+    nextAttemptAt,
+  });
   if (!recorded) return 'claim_lost';
   count('WebhookAttemptFailed');
   if (!nextAttemptAt) count('WebhookDeliveryFailed');
   // A ping to a webhook already switched off says nothing new about it.
-  if (webhook.active) await keepFailureFields(webhook, attemptedAt, !nextAttemptAt);
+  if (claimed.webhook.active) await keepFailureFields(claimed.webhook, attemptedAt, !nextAttemptAt);
   if (nextAttemptAt) {
-    await sendMessage(message, delay!);
+    await sendMessage(claimed.message, delay!);
     return 'retrying';
   }
   return 'failed';
