@@ -1,4 +1,3 @@
-import { scopeVia } from '../../lib/data/access';
 import { attachLabel } from '../../lib/data/labels';
 import { route } from '../../lib/http/route';
 import { cardsLabelsAttach } from '../../lib/rows/cards';
@@ -6,6 +5,6 @@ import { cardsLabelsAttach } from '../../lib/rows/cards';
 /** The label is looked up with the card, so an attach costs three round trips (two without a change). */
 export const handler = route(
   cardsLabelsAttach,
-  async ({ scope, params }) => ({ status: 200, body: await attachLabel(scopeVia(scope, 'card'), params.label_id) }),
+  async ({ scope, params }) => ({ status: 200, body: await attachLabel(scope, params.label_id) }),
   { related: (_body, params) => ({ labels: [params.label_id as string] }) },
 );

@@ -1,4 +1,3 @@
-import { scopeVia } from '../../lib/data/access';
 import { toCard } from '../../lib/data/records';
 import { route } from '../../lib/http/route';
 import { cardsGet } from '../../lib/rows/cards';
@@ -6,5 +5,5 @@ import { cardsGet } from '../../lib/rows/cards';
 /** The access check already read the card (and proved its column and board exist). */
 export const handler = route(cardsGet, async ({ scope }) => ({
   status: 200,
-  body: toCard(scopeVia(scope, 'card').card, scope.board.labels),
+  body: toCard(scope.card, scope.board.labels),
 }));

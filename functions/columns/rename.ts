@@ -1,9 +1,8 @@
-import { scopeVia } from '../../lib/data/access';
 import { renameColumn } from '../../lib/data/columns';
 import { route } from '../../lib/http/route';
 import { columnsRename } from '../../lib/rows/columns';
 
 export const handler = route(columnsRename, async ({ scope, body }) => ({
   status: 200,
-  body: await renameColumn(scopeVia(scope, 'column'), body.title),
+  body: await renameColumn(scope, body.title),
 }));

@@ -1,9 +1,8 @@
-import { scopeVia } from '../../lib/data/access';
 import { updateLabel } from '../../lib/data/labels';
 import { route } from '../../lib/http/route';
 import { labelsUpdate } from '../../lib/rows/labels';
 
 export const handler = route(labelsUpdate, async ({ scope, body }) => ({
   status: 200,
-  body: await updateLabel(scopeVia(scope, 'label'), body),
+  body: await updateLabel(scope, body),
 }));

@@ -1,9 +1,8 @@
-import { scopeVia } from '../../lib/data/access';
 import { deleteWebhook } from '../../lib/data/webhooks';
 import { route } from '../../lib/http/route';
 import { webhooksDelete } from '../../lib/rows/webhooks';
 
 export const handler = route(webhooksDelete, async ({ scope }) => {
-  await deleteWebhook(scopeVia(scope, 'webhook'));
+  await deleteWebhook(scope);
   return { status: 204 };
 });

@@ -1,4 +1,3 @@
-import { scopeVia } from '../../lib/data/access';
 import { queueUrl, scheduleDeliveries } from '../../lib/data/deliveries';
 import { pingEvent } from '../../lib/data/webhooks';
 import { route } from '../../lib/http/route';
@@ -11,7 +10,7 @@ retrySchedule();
 
 /** One delivery of a new `webhook.ping` event to this webhook alone; the answer never waits for it. */
 export const handler = route(webhooksPing, async ({ scope }) => {
-  const { webhook } = scopeVia(scope, 'webhook');
+  const { webhook } = scope;
   await scheduleDeliveries([{ webhookId: webhook.id, boardId: webhook.board_id, event: pingEvent(webhook) }]);
   return { status: 202 };
 });

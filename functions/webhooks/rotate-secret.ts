@@ -1,4 +1,3 @@
-import { scopeVia } from '../../lib/data/access';
 import { rotateWebhookSecret } from '../../lib/data/webhook-secret-writes';
 import { secretKeyId } from '../../lib/data/webhook-secrets';
 import { route } from '../../lib/http/route';
@@ -9,5 +8,5 @@ secretKeyId();
 
 export const handler = route(webhooksRotateSecret, async ({ scope }) => ({
   status: 200,
-  body: await rotateWebhookSecret(scopeVia(scope, 'webhook')),
+  body: await rotateWebhookSecret(scope),
 }));

@@ -1,5 +1,4 @@
 import { webhookAllowHosts } from '../../lib/contract/webhook-schemas';
-import { scopeVia } from '../../lib/data/access';
 import { updateWebhook } from '../../lib/data/webhooks';
 import { route } from '../../lib/http/route';
 import { webhooksUpdate } from '../../lib/rows/webhooks';
@@ -9,5 +8,5 @@ webhookAllowHosts();
 
 export const handler = route(webhooksUpdate, async ({ scope, body }) => ({
   status: 200,
-  body: await updateWebhook(scopeVia(scope, 'webhook'), body),
+  body: await updateWebhook(scope, body),
 }));

@@ -68,16 +68,6 @@ type AddressedVia = { [V in Via]: { via: V } & Addressed[V] }[Via];
 export type BoardScope = ScopeOfBoard & AddressedVia;
 export type ScopeVia<V extends Via> = Extract<BoardScope, { via: V }>;
 
-/**
- * The scope of a route whose row reaches its board `via`: every board route's scope has the one
- * type BoardScope in the HTTP chain (lib/http/chain.ts), so a handler names the way its row
- * declares, and a row that says otherwise fails here (a bug, 500) rather than with an undefined item.
- */
-export function scopeVia<V extends Via>(scope: BoardScope, via: V): ScopeVia<V> {
-  if (scope.via !== via) throw new Error(`the route reached its board via ${scope.via}, not ${via}`);
-  return scope as ScopeVia<V>;
-}
-
 /** The user making the request: the member the access check found. */
 export const actorOf = (scope: BoardScope) => scope.member.user_id;
 

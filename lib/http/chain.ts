@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import type { Caller } from '../auth/verifier';
-import type { BoardScope } from '../data/access';
+import type { BoardScope, ScopeVia, Via } from '../data/access';
 import { ResponseTooLarge, Unavailable } from '../domain/errors';
 import { type RouteRow, remainingMsOf } from '../rows/row';
 import { overLambdaResponseLimit } from '../runtime/aws-limits';
@@ -26,7 +26,12 @@ type PathParamsOf<R extends RouteRow> = R extends { params: () => infer S extend
 type ParamsOf<R extends RouteRow> = PathParamsOf<R> &
   (R extends { query: () => infer Q extends v.GenericSchema } ? v.InferOutput<Q> : unknown);
 type CallerOf<R extends RouteRow> = R['access'] extends { scope: 'public' } ? undefined : Caller;
-type ScopeOf<R extends RouteRow> = R['access'] extends { scope: 'board' } ? BoardScope : undefined;
+/** A board route's scope names the item its row reaches the board by (`via`), already read and typed. */
+type ScopeOf<R extends RouteRow> = R['access'] extends { scope: 'board'; via: infer V extends Via }
+  ? ScopeVia<V>
+  : R['access'] extends { scope: 'board' }
+    ? BoardScope
+    : undefined;
 
 export interface RouteInput<R extends RouteRow, P> {
   caller: CallerOf<R>;
