@@ -5,8 +5,16 @@ import { Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, relatedOnBoard, type ScopeVia } from './access';
 import { type Item, type NamedItems, queryPages, type Refusal } from './db';
-import { type BoardItemChange, ChangeRaceLost, changeRefusal, commitChange, retryChange, type Seen } from './event-log';
-import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
+import {
+  type BoardItemChange,
+  ChangeRaceLost,
+  type ChangeRefusal,
+  changeRefusal,
+  commitChange,
+  retryChange,
+  type Seen,
+} from './event-log';
+import { type Card, type CardRecord, type ColumnLookup, type ColumnRecord, now, toCard } from './records';
 import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
 /**
@@ -334,42 +342,12 @@ type MoveRequest = InferOutput<ReturnType<typeof moveCardBody>>;
  * (docs/realtime.md: a request that changes nothing emits nothing).
  */
 export async function moveCard(scope: ScopeVia<'card'>, move: MoveRequest): Promise<Card> {
-  const target = scope.relatedColumns.get(move.target_column_id);
-  if (!target) throw new NotFound('Target column');
-  if (target.boardId !== scope.boardId) throw new Forbidden('The target column is on another board.');
-  const targetColumn = target.item;
-  if (!targetColumn) throw new NotFound('Target column');
-
-  const before = relatedOnBoard(scope.relatedCards, scope.boardId, move.before_id, 'The card named in before_id');
-  const after = relatedOnBoard(scope.relatedCards, scope.boardId, move.after_id, 'The card named in after_id');
-  const position = positionBetween(before?.position, after?.position);
-
+  const targetColumn = moveTargetColumn(scope, move);
+  const position = movePosition(scope, move);
   return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
     const moved: CardRecord = { ...card, column_id: targetColumn.id, position };
     const shown = toCard(moved, board.labels);
-    const asRead = cardAsRead(card);
-    const writes = {
-      card: {
-        Update: {
-          Key: keys.card(scope.boardId, card.id),
-          UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
-          // The card as read (the event's from_* must be where this write found it, and its
-          // card the card as written), and somewhere else than it is.
-          ConditionExpression: `${asRead.condition} AND (column_id <> :column OR #position <> :position)`,
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          ExpressionAttributeNames: asRead.names,
-          ExpressionAttributeValues: {
-            ...asRead.values,
-            ':column': moved.column_id,
-            ':position': moved.position,
-            ':colpos': columnPositionKey(moved.column_id, moved.position),
-          },
-        },
-      },
-      targetColumn: {
-        ConditionCheck: { Key: keys.column(scope.boardId, moved.column_id), ConditionExpression: 'attribute_exists(pk)' },
-      },
-    } satisfies NamedItems;
+    const writes = moveWrites(scope.boardId, card, moved);
     try {
       await commitChange({
         boardId: scope.boardId,
@@ -391,26 +369,80 @@ export async function moveCard(scope: ScopeVia<'card'>, move: MoveRequest): Prom
       });
       return shown;
     } catch (error) {
-      const refusal = changeRefusal(error, writes);
-      if (refusal?.failed.has('targetColumn')) throw new NotFound('Target column');
-      if (refusal?.failed.has('card')) {
-        const current = cardAtCancellation(refusal);
-        // The board as it now is when its condition failed too, else as read.
-        const now = refusal.board ?? board;
-        // Its column's deletion began meanwhile (the board's condition failed too, and returned
-        // the board as it now is): the card is about to go.
-        if (now.deleting_columns?.has(current.column_id)) throw new NotFound('Card');
-        // Already where it is asked to go, and as read otherwise: nothing to write.
-        if (current.column_id === moved.column_id && current.position === moved.position && sameCard(current, card)) {
-          return toCard(current, now.labels);
-        }
-        // As read, yet its condition failed: unreachable while the condition reads as above (a 500
-        // if it ever changes, rather than a loop of retries).
-        if (sameCard(current, card)) throw error;
-        // Edited, moved or relabelled since it was read: written again on the card as it now is.
-        throw new ChangeRaceLost(now, current);
-      }
-      throw error;
+      return cardAfterRefusedMove(error, changeRefusal(error, writes), { board, item: card }, moved);
     }
   });
+}
+
+/** The target column, from the access check's related columns: 404 when missing, 403 on another board. */
+function moveTargetColumn(scope: ScopeVia<'card'>, move: MoveRequest): ColumnRecord {
+  const target = scope.relatedColumns.get(move.target_column_id);
+  if (!target) throw new NotFound('Target column');
+  if (target.boardId !== scope.boardId) throw new Forbidden('The target column is on another board.');
+  if (!target.item) throw new NotFound('Target column');
+  return target.item;
+}
+
+/** The new position, between the cards named in before_id and after_id (each an item of this board, or 404). */
+function movePosition(scope: ScopeVia<'card'>, move: MoveRequest): number {
+  const before = relatedOnBoard(scope.relatedCards, scope.boardId, move.before_id, 'The card named in before_id');
+  const after = relatedOnBoard(scope.relatedCards, scope.boardId, move.after_id, 'The card named in after_id');
+  return positionBetween(before?.position, after?.position);
+}
+
+/** The move's writes: the card's update, conditioned on the card as read, and the target column's check. */
+function moveWrites(boardId: string, card: CardRecord, moved: CardRecord) {
+  const asRead = cardAsRead(card);
+  return {
+    card: {
+      Update: {
+        Key: keys.card(boardId, card.id),
+        UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
+        // The card as read (the event's from_* must be where this write found it, and its
+        // card the card as written), and somewhere else than it is.
+        ConditionExpression: `${asRead.condition} AND (column_id <> :column OR #position <> :position)`,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        ExpressionAttributeNames: asRead.names,
+        ExpressionAttributeValues: {
+          ...asRead.values,
+          ':column': moved.column_id,
+          ':position': moved.position,
+          ':colpos': columnPositionKey(moved.column_id, moved.position),
+        },
+      },
+    },
+    targetColumn: {
+      ConditionCheck: { Key: keys.column(boardId, moved.column_id), ConditionExpression: 'attribute_exists(pk)' },
+    },
+  } satisfies NamedItems;
+}
+
+/**
+ * A move whose transaction was cancelled: the card as it now is when it is already where it is
+ * asked to go (nothing to write), else the error that says why, or ChangeRaceLost to write the
+ * move again on the card as it now is.
+ */
+function cardAfterRefusedMove(
+  error: unknown,
+  refusal: ChangeRefusal<'card' | 'targetColumn'> | undefined,
+  { board, item: card }: Seen<CardRecord>,
+  moved: CardRecord,
+): Card {
+  if (refusal?.failed.has('targetColumn')) throw new NotFound('Target column');
+  if (!refusal?.failed.has('card')) throw error;
+  const current = cardAtCancellation(refusal);
+  // The board as it now is when its condition failed too, else as read.
+  const now = refusal.board ?? board;
+  // Its column's deletion began meanwhile (the board's condition failed too, and returned
+  // the board as it now is): the card is about to go.
+  if (now.deleting_columns?.has(current.column_id)) throw new NotFound('Card');
+  // Already where it is asked to go, and as read otherwise: nothing to write.
+  if (current.column_id === moved.column_id && current.position === moved.position && sameCard(current, card)) {
+    return toCard(current, now.labels);
+  }
+  // As read, yet its condition failed: unreachable while the condition reads as above (a 500
+  // if it ever changes, rather than a loop of retries).
+  if (sameCard(current, card)) throw error;
+  // Edited, moved or relabelled since it was read: written again on the card as it now is.
+  throw new ChangeRaceLost(now, current);
 }
