@@ -426,210 +426,269 @@ export function serversFor(event: APIGatewayProxyEventV2) {
   return [{ url: `${scheme}://${domain}`, description, 'x-internal': false }];
 }
 
+/** The whole document: its metadata, then an operation per documented row, then what they share. */
 export function buildOpenApiDocument() {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const [id, row] of documentedRows()) {
-    const text = routeTexts[id];
-    const params = row.params ? (requestSchema(row.params) as { properties: Record<string, Json> }) : undefined;
-    const query = row.query ? (requestSchema(row.query) as { properties: Record<string, Json> }) : undefined;
-    const responses: Json = { [row.success.status]: successResponse(id, row) };
-    for (const status of errorStatuses(row)) responses[status] = errorResponse(status, row, text);
-    const policy = rateLimitOf(row);
-    responses[429] = policy ? rateLimitedResponse(policy) : { $ref: '#/components/responses/TooManyRequests' };
-    // Every answer of a counted operation says where its caller stands (api-contract.md "Rate limits").
-    if (policy) for (const response of Object.values(responses) as Json[]) withRateLimitFields(response);
-    paths[row.path] ??= {};
-    paths[row.path]![row.method.toLowerCase()] = {
-      operationId: id,
-      summary: row.summary,
-      description: text.description,
-      tags: [text.tag],
-      ...(row.access.scope === 'public' ? { security: [] } : {}),
-      ...(params || query || row.idempotent
-        ? {
-            parameters: [
-              ...Object.entries(params?.properties ?? {}).map(([name, schema]) => ({
-                name,
-                in: 'path',
-                required: true,
-                description: PATH_PARAMETER_TEXT[name]!(row),
-                schema: enumOnly(schema as JsonSchema),
-                example: PATH_PARAMETER_EXAMPLE[name] ?? '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
-              })),
-              ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
-              ...Object.keys(query?.properties ?? {}).map((name) => {
-                const parameter = text.query?.()[name];
-                if (!parameter) throw new Error(`${id}: query parameter ${name} has no documentation`);
-                return { name, in: 'query', required: false, ...parameter };
-              }),
-            ],
-          }
-        : {}),
-      ...(row.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: requestSchema(row.body) } } } }
-        : {}),
-      responses,
-    };
-  }
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'task-board',
-      // The one version of the service: package.json's.
-      version,
-      description:
-        'Multi-user task-board (Kanban) REST service: boards hold ordered columns, columns hold ordered cards, and access is by board membership. ' +
-        'Errors the service answers are RFC 9457 `application/problem+json`; API Gateway answers throttling (429) and bodies over 10 MB (413) itself, with `{"message": …}`. ' +
-        "Fair use: every request with a token counts against its user's quota, and requests to the credential routes (or with a missing or refused token) against the client address's, per fixed window; every counted answer carries `RateLimit-Policy` and `RateLimit`, and one over the quota is 429 `rate_limited` with `Retry-After`. " +
-        'Request bodies are JSON objects up to 64 KiB; fields not named are ignored. Ids are UUIDs (any case in, lower case out).',
-      contact: { name: 'task-board maintainers' },
-      license: { name: 'MIT', identifier: 'MIT' },
-    },
+    info: documentInfo(),
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: DEPLOYED_SERVERS,
     security: [{ bearer: [] }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
-    paths,
-    components: {
-      securitySchemes: {
-        bearer: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'JWT',
-          description:
-            'The Cognito access token from `POST /auth/register` or `POST /auth/login`, sent as `Authorization: Bearer <token>`. ' +
-            "Each function verifies it itself with aws-jwt-verify, following RFC8725 (JWT Best Current Practices): the signature against the user pool's JWKS " +
-            "(Cognito signs RS256; the token's `alg` must be the key's, never `none`), the issuer (the pool), `client_id` (the app client), `token_use` = `access`, and expiry. " +
-            'Missing: 401 with `WWW-Authenticate: Bearer`; rejected for any reason: 401 with `WWW-Authenticate: Bearer error="invalid_token"` and the same body.',
-        },
+    paths: documentPaths(),
+    components: documentComponents(),
+  };
+}
+
+function documentInfo() {
+  return {
+    title: 'task-board',
+    // The one version of the service: package.json's.
+    version,
+    description:
+      'Multi-user task-board (Kanban) REST service: boards hold ordered columns, columns hold ordered cards, and access is by board membership. ' +
+      'Errors the service answers are RFC 9457 `application/problem+json`; API Gateway answers throttling (429) and bodies over 10 MB (413) itself, with `{"message": …}`. ' +
+      "Fair use: every request with a token counts against its user's quota, and requests to the credential routes (or with a missing or refused token) against the client address's, per fixed window; every counted answer carries `RateLimit-Policy` and `RateLimit`, and one over the quota is 429 `rate_limited` with `Retry-After`. " +
+      'Request bodies are JSON objects up to 64 KiB; fields not named are ignored. Ids are UUIDs (any case in, lower case out).',
+    contact: { name: 'task-board maintainers' },
+    license: { name: 'MIT', identifier: 'MIT' },
+  };
+}
+
+/** Each documented row's operation, under its path and method, in the route table's order. */
+function documentPaths(): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [id, row] of documentedRows()) {
+    paths[row.path] ??= {};
+    paths[row.path]![row.method.toLowerCase()] = operation(id, row, routeTexts[id]);
+  }
+  return paths;
+}
+
+function operation(id: DocumentedRouteId, row: RouteRow, text: RouteText): Json {
+  const parameters = operationParameters(id, row, text);
+  return {
+    operationId: id,
+    summary: row.summary,
+    description: text.description,
+    tags: [text.tag],
+    ...(row.access.scope === 'public' ? { security: [] } : {}),
+    ...(parameters ? { parameters } : {}),
+    ...(row.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: requestSchema(row.body) } } } }
+      : {}),
+    responses: operationResponses(id, row, text),
+  };
+}
+
+type ObjectSchema = { properties: Record<string, Json> };
+
+/** The path parameters, the Idempotency-Key header and the query parameters; none for a row that takes none. */
+function operationParameters(id: DocumentedRouteId, row: RouteRow, text: RouteText): Json[] | undefined {
+  const params = row.params ? (requestSchema(row.params) as ObjectSchema) : undefined;
+  const query = row.query ? (requestSchema(row.query) as ObjectSchema) : undefined;
+  if (!params && !query && !row.idempotent) return undefined;
+  return [
+    ...Object.entries(params?.properties ?? {}).map(([name, schema]) => ({
+      name,
+      in: 'path',
+      required: true,
+      description: PATH_PARAMETER_TEXT[name]!(row),
+      schema: enumOnly(schema as JsonSchema),
+      example: PATH_PARAMETER_EXAMPLE[name] ?? '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
+    })),
+    ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ...Object.keys(query?.properties ?? {}).map((name) => {
+      const parameter = text.query?.()[name];
+      if (!parameter) throw new Error(`${id}: query parameter ${name} has no documentation`);
+      return { name, in: 'query', required: false, ...parameter };
+    }),
+  ];
+}
+
+/** The success, every error status the service may answer, and the 429 (the service's own or the gateway's). */
+function operationResponses(id: DocumentedRouteId, row: RouteRow, text: RouteText): Json {
+  const responses: Json = { [row.success.status]: successResponse(id, row) };
+  for (const status of errorStatuses(row)) responses[status] = errorResponse(status, row, text);
+  const policy = rateLimitOf(row);
+  responses[429] = policy ? rateLimitedResponse(policy) : { $ref: '#/components/responses/TooManyRequests' };
+  // Every answer of a counted operation says where its caller stands (api-contract.md "Rate limits").
+  if (policy) for (const response of Object.values(responses) as Json[]) withRateLimitFields(response);
+  return responses;
+}
+
+/** What the operations refer to by `$ref`: the token scheme, schemas, the Idempotency-Key, the gateway's 429, headers. */
+function documentComponents() {
+  return {
+    securitySchemes: { bearer: bearerScheme() },
+    schemas: {
+      ...componentSchemas(),
+      GatewayMessage: gatewayMessageSchema(),
+      RateLimitProblem: rateLimitProblemSchema(),
+    },
+    parameters: { IdempotencyKey: idempotencyKeyParameter() },
+    responses: { TooManyRequests: gatewayThrottledResponse() },
+    headers: { ...answerHeaders(), ...rateLimitHeaders(), ...documentHeaders() },
+  };
+}
+
+function bearerScheme() {
+  return {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'The Cognito access token from `POST /auth/register` or `POST /auth/login`, sent as `Authorization: Bearer <token>`. ' +
+      "Each function verifies it itself with aws-jwt-verify, following RFC8725 (JWT Best Current Practices): the signature against the user pool's JWKS " +
+      "(Cognito signs RS256; the token's `alg` must be the key's, never `none`), the issuer (the pool), `client_id` (the app client), `token_use` = `access`, and expiry. " +
+      'Missing: 401 with `WWW-Authenticate: Bearer`; rejected for any reason: 401 with `WWW-Authenticate: Bearer error="invalid_token"` and the same body.',
+  };
+}
+
+function gatewayMessageSchema() {
+  return {
+    type: 'object',
+    description:
+      "API Gateway's own answer, sent before any function runs: 429 when the stage's throttling limit is exceeded, 413 for a request body over 10 MB. Not a problem document.",
+    required: ['message'],
+    additionalProperties: false,
+    properties: {
+      message: { type: 'string', enum: ['Too Many Requests', 'Request Entity Too Large'] },
+    },
+  };
+}
+
+function rateLimitProblemSchema() {
+  return {
+    type: 'object',
+    description: 'The RFC 9457 problem of a request over its rate-limit quota (`code` `rate_limited`): the request did nothing.',
+    required: ['type', 'title', 'status', 'detail', 'code'],
+    additionalProperties: false,
+    properties: {
+      type: {
+        type: 'string',
+        enum: ['about:blank'],
+        description: 'Always `about:blank`: `code` and `status` say what happened.',
       },
-      schemas: {
-        ...componentSchemas(),
-        GatewayMessage: {
-          type: 'object',
-          description:
-            "API Gateway's own answer, sent before any function runs: 429 when the stage's throttling limit is exceeded, 413 for a request body over 10 MB. Not a problem document.",
-          required: ['message'],
-          additionalProperties: false,
-          properties: {
-            message: { type: 'string', enum: ['Too Many Requests', 'Request Entity Too Large'] },
-          },
-        },
-        RateLimitProblem: {
-          type: 'object',
-          description:
-            'The RFC 9457 problem of a request over its rate-limit quota (`code` `rate_limited`): the request did nothing.',
-          required: ['type', 'title', 'status', 'detail', 'code'],
-          additionalProperties: false,
-          properties: {
-            type: {
-              type: 'string',
-              enum: ['about:blank'],
-              description: 'Always `about:blank`: `code` and `status` say what happened.',
-            },
-            title: { type: 'string', enum: ['Too Many Requests'] },
-            status: { type: 'integer', format: 'int32', minimum: 429, maximum: 429, enum: [429] },
-            detail: {
-              type: 'string',
-              maxLength: 500,
-              pattern: '\\S',
-              description: 'The quota, its window and when to retry, in words.',
-            },
-            code: { type: 'string', enum: ['rate_limited'] },
-            instance: {
-              type: 'string',
-              pattern: '^urn:request:\\S+$',
-              maxLength: 200,
-              description: 'The request id (`urn:request:<id>`), as in the logs.',
-            },
-          },
-        },
+      title: { type: 'string', enum: ['Too Many Requests'] },
+      status: { type: 'integer', format: 'int32', minimum: 429, maximum: 429, enum: [429] },
+      detail: {
+        type: 'string',
+        maxLength: 500,
+        pattern: '\\S',
+        description: 'The quota, its window and when to retry, in words.',
       },
-      parameters: {
-        IdempotencyKey: {
-          name: 'Idempotency-Key',
-          in: 'header',
-          required: false,
-          description:
-            'Makes the POST safe to retry (IETF draft "The Idempotency-Key HTTP Header Field"): send a new unique value (a UUID) with each new request, and the same value when retrying it. ' +
-            'Within 24 hours, the same key with the same request (operation, path and body, compared as JSON) answers what the first one answered, with `Idempotent-Replayed: true`, and creates nothing more; ' +
-            'the same key with a different request is 422 (`idempotency_key_reused`); while the first is still running, 409 (`idempotency_key_in_use`) with `Retry-After`. ' +
-            'A request that failed keeps nothing: its retry runs again. Keys belong to the caller (for registration, to the account it creates): other users cannot collide with them. ' +
-            'A registration retried under its key creates nothing and logs in again: new tokens, the same account (its tokens are never stored; the password is checked again and is not part of the comparison). ' +
-            `A Structured Field string (\`"..."\`) or the bare value, 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters (space included); anything else is 400.`,
-          schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH + 2, pattern: '^[\\x20-\\x7e]+$' },
-          example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
-        },
+      code: { type: 'string', enum: ['rate_limited'] },
+      instance: {
+        type: 'string',
+        pattern: '^urn:request:\\S+$',
+        maxLength: 200,
+        description: 'The request id (`urn:request:<id>`), as in the logs.',
       },
-      responses: {
-        TooManyRequests: {
-          description:
-            "Throttled by API Gateway (the stage's rate and burst limits); retry with backoff. The gateway sends no Retry-After or rate-limit headers.",
-          content: {
-            'application/json': {
-              schema: { $ref: '#/components/schemas/GatewayMessage' },
-              example: { message: 'Too Many Requests' },
-            },
-          },
-        },
+    },
+  };
+}
+
+function idempotencyKeyParameter() {
+  return {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes the POST safe to retry (IETF draft "The Idempotency-Key HTTP Header Field"): send a new unique value (a UUID) with each new request, and the same value when retrying it. ' +
+      'Within 24 hours, the same key with the same request (operation, path and body, compared as JSON) answers what the first one answered, with `Idempotent-Replayed: true`, and creates nothing more; ' +
+      'the same key with a different request is 422 (`idempotency_key_reused`); while the first is still running, 409 (`idempotency_key_in_use`) with `Retry-After`. ' +
+      'A request that failed keeps nothing: its retry runs again. Keys belong to the caller (for registration, to the account it creates): other users cannot collide with them. ' +
+      'A registration retried under its key creates nothing and logs in again: new tokens, the same account (its tokens are never stored; the password is checked again and is not part of the comparison). ' +
+      `A Structured Field string (\`"..."\`) or the bare value, 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters (space included); anything else is 400.`,
+    schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH + 2, pattern: '^[\\x20-\\x7e]+$' },
+    example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+  };
+}
+
+/** The 429 of an operation the service does not count: API Gateway's throttling alone. */
+function gatewayThrottledResponse() {
+  return {
+    description:
+      "Throttled by API Gateway (the stage's rate and burst limits); retry with backoff. The gateway sends no Retry-After or rate-limit headers.",
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/GatewayMessage' },
+        example: { message: 'Too Many Requests' },
       },
-      headers: {
-        'Access-Control-Allow-Origin': {
-          description:
-            "On answers to cross-origin requests (with an `Origin` header) from an allowed origin: the stage's `corsOrigins` (`*` by default; no cookies are used).",
-          schema: { type: 'string', pattern: '^(\\*|https?://\\S+)$', maxLength: 2048, examples: ['*'] },
-        },
-        'WWW-Authenticate': {
-          description: '`Bearer` when no token was sent, `Bearer error="invalid_token"` when the token was rejected (RFC 6750).',
-          required: true,
-          schema: { type: 'string', enum: ['Bearer', 'Bearer error="invalid_token"'] },
-        },
-        'Retry-After': {
-          description: 'Whole seconds to wait before retrying (1 today).',
-          required: true,
-          schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, examples: [1] },
-        },
-        Vary: {
-          description: 'Always `accept-encoding`: the body may be compressed as the request allows.',
-          required: true,
-          schema: { type: 'string', enum: ['accept-encoding'] },
-        },
-        'Content-Encoding': {
-          description:
-            'On bodies of 1,000 bytes or more when `Accept-Encoding` allows: `br` preferred, else `gzip`. Absent on an uncompressed body.',
-          schema: { type: 'string', enum: ['br', 'gzip'] },
-        },
-        'Idempotent-Replayed': {
-          description:
-            '`true` when this answer is the first answer to an earlier request with the same `Idempotency-Key`, replayed; absent otherwise.',
-          schema: { type: 'string', enum: ['true'] },
-        },
-        'RateLimit-Policy': {
-          description:
-            'The quota that counted this request (IETF draft-ietf-httpapi-ratelimit-headers, a Structured Field list): `"user";q=<requests>;w=<seconds>` for a request with a valid token, `"address";q=<requests>;w=<seconds>` for the credential routes and for requests whose token is missing or refused. Windows are fixed: they start at multiples of `w` seconds from the Unix epoch. Absent when the service could not count the request (it is then served uncounted).',
-          schema: {
-            type: 'string',
-            maxLength: 64,
-            pattern: '^"(user|address)";q=[0-9]{1,9};w=[0-9]{1,9}$',
-            examples: ['"user";q=600;w=60'],
-          },
-        },
-        RateLimit: {
-          description:
-            'Where this request leaves the quota of `RateLimit-Policy` (same draft): `r` requests left in the current window, `t` whole seconds until it resets (`r=0` on a 429, whose `Retry-After` is `t`). Absent when `RateLimit-Policy` is.',
-          schema: {
-            type: 'string',
-            maxLength: 64,
-            pattern: '^"(user|address)";r=[0-9]{1,9};t=[0-9]{1,9}$',
-            examples: ['"user";r=599;t=42'],
-          },
-        },
-        'Cache-Control': {
-          description: 'The description changes only with a deployment.',
-          required: true,
-          schema: { type: 'string', enum: ['public, max-age=300'] },
-        },
+    },
+  };
+}
+
+/** The headers of the service's answers in general: CORS, authentication, retries, compression, replays. */
+function answerHeaders() {
+  return {
+    'Access-Control-Allow-Origin': {
+      description:
+        "On answers to cross-origin requests (with an `Origin` header) from an allowed origin: the stage's `corsOrigins` (`*` by default; no cookies are used).",
+      schema: { type: 'string', pattern: '^(\\*|https?://\\S+)$', maxLength: 2048, examples: ['*'] },
+    },
+    'WWW-Authenticate': {
+      description: '`Bearer` when no token was sent, `Bearer error="invalid_token"` when the token was rejected (RFC 6750).',
+      required: true,
+      schema: { type: 'string', enum: ['Bearer', 'Bearer error="invalid_token"'] },
+    },
+    'Retry-After': {
+      description: 'Whole seconds to wait before retrying (1 today).',
+      required: true,
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600, examples: [1] },
+    },
+    Vary: {
+      description: 'Always `accept-encoding`: the body may be compressed as the request allows.',
+      required: true,
+      schema: { type: 'string', enum: ['accept-encoding'] },
+    },
+    'Content-Encoding': {
+      description:
+        'On bodies of 1,000 bytes or more when `Accept-Encoding` allows: `br` preferred, else `gzip`. Absent on an uncompressed body.',
+      schema: { type: 'string', enum: ['br', 'gzip'] },
+    },
+    'Idempotent-Replayed': {
+      description:
+        '`true` when this answer is the first answer to an earlier request with the same `Idempotency-Key`, replayed; absent otherwise.',
+      schema: { type: 'string', enum: ['true'] },
+    },
+  };
+}
+
+/** The RateLimit fields every answer of a counted operation carries (withRateLimitFields). */
+function rateLimitHeaders() {
+  return {
+    'RateLimit-Policy': {
+      description:
+        'The quota that counted this request (IETF draft-ietf-httpapi-ratelimit-headers, a Structured Field list): `"user";q=<requests>;w=<seconds>` for a request with a valid token, `"address";q=<requests>;w=<seconds>` for the credential routes and for requests whose token is missing or refused. Windows are fixed: they start at multiples of `w` seconds from the Unix epoch. Absent when the service could not count the request (it is then served uncounted).',
+      schema: {
+        type: 'string',
+        maxLength: 64,
+        pattern: '^"(user|address)";q=[0-9]{1,9};w=[0-9]{1,9}$',
+        examples: ['"user";q=600;w=60'],
       },
+    },
+    RateLimit: {
+      description:
+        'Where this request leaves the quota of `RateLimit-Policy` (same draft): `r` requests left in the current window, `t` whole seconds until it resets (`r=0` on a 429, whose `Retry-After` is `t`). Absent when `RateLimit-Policy` is.',
+      schema: {
+        type: 'string',
+        maxLength: 64,
+        pattern: '^"(user|address)";r=[0-9]{1,9};t=[0-9]{1,9}$',
+        examples: ['"user";r=599;t=42'],
+      },
+    },
+  };
+}
+
+/** The Cache-Control of what changes only with a deployment: the two description documents and the reference page. */
+function documentHeaders() {
+  return {
+    'Cache-Control': {
+      description: 'The description changes only with a deployment.',
+      required: true,
+      schema: { type: 'string', enum: ['public, max-age=300'] },
     },
   };
 }
