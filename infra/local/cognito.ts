@@ -25,7 +25,7 @@ import { captureOutput, spawnGuarded, waitFor } from './processes';
  * The issuer domain is pinned in the emulator's config rather than derived from its port, so
  * tokens issued before a restart (on another free port) still verify afterwards.
  */
-export const LOCAL_ISSUER_DOMAIN = 'http://cognito-local.localhost';
+const LOCAL_ISSUER_DOMAIN = 'http://cognito-local.localhost';
 
 /** The pool's triggers for the emulator: each trigger's function name, and the Lambda endpoint that runs them. */
 export interface LocalPoolTriggers {

@@ -15,7 +15,7 @@ import { accountGone, type UserProfile } from './users';
  * account owned alone, closes its sockets and removes its tickets and idempotency records, with
  * the event source's retries: however many boards the account is on, no request waits for it.
  */
-export interface AccountDeletion {
+interface AccountDeletion {
   user_id: string;
   email: string;
   requested_at: string;

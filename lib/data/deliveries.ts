@@ -37,13 +37,13 @@ export interface DeliveryMessage {
 }
 
 /** Deliveries are kept at least 7 days (spec), counted from the end of their schedule. */
-export const DELIVERY_RETENTION_SECONDS = 7 * 24 * 3600;
+const DELIVERY_RETENTION_SECONDS = 7 * 24 * 3600;
 /** SQS's longest per-message delay: a longer wait is several hops (lib/queue/deliver.ts). */
-export const MAX_QUEUE_DELAY_SECONDS = 900;
+const MAX_QUEUE_DELAY_SECONDS = 900;
 /** SendMessageBatch takes at most 10 entries. */
 const SEND_BATCH = 10;
 
-export const sqsClient = new SQSClient({ logger: sdkLogger });
+const sqsClient = new SQSClient({ logger: sdkLogger });
 stopAtDeadline(sqsClient);
 
 let cachedQueueUrl: string | undefined;
@@ -119,7 +119,7 @@ const messageOf = (record: Pick<DeliveryRecord, 'webhook_id' | 'board_id'> & { s
 });
 
 /** Sends messages, 10 a call (calls in parallel); throws if any entry failed. */
-export async function sendMessages(messages: { message: DeliveryMessage; delaySeconds: number }[]): Promise<void> {
+async function sendMessages(messages: { message: DeliveryMessage; delaySeconds: number }[]): Promise<void> {
   const calls: Promise<void>[] = [];
   for (let i = 0; i < messages.length; i += SEND_BATCH) {
     const chunk = messages.slice(i, i + SEND_BATCH);
@@ -217,7 +217,7 @@ export async function readDelivery(message: DeliveryMessage): Promise<DeliveryRe
 const isConditionFailure = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
 
 /** The slots free at `now`: absent, or held by a claim that has expired (its worker died or was cut off). */
-export const freeSlots = (leases: readonly (LeaseRecord | undefined)[], now: number) =>
+const freeSlots = (leases: readonly (LeaseRecord | undefined)[], now: number) =>
   leases.flatMap((lease, slot) => (lease === undefined || lease.held_until <= now ? [slot] : []));
 
 export type Claim =

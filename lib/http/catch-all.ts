@@ -15,7 +15,7 @@ import type { RouteResult } from './chain';
  * Everything else stays the catch-all's: 405 with `Allow` (`allowedAt`, which names HEAD on
  * /health) on a served path, 404 otherwise.
  */
-export const HEALTH_PATH = '/health';
+const HEALTH_PATH = '/health';
 
 /** The methods served at a concrete path, HEAD included where the catch-all serves it. */
 export function allowedAt(servedMethods: Record<string, readonly string[]>, path: string): string[] {

@@ -51,7 +51,7 @@ window.ui = SwaggerUIBundle({
  * Only this origin's files and the one inline script (by its hash); Swagger UI's icons are data:
  * images in its CSS; requests ("Try it out") go to this origin only. No framing, no forms.
  */
-export const DOCS_CSP = [
+const DOCS_CSP = [
   "default-src 'none'",
   `script-src 'self' 'sha256-${createHash('sha256').update(INIT_SCRIPT).digest('base64')}'`,
   "style-src 'self'",

@@ -5,7 +5,7 @@ import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/err
 import { isCatchAll, type RouteRow } from '../rows/row';
 import type { RouteMiddleware } from './types';
 
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 // Fatal: a byte that is not UTF-8 is a malformed body (400), never a silent U+FFFD in a title or
@@ -63,7 +63,7 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
   };
 }
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
 // Printable ASCII, space included: what a Structured Field string may hold (RFC 8941 §3.3.3).
@@ -75,7 +75,7 @@ const KEY_CHARACTERS = /^[\x20-\x7e]+$/;
  * both are accepted and mean the same key. Checked with the rest of the request's shape, before
  * any lookup: a malformed key is 400.
  */
-export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefined {
+function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefined {
   const raw = event.headers?.[IDEMPOTENCY_HEADER];
   if (raw === undefined) return undefined;
   const trimmed = raw.trim();

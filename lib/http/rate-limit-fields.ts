@@ -12,8 +12,8 @@ export const RATE_LIMIT_FAIL_OPEN_METRIC = 'RateLimitFailOpen';
 /** CloudWatch metric of requests refused with 429 (either policy). */
 export const RATE_LIMITED_METRIC = 'RateLimited';
 
-export const RATE_LIMIT_POLICY_HEADER = 'ratelimit-policy';
-export const RATE_LIMIT_HEADER = 'ratelimit';
+const RATE_LIMIT_POLICY_HEADER = 'ratelimit-policy';
+const RATE_LIMIT_HEADER = 'ratelimit';
 
 /** A policy's quota and window, as the function was configured. */
 export interface RateLimitQuota {

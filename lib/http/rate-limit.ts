@@ -44,7 +44,7 @@ function quotaFromEnv(name: EnvName): number | undefined {
   return quota;
 }
 
-export function rateLimitConfigFromEnv(): RateLimitConfig {
+function rateLimitConfigFromEnv(): RateLimitConfig {
   return {
     user: quotaFromEnv(ENV.rateLimitRequests),
     address: quotaFromEnv(ENV.authRateLimitRequests),
@@ -58,7 +58,7 @@ export interface RateLimitOutcome extends RateLimitState {
 }
 
 /** Over the quota: answered 429 by `rateLimitAnswers`, never by the generic problem mapping. */
-export class RateLimited extends Error {
+class RateLimited extends Error {
   override name = 'RateLimited';
   constructor(readonly outcome: RateLimitOutcome) {
     super('rate limit reached');
@@ -129,7 +129,7 @@ const atAnswer = (outcome: RateLimitOutcome | undefined): RateLimitOutcome | und
   outcome && { ...outcome, resetSeconds: outcome.resetSeconds };
 
 /** The 429 problem: `code` rate_limited, Retry-After the seconds until the window resets (the field's `t`). */
-export function rateLimitedResponse(outcome: RateLimitOutcome, requestId?: string): APIGatewayProxyStructuredResultV2 {
+function rateLimitedResponse(outcome: RateLimitOutcome, requestId?: string): APIGatewayProxyStructuredResultV2 {
   const who = outcome.policy === 'user' ? 'your account' : 'your address';
   const body = {
     type: 'about:blank',

@@ -75,7 +75,7 @@ export const RECORD_MARGIN_MS = 5_000;
  * messages do not come back together): shorter than an attempt's 10 s, so a slot freed is soon used.
  */
 export const BUSY_DELAY_SECONDS = { min: 2, max: 6 } as const;
-export const busyDelaySeconds = (random: () => number) =>
+const busyDelaySeconds = (random: () => number) =>
   BUSY_DELAY_SECONDS.min + Math.floor(random() * (BUSY_DELAY_SECONDS.max - BUSY_DELAY_SECONDS.min + 1));
 
 /** The worker's metrics carry the service dimension, as every other metric of the service does. */

@@ -69,7 +69,7 @@ function logJson(line: Record<string, unknown>): string {
  * container serves. The X-Ray trace id is read per line from _X_AMZN_TRACE_ID, which Lambda sets
  * per invocation.
  */
-export interface InvocationFields {
+interface InvocationFields {
   function_request_id?: string;
   function_name?: string;
   cold_start?: boolean;
