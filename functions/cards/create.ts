@@ -5,6 +5,10 @@ import { cardsCreate } from '../../lib/rows/cards';
 /** The column's highest card position is queried alongside the membership check (one round trip less). */
 export const handler = route<typeof cardsCreate, number | undefined>(
   cardsCreate,
-  async ({ scope, body, preloaded }) => ({ status: 201, body: await createCard(scope, body, preloaded) }),
+  async ({ scope, body, preloaded }) => {
+    const { card, etag } = await createCard(scope, body, preloaded);
+    // Every answer that returns a card carries its entity tag, ready for an If-Match.
+    return { status: 201, body: card, headers: { etag } };
+  },
   { preload: ({ boardId, columnId }) => highestCardPosition(boardId, columnId!) },
 );

@@ -5,6 +5,7 @@ import { Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, relatedOnBoard, type ScopeVia } from './access';
 import { type Item, type NamedItems, queryPages, type Refusal } from './db';
+import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
 import {
   type BoardItemChange,
   ChangeRaceLost,
@@ -14,7 +15,7 @@ import {
   retryChange,
   type Seen,
 } from './event-log';
-import { type Card, type CardRecord, type ColumnLookup, type ColumnRecord, now, toCard } from './records';
+import { type Card, type CardRecord, type ColumnLookup, type ColumnRecord, now } from './records';
 import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
 /**
@@ -68,7 +69,7 @@ export async function createCard(
   scope: ScopeVia<'column'>,
   input: { title: string; description?: string | null },
   highestAtFirstRead: number | undefined,
-): Promise<Card> {
+): Promise<TaggedCard> {
   const { boardId, column } = scope;
   let highest = highestAtFirstRead;
   let stale = false;
@@ -87,7 +88,7 @@ export async function createCard(
       position: appendPosition(highest),
       created_at: now(),
     };
-    const shown = toCard(card, board.labels);
+    const shown = shownCard(card, board.labels);
     const writes = {
       card: {
         Put: {
@@ -118,7 +119,7 @@ export async function createCard(
         seen: board,
         kind: 'card.created',
         actor: actorOf(scope),
-        fields: { card: shown },
+        fields: { card: shown.card },
         writes,
         board: notDeletingColumn(column.id),
         gone: () => new NotFound('Column'),
@@ -162,9 +163,12 @@ function cardAsRead(card: CardRecord): {
   values: Record<string, unknown>;
 } {
   const labels = card.label_ids && card.label_ids.size > 0 ? card.label_ids : undefined;
+  const version = versionMatches(card);
   return {
     condition: [
       'attribute_exists(pk)',
+      // The write counter too: an edit undone by another edit leaves the fields as read, not its tag.
+      version.condition,
       'title = :readTitle',
       // A card stored without the attribute has no description, like one stored as null.
       card.description == null
@@ -174,8 +178,9 @@ function cardAsRead(card: CardRecord): {
       '#position = :readPosition',
       labels ? 'label_ids = :readLabels' : 'attribute_not_exists(label_ids)',
     ].join(' AND '),
-    names: { '#position': 'position' },
+    names: { '#position': 'position', ...version.names },
     values: {
+      ...version.values,
       ':readTitle': card.title,
       ':readDescription': card.description ?? null,
       ':readColumn': card.column_id,
@@ -184,6 +189,19 @@ function cardAsRead(card: CardRecord): {
     },
   };
 }
+
+/** The condition that a card's write counter is as read (a card never written since it came has none: 0). */
+function versionMatches(card: CardRecord): { condition: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const version = versionOf(card);
+  return {
+    condition: version === 0 ? '(attribute_not_exists(#version) OR #version = :readVersion)' : '#version = :readVersion',
+    names: { '#version': 'version' },
+    values: { ':readVersion': version },
+  };
+}
+
+/** A card as answered, with the entity tag its answer carries. */
+export type TaggedCard = { card: Card; etag: string };
 
 /**
  * Sets only the fields given with a non-null value; nothing given, or nothing different from the
@@ -195,11 +213,14 @@ function cardAsRead(card: CardRecord): {
 export async function updateCard(
   scope: ScopeVia<'card'>,
   changes: { title?: string | null; description?: string | null },
-): Promise<Card> {
+  ifMatch?: EntityTags,
+): Promise<TaggedCard> {
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
   return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+    // On the card as this attempt writes it: a retry after a lost race checks the card as it now is.
+    requireCardMatch(ifMatch, card, board.labels);
     if (Object.entries(fields).every(([name, value]) => (card as unknown as Record<string, unknown>)[name] === value)) {
-      return toCard(card, board.labels);
+      return shownCard(card, board.labels);
     }
     const names = Object.keys(fields);
     return commitCardUpdate(
@@ -226,17 +247,18 @@ export async function commitCardUpdate(
   { board, item: card }: Seen<CardRecord>,
   updated: CardRecord,
   update: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> },
-): Promise<Card> {
-  const shown = toCard(updated, board.labels);
+): Promise<TaggedCard> {
+  const next = { ...updated, version: versionOf(card) + 1 };
+  const shown = shownCard(next, board.labels);
   const asRead = cardAsRead(card);
   const writes = {
     card: {
       Update: {
         Key: keys.card(scope.boardId, card.id),
-        UpdateExpression: update.expression,
+        UpdateExpression: withNextVersion(update.expression),
         ConditionExpression: asRead.condition,
         ExpressionAttributeNames: { ...asRead.names, ...update.names },
-        ExpressionAttributeValues: { ...asRead.values, ...update.values },
+        ExpressionAttributeValues: { ...asRead.values, ...update.values, ':nextVersion': next.version },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
@@ -247,7 +269,7 @@ export async function commitCardUpdate(
       seen: board,
       kind: 'card.updated',
       actor: actorOf(scope),
-      fields: { card: shown },
+      fields: { card: shown.card },
       writes,
       board: notDeletingColumn(card.column_id),
       gone: () => new NotFound('Card'),
@@ -261,10 +283,17 @@ export async function commitCardUpdate(
   }
 }
 
-/** Whether two reads of a card show the same card (what its events carry). */
+/** An update expression that also advances the card's write counter (its condition required it as read). */
+const withNextVersion = (expression: string) =>
+  expression.startsWith('SET ')
+    ? `SET #version = :nextVersion, ${expression.slice(4)}`
+    : `SET #version = :nextVersion ${expression}`;
+
+/** Whether two reads of a card are the same write of it (what its events and its tag carry). */
 function sameCard(a: CardRecord, b: CardRecord): boolean {
   const labels = (card: CardRecord) => [...(card.label_ids ?? [])].sort().join();
   return (
+    versionOf(a) === versionOf(b) &&
     a.title === b.title &&
     (a.description ?? null) === (b.description ?? null) &&
     a.column_id === b.column_id &&
@@ -287,14 +316,18 @@ function cardAtCancellation<N extends string>(refusal: Refusal<N | 'card'>): Car
  * event name a column the card had already left. On that race the failed condition returns the
  * card as it now is and the delete goes again from there (one more round trip, only in that race).
  */
-export async function deleteCard(scope: ScopeVia<'card'>): Promise<void> {
+export async function deleteCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<void> {
   await retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+    requireCardMatch(ifMatch, card, board.labels);
+    // With tags listed, the card must still be the write they name (its labels: the board's seq).
+    const version = Array.isArray(ifMatch) ? versionMatches(card) : undefined;
     const writes = {
       card: {
         Delete: {
           Key: keys.card(scope.boardId, card.id),
-          ConditionExpression: 'attribute_exists(pk) AND column_id = :column',
-          ExpressionAttributeValues: { ':column': card.column_id },
+          ConditionExpression: `attribute_exists(pk) AND column_id = :column${version ? ` AND ${version.condition}` : ''}`,
+          ...(version ? { ExpressionAttributeNames: version.names } : {}),
+          ExpressionAttributeValues: { ':column': card.column_id, ...version?.values },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
@@ -341,12 +374,13 @@ type MoveRequest = InferOutput<ReturnType<typeof moveCardBody>>;
  * as stored. No stream record, so no `card.moved`
  * (docs/realtime.md: a request that changes nothing emits nothing).
  */
-export async function moveCard(scope: ScopeVia<'card'>, move: MoveRequest): Promise<Card> {
+export async function moveCard(scope: ScopeVia<'card'>, move: MoveRequest, ifMatch?: EntityTags): Promise<TaggedCard> {
   const targetColumn = moveTargetColumn(scope, move);
   const position = movePosition(scope, move);
   return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
-    const moved: CardRecord = { ...card, column_id: targetColumn.id, position };
-    const shown = toCard(moved, board.labels);
+    requireCardMatch(ifMatch, card, board.labels);
+    const moved: CardRecord = { ...card, column_id: targetColumn.id, position, version: versionOf(card) + 1 };
+    const shown = shownCard(moved, board.labels);
     const writes = moveWrites(scope.boardId, card, moved);
     try {
       await commitChange({
@@ -354,7 +388,7 @@ export async function moveCard(scope: ScopeVia<'card'>, move: MoveRequest): Prom
         seen: board,
         kind: 'card.moved',
         actor: actorOf(scope),
-        fields: { card: shown, from_column_id: card.column_id, from_position: card.position },
+        fields: { card: shown.card, from_column_id: card.column_id, from_position: card.position },
         writes,
         // The card's own column (and the target) must not have started its deletion since the
         // access check, or the deletion, having already listed this card, would remove it after
@@ -397,7 +431,7 @@ function moveWrites(boardId: string, card: CardRecord, moved: CardRecord) {
     card: {
       Update: {
         Key: keys.card(boardId, card.id),
-        UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos',
+        UpdateExpression: 'SET column_id = :column, #position = :position, colpos = :colpos, #version = :nextVersion',
         // The card as read (the event's from_* must be where this write found it, and its
         // card the card as written), and somewhere else than it is.
         ConditionExpression: `${asRead.condition} AND (column_id <> :column OR #position <> :position)`,
@@ -408,6 +442,7 @@ function moveWrites(boardId: string, card: CardRecord, moved: CardRecord) {
           ':column': moved.column_id,
           ':position': moved.position,
           ':colpos': columnPositionKey(moved.column_id, moved.position),
+          ':nextVersion': moved.version,
         },
       },
     },
@@ -427,7 +462,7 @@ function cardAfterRefusedMove(
   refusal: ChangeRefusal<'card' | 'targetColumn'> | undefined,
   { board, item: card }: Seen<CardRecord>,
   moved: CardRecord,
-): Card {
+): TaggedCard {
   if (refusal?.failed.has('targetColumn')) throw new NotFound('Target column');
   if (!refusal?.failed.has('card')) throw error;
   const current = cardAtCancellation(refusal);
@@ -438,7 +473,7 @@ function cardAfterRefusedMove(
   if (now.deleting_columns?.has(current.column_id)) throw new NotFound('Card');
   // Already where it is asked to go, and as read otherwise: nothing to write.
   if (current.column_id === moved.column_id && current.position === moved.position && sameCard(current, card)) {
-    return toCard(current, now.labels);
+    return shownCard(current, now.labels);
   }
   // As read, yet its condition failed: unreachable while the condition reads as above (a 500
   // if it ever changes, rather than a loop of retries).

@@ -4,7 +4,7 @@ import { Conflict, Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { byLabelName } from '../domain/ordering';
 import { actorOf, type BoardScope, type ScopeVia } from './access';
-import { commitCardUpdate } from './cards';
+import { commitCardUpdate, type TaggedCard } from './cards';
 import {
   documentClient,
   isConditionFailure,
@@ -16,8 +16,9 @@ import {
   type TransactItem,
   tableName,
 } from './db';
+import { type EntityTags, requireCardMatch, shownCard } from './etags';
 import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
-import { type Card, isLiveLabel, type Label, type LabelRecord, liveLabelIds, now, toCard, toLabel } from './records';
+import { isLiveLabel, type Label, type LabelRecord, liveLabelIds, now, toLabel } from './records';
 import { type ItemKey, keys, labelNameKey } from './table';
 
 /**
@@ -270,9 +271,9 @@ function labelForCard(scope: BoardScope, labelId: string): string {
 }
 
 /** Puts a label on a card; a label already on it changes nothing (no write, no event). */
-export function attachLabel(scope: ScopeVia<'card'>, labelId: string): Promise<Card> {
+export function attachLabel(scope: ScopeVia<'card'>, labelId: string, ifMatch?: EntityTags): Promise<TaggedCard> {
   const id = labelForCard(scope, labelId);
-  return changeCardLabels(scope, (live) => {
+  return changeCardLabels(scope, ifMatch, (live) => {
     if (live.includes(id)) return undefined;
     if (live.length >= MAX_LABELS_PER_CARD) throw new LimitReached(`A card can carry at most ${MAX_LABELS_PER_CARD} labels.`);
     return [...live, id];
@@ -280,20 +281,27 @@ export function attachLabel(scope: ScopeVia<'card'>, labelId: string): Promise<C
 }
 
 /** Takes a label off a card; a label not on it changes nothing. */
-export function detachLabel(scope: ScopeVia<'card'>, labelId: string): Promise<Card> {
+export function detachLabel(scope: ScopeVia<'card'>, labelId: string, ifMatch?: EntityTags): Promise<TaggedCard> {
   const id = labelForCard(scope, labelId);
-  return changeCardLabels(scope, (live) => (live.includes(id) ? live.filter((other) => other !== id) : undefined));
+  return changeCardLabels(scope, ifMatch, (live) => (live.includes(id) ? live.filter((other) => other !== id) : undefined));
 }
 
 /**
  * Writes a card's new label set (ids of deleted labels dropped on the way) with `card.updated`,
  * requiring the set to be as read: a label change in between makes it start again on the card as
- * it now is. One UpdateItem, answered with the card as written.
+ * it now is. One UpdateItem, answered with the card as written. An If-Match is checked after the
+ * route's own refusals (a card full of labels is 409 whatever the tag), before the answer that
+ * nothing needed writing.
  */
-function changeCardLabels(scope: ScopeVia<'card'>, change: (live: string[]) => string[] | undefined): Promise<Card> {
+function changeCardLabels(
+  scope: ScopeVia<'card'>,
+  ifMatch: EntityTags | undefined,
+  change: (live: string[]) => string[] | undefined,
+): Promise<TaggedCard> {
   return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
     const next = change(liveLabelIds(card.label_ids, board.labels));
-    if (!next) return toCard(card, board.labels);
+    requireCardMatch(ifMatch, card, board.labels);
+    if (!next) return shownCard(card, board.labels);
     return commitCardUpdate(
       scope,
       { board, item: card },

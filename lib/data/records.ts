@@ -53,6 +53,12 @@ export interface CardRecord {
   created_at: string;
   /** Ids of the labels put on the card; a deleted label's id may linger until the cleanup removes it. */
   label_ids?: Set<string>;
+  /**
+   * The card's write counter: every write of the card advances it by one in the same update, and
+   * requires it as read (lib/data/cards.ts). Its entity tag is made from it (lib/data/etags.ts).
+   * Absent on a card not written since the counter came: 0.
+   */
+  version?: number;
 }
 
 export interface LabelRecord {

@@ -18,6 +18,7 @@ export type ErrorKind =
   | 'invalid_code'
   | 'wrong_password'
   | 'resync_required'
+  | 'precondition_failed'
   | 'unavailable';
 
 export class DomainError extends Error {
@@ -90,6 +91,19 @@ export class PayloadTooLarge extends DomainError {
 export class UnsupportedMediaType extends DomainError {
   constructor(contentType: string, remedy = 'send application/json') {
     super('unsupported_media_type', `Content-Type ${JSON.stringify(contentType)} is not supported; ${remedy}.`);
+  }
+}
+
+/**
+ * An `If-Match` that names none of the card's current entity tags: nothing was written. `etag`
+ * is the current one, sent back as the answer's `ETag` so that the client can re-read and retry.
+ */
+export class PreconditionFailed extends DomainError {
+  constructor(readonly etag: string) {
+    super(
+      'precondition_failed',
+      'The card changed since the If-Match entity tag was read: nothing was written. Read it again (its current ETag is in this answer) and retry on that.',
+    );
   }
 }
 

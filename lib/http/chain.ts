@@ -10,6 +10,7 @@ import { ENV, requireEnv } from '../runtime/config';
 import { raceDeadline } from '../runtime/deadline';
 import { logger } from '../runtime/logger';
 import { COMPRESS_MIN_BYTES, compress, type Encoding, negotiateEncoding } from './compress';
+import type { Conditions } from './conditional';
 import { routeMetrics } from './metrics';
 import { parseRequest } from './parse';
 import { problemResponse } from './problem';
@@ -40,6 +41,8 @@ export interface RouteInput<R extends RouteRow, P> {
   /** The addressed board, checked for membership (board routes only). */
   scope: ScopeOf<R>;
   preloaded: P;
+  /** If-Match and If-None-Match as parsed (rows that honour them; none sent: empty). */
+  conditions: Conditions;
   event: APIGatewayProxyEventV2;
   /**
    * A retry of a request already done under its Idempotency-Key, on a row whose answer is made
@@ -54,6 +57,11 @@ export interface RouteResult {
   /** Sent as these bytes with this content type instead of `body` as JSON (a page, a script). */
   raw?: { bytes: Buffer; contentType: string };
   headers?: Record<string, string>;
+  /**
+   * The answer's entity tag from the JSON answered (a tag that hashes the bytes sent: the board
+   * tree), so that the body is serialised once. A tag known beforehand goes in `headers`.
+   */
+  etagOf?: (json: string) => string;
   /** The problem to answer when the body is over what a Lambda answer may carry (`compressed`: it already was). */
   oversize?: (compressed: boolean) => Error;
 }
@@ -113,6 +121,7 @@ export function buildRoute<R extends RouteRow, P>(
           body: state.body as BodyOf<R>,
           scope: state.scope as ScopeOf<R>,
           preloaded: state.preloaded as P,
+          conditions: state.conditions ?? {},
           event,
           replay,
         });
@@ -167,12 +176,13 @@ const finished = (answer: APIGatewayProxyStructuredResultV2): APIGatewayProxyStr
  * problem (or a generic one) is the answer, a clear 4xx instead of the gateway's 500.
  */
 function toResponse(
-  { status, body, raw, headers = {}, oversize }: RouteResult,
+  { status, body, raw, headers: own = {}, etagOf, oversize }: RouteResult,
   event: APIGatewayProxyEventV2,
 ): APIGatewayProxyStructuredResultV2 {
-  if (body === undefined && raw === undefined) return { statusCode: status, headers };
+  if (body === undefined && raw === undefined) return { statusCode: status, headers: own };
   // JSON stays a string unless it is compressed: encoding it to bytes and back costs 30 µs a board.
   const text = raw ? undefined : JSON.stringify(body);
+  const headers = etagOf && text !== undefined ? { ...own, etag: etagOf(text) } : own;
   const size = raw ? raw.bytes.length : Buffer.byteLength(text!);
   const contentType = raw?.contentType ?? 'application/json';
   const encoding = size >= COMPRESS_MIN_BYTES ? negotiateEncoding(event.headers?.['accept-encoding']) : undefined;

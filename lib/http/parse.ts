@@ -3,6 +3,7 @@ import type { Lazy } from '../contract/schemas';
 import { checkValue } from '../contract/validation';
 import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../domain/errors';
 import { isCatchAll, type RouteRow } from '../rows/row';
+import { conditionsOf } from './conditional';
 import type { RouteMiddleware } from './types';
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -13,7 +14,7 @@ const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * Path parameters, the Idempotency-Key header and the body, checked against the row's schemas
+ * Path parameters, the Idempotency-Key header, If-Match and If-None-Match (rows that honour them) and the body, checked against the row's schemas
  * before anything is looked up: size (413), media type (415), JSON object (400), then the schema
  * (400 with every issue). The contract's body rules hold for any body sent, so a route that
  * takes none still refuses one that is too large, not JSON or not an object (and ignores the
@@ -27,6 +28,7 @@ export function parseRequest(row: RouteRow): RouteMiddleware {
       const query = row.query ? (validate(row.query, event.queryStringParameters ?? {}, 'query') as Record<string, unknown>) : {};
       context.route.params = { ...query, ...path };
       if (row.idempotent) context.route.idempotencyKey = idempotencyKeyOf(event);
+      if (row.conditional) context.route.conditions = conditionsOf(event);
       if (isCatchAll(row)) return;
       const raw = event.body ?? '';
       const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { KINDS } from '../contract/error-kinds';
 import { asDomainError } from '../data/sdk-errors';
-import { MethodNotAllowed, Unauthorized } from '../domain/errors';
+import { MethodNotAllowed, PreconditionFailed, Unauthorized } from '../domain/errors';
 
 /** The one place where an error becomes an HTTP answer (RFC 9457 problem+json), by lib/contract/error-kinds.ts. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -15,6 +15,8 @@ export function problemResponse(error: unknown, requestId?: string): APIGatewayP
     headers['www-authenticate'] = known.tokenPresented ? 'Bearer error="invalid_token"' : 'Bearer';
   }
   if (known instanceof MethodNotAllowed) headers.allow = known.allow.join(', ');
+  // A refused If-Match names the state to re-read: the card's current entity tag.
+  if (known instanceof PreconditionFailed) headers.etag = known.etag;
   // Errors that say when to come back (storage busy, an Idempotency-Key in use) carry the seconds.
   const retryAfter = (known as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
   if (typeof retryAfter === 'number') headers['retry-after'] = String(retryAfter);

@@ -2,6 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Caller } from '../auth/verifier';
 import type { BoardScope } from '../data/access';
+import type { Conditions } from './conditional';
 import type { RateLimitOutcome } from './rate-limit';
 
 /** What the middlewares learn about a request, kept on the Lambda context for the handler. */
@@ -13,6 +14,8 @@ export interface RouteState {
   preloaded?: unknown;
   /** The Idempotency-Key of a row that honours one (lib/http/idempotency.ts), when sent. */
   idempotencyKey?: string;
+  /** If-Match and If-None-Match as parsed, on a row that honours them (`conditional`). */
+  conditions?: Conditions;
   startedAt: number;
   /**
    * The request's rate-limit count once started (lib/http/rate-limit.ts); it never rejects, and

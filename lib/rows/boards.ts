@@ -74,6 +74,7 @@ export const boardsGet = {
   table: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
   // A tree too large for one answer (over 6 MB even compressed) is 422, naming its columns.
   errors: [422],
+  conditional: 'read',
   cognito: [],
 } satisfies RouteRow;
 

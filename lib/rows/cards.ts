@@ -41,6 +41,7 @@ export const cardsGet = {
   params: idParams,
   success: { status: 200, schema: 'card' },
   table: ['dynamodb:BatchGetItem'],
+  conditional: 'read',
   cognito: [],
 } satisfies RouteRow;
 
@@ -62,6 +63,7 @@ export const cardsUpdate = {
   body: updateCardBody,
   success: { status: 200, schema: 'card' },
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+  conditional: 'write',
   cognito: [],
 } satisfies RouteRow;
 
@@ -84,6 +86,7 @@ export const cardsDelete = {
   success: { status: 204 },
   table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
   metric: 'CardDeleted',
+  conditional: 'write',
   cognito: [],
 } satisfies RouteRow;
 
@@ -106,6 +109,7 @@ export const cardsMove = {
   success: { status: 200, schema: 'card' },
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
   metric: 'CardMoved',
+  conditional: 'write',
   cognito: [],
 } satisfies RouteRow;
 
@@ -128,6 +132,7 @@ export const cardsLabelsAttach = {
   success: { status: 200, schema: 'card' },
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   errors: [409],
+  conditional: 'write',
   cognito: [],
 } satisfies RouteRow;
 
@@ -152,6 +157,7 @@ export const cardsLabelsDetach = {
   params: cardLabelParams,
   success: { status: 200, schema: 'card' },
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+  conditional: 'write',
   cognito: [],
 } satisfies RouteRow;
 

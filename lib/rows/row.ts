@@ -113,6 +113,12 @@ export interface RouteRow extends FunctionRow {
    */
   idempotent?: 'caller' | 'account';
   /**
+   * Conditional requests (lib/http/conditional.ts): `read`, a GET answering an entity tag and
+   * honouring `If-None-Match` (304); `write`, a change of a card honouring `If-Match` (412). Either
+   * way a malformed `If-Match` or `If-None-Match` is 400 before any lookup.
+   */
+  conditional?: 'read' | 'write';
+  /**
    * `identity`: the route calls Cognito (sign-up, sign-in, tokens), whose own quotas are far
    * lower than the API's, so the stage throttles it at the stricter `authThrottle` rate.
    */

@@ -71,6 +71,7 @@ const ERROR_CODES: Record<DomainError['kind'], SocketErrorCode> = {
   idempotency_key_in_use: 'internal',
   invalid_code: 'internal',
   wrong_password: 'internal',
+  precondition_failed: 'internal',
 };
 /** `$connect` refuses the handshake with the HTTP status of the error. */
 const CONNECT_STATUS: Partial<Record<DomainError['kind'], number>> = { unauthorized: 401, bad_request: 400, unavailable: 503 };
