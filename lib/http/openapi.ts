@@ -5,7 +5,7 @@ import { version } from '../../package.json';
 import { KINDS } from '../contract/error-kinds';
 import * as s from '../contract/schemas';
 import { documentedKeywordsOf, type Lazy } from '../contract/schemas';
-import { IdempotencyKeyInUse, IdempotencyKeyReused } from '../domain/errors';
+import { IdempotencyKeyInUse, IdempotencyKeyReused, PreconditionFailed } from '../domain/errors';
 import { type DocumentedRouteId, isCatchAll, type RouteRow, routes, routeTexts } from '../routes';
 import { type RateLimitPolicy, rateLimitOf } from '../rows/row';
 import { type ProblemExample, type RouteText, TAGS } from '../rows/text';
@@ -26,6 +26,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict with the current state (see `detail`)',
   413: 'Request body larger than 64 KiB: a problem from the service; larger than 10 MB: API Gateway\'s own `{"message": "Request Entity Too Large"}`',
   415: 'Request body sent with a Content-Type that is not JSON, or JSON declared in a charset other than UTF-8',
+  412: 'The card changed since the `If-Match` tags were read (`code` `precondition_failed`): nothing was written. `ETag` is its current tag: read it again, reapply the change and retry with that tag',
   410: 'The first event after `after` is no longer kept (`resync_required`): read the board again and go on from its `seq`',
   422: 'The answer would be larger than a Lambda function can send (6 MB); the problem says how to read it in parts',
   500: 'Unexpected failure; nothing internal is disclosed',
@@ -45,6 +46,7 @@ const EXAMPLE_DETAIL: Record<number, string> = {
   500: 'Something went wrong on our side. It has been logged; retry later.',
   410: 'The events after seq 41 are no longer kept (events are kept 604800 seconds): read the board again with GET /boards/{id} and go on from its seq.',
   503: 'The database is busy; retry shortly.',
+  412: new PreconditionFailed('"x"').detail,
 };
 
 /** The statuses the service itself may answer an operation with, besides its success. */
@@ -56,6 +58,8 @@ export function errorStatuses(row: RouteRow): number[] {
   if (row.access.scope === 'board') for (const status of [403, 404]) statuses.add(status);
   if (row.access.scope !== 'public' || row.table.length > 0 || row.cognito.length > 0) statuses.add(503);
   if (row.idempotent) for (const status of [409, 422]) statuses.add(status);
+  // A write of a card under If-Match whose tags are no longer the card's (lib/data/etags.ts).
+  if (row.conditional === 'write') statuses.add(412);
   // A registration retried under its key logs in again: with another password, that is refused.
   if (row.idempotent === 'account') statuses.add(401);
   return [...statuses].sort();
@@ -205,6 +209,7 @@ function errorResponse(status: number, row: RouteRow, text: RouteText): Json {
   const headers: Json = { 'Access-Control-Allow-Origin': header('Access-Control-Allow-Origin') };
   if (status === 401) headers['WWW-Authenticate'] = header('WWW-Authenticate');
   if (status === 503) headers['Retry-After'] = header('Retry-After');
+  if (status === 412) headers.ETag = { ...header('ETag'), description: "The card's current entity tag." };
   const idempotency = row.idempotent ? IDEMPOTENCY_ERRORS[status] : undefined;
   if (idempotency && status === 409) {
     headers['Retry-After'] = {
@@ -292,6 +297,8 @@ function successResponse(id: string, row: RouteRow): Json {
   headers['Content-Encoding'] = header('Content-Encoding');
   if (id === 'docs' || id === 'docs.file') return docsResponse(id, headers);
   if (row.idempotent) headers['Idempotent-Replayed'] = header('Idempotent-Replayed');
+  // Every answer that returns a card carries its tag, and so does the tree.
+  if (row.success.schema === 'card' || row.conditional === 'read') headers.ETag = header('ETag');
   if (id === 'openapi' || id === 'asyncapi') headers['Cache-Control'] = header('Cache-Control');
   const schema = row.success.schema
     ? responseSchema(s.responseSchemas[row.success.schema])
@@ -306,6 +313,27 @@ function successResponse(id: string, row: RouteRow): Json {
         );
   return { description: 'Success', headers, content: { 'application/json': { schema } } };
 }
+
+/** The 304 of a GET that honours If-None-Match: no body, the tag it matched. */
+const notModifiedResponse = (): Json => ({
+  description:
+    'Not modified: `If-None-Match` names the current entity tag (or is `*`): the body the client holds is current and is not sent again.',
+  headers: { 'Access-Control-Allow-Origin': header('Access-Control-Allow-Origin'), ETag: header('ETag') },
+});
+
+/** `*` or a comma-separated list of entity tags (lib/http/conditional.ts), as a header parameter's schema. */
+const ENTITY_TAGS_SCHEMA = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 4096,
+  pattern: '^\\s*(\\*|(W/)?"[^"\\s]*"(\\s*,\\s*((W/)?"[^"\\s]*")?)*)\\s*$',
+};
+
+/** The header parameters of conditional requests, by the row's kind. */
+const CONDITIONAL_PARAMETERS = {
+  read: [{ $ref: '#/components/parameters/IfNoneMatch' }],
+  write: [{ $ref: '#/components/parameters/IfMatch' }],
+} as const;
 
 /**
  * A description document (this one, the AsyncAPI one) as a typed client sees it: its version
@@ -487,7 +515,7 @@ type ObjectSchema = { properties: Record<string, Json> };
 function operationParameters(id: DocumentedRouteId, row: RouteRow, text: RouteText): Json[] | undefined {
   const params = row.params ? (requestSchema(row.params) as ObjectSchema) : undefined;
   const query = row.query ? (requestSchema(row.query) as ObjectSchema) : undefined;
-  if (!params && !query && !row.idempotent) return undefined;
+  if (!params && !query && !row.idempotent && !row.conditional) return undefined;
   return [
     ...Object.entries(params?.properties ?? {}).map(([name, schema]) => ({
       name,
@@ -498,6 +526,7 @@ function operationParameters(id: DocumentedRouteId, row: RouteRow, text: RouteTe
       example: PATH_PARAMETER_EXAMPLE[name] ?? '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
     })),
     ...(row.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ...(row.conditional ? CONDITIONAL_PARAMETERS[row.conditional] : []),
     ...Object.keys(query?.properties ?? {}).map((name) => {
       const parameter = text.query?.()[name];
       if (!parameter) throw new Error(`${id}: query parameter ${name} has no documentation`);
@@ -509,6 +538,7 @@ function operationParameters(id: DocumentedRouteId, row: RouteRow, text: RouteTe
 /** The success, every error status the service may answer, and the 429 (the service's own or the gateway's). */
 function operationResponses(id: DocumentedRouteId, row: RouteRow, text: RouteText): Json {
   const responses: Json = { [row.success.status]: successResponse(id, row) };
+  if (row.conditional === 'read') responses[304] = notModifiedResponse();
   for (const status of errorStatuses(row)) responses[status] = errorResponse(status, row, text);
   const policy = rateLimitOf(row);
   responses[429] = policy ? rateLimitedResponse(policy) : { $ref: '#/components/responses/TooManyRequests' };
@@ -526,7 +556,11 @@ function documentComponents() {
       GatewayMessage: gatewayMessageSchema(),
       RateLimitProblem: rateLimitProblemSchema(),
     },
-    parameters: { IdempotencyKey: idempotencyKeyParameter() },
+    parameters: {
+      IdempotencyKey: idempotencyKeyParameter(),
+      IfNoneMatch: ifNoneMatchParameter(),
+      IfMatch: ifMatchParameter(),
+    },
     responses: { TooManyRequests: gatewayThrottledResponse() },
     headers: { ...answerHeaders(), ...rateLimitHeaders(), ...documentHeaders() },
   };
@@ -607,6 +641,37 @@ function idempotencyKeyParameter() {
 }
 
 /** The 429 of an operation the service does not count: API Gateway's throttling alone. */
+/** `If-None-Match` on the GETs that answer an entity tag. */
+function ifNoneMatchParameter() {
+  return {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description:
+      'A cheap re-read (RFC 9110 §13.1.2): send the `ETag` of the body you hold (or several, comma-separated). When one of them is still current, or the value is `*`, the answer is 304 with that `ETag` and no body; otherwise the usual 200 with the new body and tag. ' +
+      'A 304 for a board reads only the membership and the board item, nothing of its columns or cards. It is never answered for a state older than the last write that succeeded. ' +
+      'Not `*` nor a comma-separated list of entity tags (`"…"` or `W/"…"`): 400 before anything is looked up.',
+    schema: ENTITY_TAGS_SCHEMA,
+    example: '"k3Jd9Q0aQ2mX1n8bT5s7Yw"',
+  };
+}
+
+/** `If-Match` on the writes of a card. */
+function ifMatchParameter() {
+  return {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description:
+      'An edit that must not overwrite another (RFC 9110 §13.1.1): send the card\'s `ETag` as you read it. The change goes ahead only if the card\'s current tag is listed (`*`: any existing card); a weak tag `W/"…"` never matches. ' +
+      'Otherwise 412 `precondition_failed` with the current `ETag`: nothing is written and no event is sent; read the card again, reapply the change and retry. ' +
+      'The condition is checked by the write itself: of two requests sent with the same tag, exactly one goes ahead. Every other refusal (400, 403, 404, 409) comes first. Without the header the write goes ahead as before. ' +
+      'Not `*` nor a comma-separated list of entity tags: 400 before anything is looked up.',
+    schema: ENTITY_TAGS_SCHEMA,
+    example: '"k3Jd9Q0aQ2mX1n8bT5s7Yw"',
+  };
+}
+
 function gatewayThrottledResponse() {
   return {
     description:
@@ -647,6 +712,12 @@ function answerHeaders() {
       description:
         'On bodies of 1,000 bytes or more when `Accept-Encoding` allows: `br` preferred, else `gzip`. Absent on an uncompressed body.',
       schema: { type: 'string', enum: ['br', 'gzip'] },
+    },
+    ETag: {
+      description:
+        'A strong, opaque entity tag naming exactly this body: it changes whenever the body would (for a card, any of its fields, and a label it shows renamed or deleted), never because another card changed. Send it back in `If-None-Match` to re-read cheaply, or in `If-Match` to edit the card only if nobody changed it since.',
+      required: true,
+      schema: { type: 'string', pattern: '^"[\\x21\\x23-\\x7e]*"$', maxLength: 128, examples: ['"k3Jd9Q0aQ2mX1n8bT5s7Yw"'] },
     },
     'Idempotent-Replayed': {
       description:

@@ -64,14 +64,19 @@ describe('OpenAPI document', () => {
   it.each(documentedRows())('%s documents its success status and exactly its derived error statuses', (id, row) => {
     const operation = operations.find((o) => o.operation.operationId === id)!.operation;
     const statuses = Object.keys(operation.responses).map(Number).sort();
-    expect(statuses).toEqual([row.success.status, ...errorStatuses(row), ...GATEWAY_STATUSES].sort());
+    // A GET that honours If-None-Match also answers 304.
+    const notModified = row.conditional === 'read' ? [304] : [];
+    expect(statuses).toEqual([row.success.status, ...notModified, ...errorStatuses(row), ...GATEWAY_STATUSES].sort());
     // Token-protected operations inherit the bearer requirement; public ones opt out.
     expect(operation.security).toEqual(row.access.scope === 'public' ? [] : undefined);
   });
 
   it('documents path ids as UUIDs and request bodies from the validators', () => {
     const move = operations.find((o) => o.operation.operationId === 'cards.move')!.operation;
-    expect(move.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true })]);
+    expect(move.parameters).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true }),
+      { $ref: '#/components/parameters/IfMatch' },
+    ]);
     expect(move.requestBody.content['application/json'].schema.required).toEqual(['target_column_id']);
   });
 
