@@ -10,6 +10,8 @@ export interface Trace {
   calls: number;
   sequential: number;
   capacity: number;
+  /** Read units alone (GetItem, BatchGetItem, Query, Scan). */
+  readCapacity: number;
   commands: string;
   totalMs: number;
   dynamoMs: number;
@@ -27,6 +29,8 @@ export interface Answer {
   trace?: Trace;
   /** The answer's `content-encoding` (fetch asks for `gzip, deflate` on http: URLs), if any. */
   contentEncoding?: string;
+  /** The answer's `ETag`, if any. */
+  etag?: string;
 }
 
 /** An answer read with node:http, which decodes nothing: the body's bytes as they came over the socket. */
@@ -45,6 +49,8 @@ export interface WireAnswer {
 export interface SendOptions {
   token?: string;
   body?: unknown;
+  /** More request headers (`if-none-match`, `if-match`). */
+  headers?: Record<string, string>;
 }
 
 export class Client {
@@ -57,6 +63,7 @@ export class Client {
       headers: {
         ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
         ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
       },
       body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
     });
@@ -76,6 +83,7 @@ export class Client {
       wallMs,
       trace: readTrace(response.headers),
       contentEncoding: response.headers.get('content-encoding') ?? undefined,
+      etag: response.headers.get('etag') ?? undefined,
     };
   }
 
@@ -168,6 +176,7 @@ function readTrace(headers: { get(name: string): string | null }): Trace | undef
     calls: Number(calls),
     sequential: n('x-trace-dynamodb-sequential'),
     capacity: n('x-trace-dynamodb-capacity'),
+    readCapacity: n('x-trace-dynamodb-read-capacity'),
     commands: headers.get('x-trace-dynamodb-commands') ?? '',
     totalMs,
     dynamoMs,
@@ -206,6 +215,7 @@ export class RouteSample {
       sequential: { median: median(pick((t) => t.sequential)), max: max(pick((t) => t.sequential)) },
       calls: { median: median(pick((t) => t.calls)), max: max(pick((t) => t.calls)) },
       capacity: { median: median(pick((t) => t.capacity)), max: max(pick((t) => t.capacity)) },
+      readCapacity: { median: median(pick((t) => t.readCapacity)), max: max(pick((t) => t.readCapacity)) },
       commands: commands.slice(0, 3),
       ownMs: stats(pick((t) => t.ownMs)),
       totalMs: stats(pick((t) => t.totalMs)),
@@ -236,6 +246,8 @@ export interface RouteSummary {
   sequential: { median: number; max: number };
   calls: { median: number; max: number };
   capacity: { median: number; max: number };
+  /** Read units alone: the rate limiter's count (a write) left out. */
+  readCapacity: { median: number; max: number };
   commands: string[];
   ownMs: Stats;
   totalMs: Stats;

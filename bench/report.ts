@@ -1,6 +1,7 @@
 import type { BundleReport } from './bundles';
 import { type CatchUpReport, renderCatchUp } from './catchup';
 import type { RouteSummary } from './client';
+import type { ConditionalReport } from './conditional';
 import { type ContentionReport, renderContention } from './contention';
 import type { CostReport, EventCostReport } from './cost';
 import type { DeliveryReport, DeliveryRun } from './delivery';
@@ -16,6 +17,8 @@ export const LIMITS = {
   ownP50Ms: 1,
   ownP99Ms: 5,
   treeRatio: 12,
+  /** A board's 304 against its 200, read units, at 5,000 cards (api-contract: under 1 %). */
+  notModifiedReadSharePercent: 1,
   deleteLargeBoardMs: 15_000, // "well inside" the HTTP API's 30 s: half of it
   /** The huge board (50,000 cards) must be gone, partition and lookups, within this long of its DELETE. */
   hugeBoardGoneMs: 600_000,
@@ -64,6 +67,8 @@ export interface Results {
   contention?: ContentionReport;
   /** Reading 1,000 missed events from the log (bench/catchup.ts). */
   catchUp?: CatchUpReport;
+  /** Board re-reads answered 200 and 304 (bench/conditional.ts). */
+  conditional?: ConditionalReport;
   cost?: CostReport;
   eventCost?: EventCostReport;
   errors: { phase: string; message: string }[];
@@ -138,6 +143,18 @@ export function evaluateTargets(r: Results): Target[] {
       target: 'see issue 5',
       measured: phaseFailed('latency') ?? 'not run',
       pass: false,
+    });
+  }
+
+  const largestConditional = r.conditional?.boards.at(-1);
+  if (largestConditional) {
+    targets.push({
+      name: `board re-read, ${largestConditional.cards} cards: 304 against 200`,
+      target: `< ${LIMITS.notModifiedReadSharePercent} % of the read units, nothing of columns or cards read`,
+      measured: `${largestConditional.notModified.readCapacity.median} / ${largestConditional.full.readCapacity.median} read units = ${fmt(largestConditional.readShare)} %; ${largestConditional.notModified.commands.join(' | ')}`,
+      pass:
+        largestConditional.readShare < LIMITS.notModifiedReadSharePercent &&
+        largestConditional.notModified.commands.every((c) => !c.includes('Query')),
     });
   }
 
@@ -477,6 +494,37 @@ export function renderMarkdown(r: Results): string {
           Object.entries(x.weights)
             .map(([k, w]) => `${Math.round(w * 100)}% ${k}`)
             .join(', '),
+        ]),
+      ),
+    );
+  }
+
+  if (r.conditional) {
+    out.push('## Conditional re-reads of a board (1 KB descriptions)');
+    out.push(
+      `GET /boards/{id} answered in full (200) and to an If-None-Match naming its tag (304), ${r.conditional.runs} of each in alternation. Read units are the trace's reads alone (the rate limiter's count, a write, left out).`,
+    );
+    out.push(
+      table(
+        [
+          'cards',
+          '200 read units',
+          '304 read units',
+          '304 share',
+          '200 client p50 / p99 ms',
+          '304 client p50 / p99 ms',
+          '200 sequential',
+          '304 sequential',
+        ],
+        r.conditional.boards.map((b) => [
+          b.cards,
+          b.full.readCapacity.median,
+          b.notModified.readCapacity.median,
+          `${fmt(b.readShare)} %`,
+          `${fmt(b.full.wallMs.p50, 1)} / ${fmt(b.full.wallMs.p99, 1)}`,
+          `${fmt(b.notModified.wallMs.p50, 1)} / ${fmt(b.notModified.wallMs.p99, 1)}`,
+          b.full.sequential.max,
+          b.notModified.sequential.max,
         ]),
       ),
     );

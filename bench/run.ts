@@ -6,6 +6,7 @@ import { type RunningStack, startStackProcess, stopStackProcess } from '../test/
 import { benchBundles } from './bundles';
 import { benchCatchUp } from './catchup';
 import { Client } from './client';
+import { benchConditional } from './conditional';
 import { benchContention } from './contention';
 import { costModel, eventCostModel } from './cost';
 import { benchDelivery } from './delivery';
@@ -21,6 +22,8 @@ import { benchWebhooks, renderWebhooks, type WebhookBench } from './webhooks';
  * 1. bundles as `cdk synth` makes them, and their cold import against an SDK-only bundle;
  * 2-3. round trips, capacity and own time per route (sequential warm requests, trace headers);
  * 4. throughput under concurrent load (autocannon);
+ * 4b. conditional: boards of 50, 500 and 5,000 cards re-read in full (200) and with If-None-Match
+ *    (304), read units and latency side by side;
  * 5. scale: 500- and 5,000-card trees and their bytes on the wire per encoding, deleting them and a
  *    50,000-card board, listing 1,000 boards;
  * 6. live board events: delivery latency to one watcher and to 20, the broadcaster's own work, the
@@ -41,7 +44,8 @@ import { benchWebhooks, renderWebhooks, type WebhookBench } from './webhooks';
  * the synthesized bundles, BENCH_DELIVERY_CHANGES (240 changes to one watcher), BENCH_FANOUT_CHANGES
  * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_WRITERS (16 concurrent writers) and BENCH_WRITES (10
  * writes each) of the contention phase, BENCH_CATCHUP_EVENTS (1000 changes to catch up on),
- * BENCH_SKIP=bundles,delivery,contention,catchup,load,scale,huge,webhooks leaves phases out (for trying the
+ * BENCH_CONDITIONAL_RUNS (15 re-reads of each board each way in the conditional phase),
+ * BENCH_SKIP=bundles,delivery,contention,catchup,load,conditional,scale,huge,webhooks leaves phases out (for trying the
  * bench; `huge` is the 50,000-card board of the scale phase).
  */
 
@@ -49,7 +53,7 @@ const USAGE = `usage: [BENCH_…=…] npm run bench
 
 Benchmarks the service on a local stack of its own (a temporary DATA_DIR, removed at the end) and
 writes bench/results/latest.json and latest.md; docs/performance.md says what each phase measures.
-Phases: bundles, latency, delivery, load, scale (huge: its 50,000-card board), contention,
+Phases: bundles, latency, delivery, load, conditional, scale (huge: its 50,000-card board), contention,
 catchup, webhooks. It takes 7-10 minutes on a quiet 2-core machine, far longer under load; CI
 never runs it.
 
@@ -77,6 +81,9 @@ const settings = {
   /** The large board's cards: straight into the table (default, seconds) or over HTTP (minutes here). */
   seed: process.env.BENCH_SEED === 'http' ? ('http' as const) : ('direct' as const),
   treeRuns: 7,
+  /** Boards re-read in full and with If-None-Match, and how many times each way. */
+  conditionalBoards: [50, 500, envNumber('BENCH_LARGE_BOARD', 5000)],
+  conditionalRuns: envNumber('BENCH_CONDITIONAL_RUNS', 15),
   delivery: {
     changes: envNumber('BENCH_DELIVERY_CHANGES', 240),
     fanoutChanges: envNumber('BENCH_FANOUT_CHANGES', 60),
@@ -150,6 +157,10 @@ try {
         benchLoad(client, fixtures.token, fixtures.board, settings.connections, settings.loadSeconds),
       );
     }
+    if (!skip.has('conditional'))
+      results.conditional = await phase('conditional', () =>
+        benchConditional(client, dataDir, settings.conditionalBoards, settings.seedWriters, settings.conditionalRuns),
+      );
     if (!skip.has('scale'))
       results.scale = await phase('scale', () =>
         benchScale(

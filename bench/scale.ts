@@ -595,7 +595,7 @@ async function deleteRun(
 }
 
 /** A board of `cards` cards in `columns` columns: board and columns over HTTP, cards straight into the table. */
-async function seedDirect(
+export async function seedDirect(
   client: Client,
   table: Table,
   owner: { token: string; userId: string },

@@ -86,6 +86,7 @@ describe('a client generated from GET /openapi.json (openapi-typescript + openap
         'members',
         'read tree',
         'labels',
+        'conditional requests',
         'board events',
         'realtime ticket',
         'errors',

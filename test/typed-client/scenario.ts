@@ -250,6 +250,43 @@ check(unlabelled.label_ids.length === 0, 'detach label');
 noContent('delete label', await client.DELETE('/labels/{id}', labelPath));
 step('labels');
 
+// --- conditional requests: a cheap re-read, and an edit that cannot overwrite another's ------------
+
+const treeRead = await client.GET('/boards/{id}', boardPath);
+const treeTag = treeRead.response.headers.get('etag');
+check(treeRead.response.status === 200 && treeTag !== null, 'read tree: an ETag');
+const tagged = (id: string, header: { 'If-Match'?: string; 'If-None-Match'?: string }) => ({ params: { path: { id }, header } });
+const unchanged = await client.GET('/boards/{id}', tagged(board.id, { 'If-None-Match': treeTag }));
+check(
+  unchanged.response.status === 304 && unchanged.response.headers.get('etag') === treeTag,
+  `reread tree: expected 304, got ${unchanged.response.status}`,
+);
+const cardRead = await client.GET('/cards/{id}', cardPath(first.id));
+const cardTag = cardRead.response.headers.get('etag');
+check(cardRead.response.status === 200 && cardTag !== null, 'read card: an ETag');
+const sameCard = await client.GET('/cards/{id}', tagged(first.id, { 'If-None-Match': cardTag }));
+check(sameCard.response.status === 304, `reread card: expected 304, got ${sameCard.response.status}`);
+const edited = await client.PATCH('/cards/{id}', {
+  ...tagged(first.id, { 'If-Match': cardTag }),
+  body: { description: 'Edited' },
+});
+const editedCard: Schemas['Card'] = ok('edit with If-Match', 200, edited);
+const editedTag = edited.response.headers.get('etag');
+check(editedCard.description === 'Edited' && editedTag !== null && editedTag !== cardTag, 'edit with If-Match: a new ETag');
+// Another edit on the tag read before the first: refused, with the tag to retry on.
+const stale = await client.PATCH('/cards/{id}', { ...tagged(first.id, { 'If-Match': cardTag }), body: { description: 'Lost' } });
+check(stale.response.status === 412, `stale If-Match: expected 412, got ${stale.response.status}`);
+check(problemOf('stale If-Match', stale.error).code === 'precondition_failed', 'stale If-Match: precondition_failed');
+check(stale.response.headers.get('etag') === editedTag, 'stale If-Match: the current ETag');
+const retriedEdit = await client.PATCH('/cards/{id}', {
+  ...tagged(first.id, { 'If-Match': editedTag }),
+  body: { description: 'Kept' },
+});
+check(ok('retry with the current tag', 200, retriedEdit).description === 'Kept', 'retry with the current tag');
+const newerTree = await client.GET('/boards/{id}', tagged(board.id, { 'If-None-Match': treeTag }));
+check(newerTree.response.status === 200, `reread tree after edits: expected 200, got ${newerTree.response.status}`);
+step('conditional requests');
+
 // --- the board's events: its history, and what a client that was away reads to catch up -----------
 
 const eventsOf = (query: { after?: number; limit?: number }) => ({ params: { path: { id: board.id }, query } });
