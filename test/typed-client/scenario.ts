@@ -245,11 +245,6 @@ check(
 check(treeLabels.length === 1 && firstCardLabels?.[0] === label.id, 'read tree: the label on the first card');
 step('read tree');
 
-const unlabelled = ok('detach label', 200, await client.DELETE('/cards/{id}/labels/{label_id}', onCard));
-check(unlabelled.label_ids.length === 0, 'detach label');
-noContent('delete label', await client.DELETE('/labels/{id}', labelPath));
-step('labels');
-
 // --- conditional requests: a cheap re-read, and an edit that cannot overwrite another's ------------
 
 const treeRead = await client.GET('/boards/{id}', boardPath);
@@ -286,6 +281,11 @@ check(ok('retry with the current tag', 200, retriedEdit).description === 'Kept',
 const newerTree = await client.GET('/boards/{id}', tagged(board.id, { 'If-None-Match': treeTag }));
 check(newerTree.response.status === 200, `reread tree after edits: expected 200, got ${newerTree.response.status}`);
 step('conditional requests');
+
+const unlabelled = ok('detach label', 200, await client.DELETE('/cards/{id}/labels/{label_id}', onCard));
+check(unlabelled.label_ids.length === 0, 'detach label');
+noContent('delete label', await client.DELETE('/labels/{id}', labelPath));
+step('labels');
 
 // --- the board's events: its history, and what a client that was away reads to catch up -----------
 
