@@ -10,8 +10,6 @@ export interface Trace {
   calls: number;
   sequential: number;
   capacity: number;
-  /** Read units alone (GetItem, BatchGetItem, Query, Scan). */
-  readCapacity: number;
   commands: string;
   totalMs: number;
   dynamoMs: number;
@@ -176,7 +174,6 @@ function readTrace(headers: { get(name: string): string | null }): Trace | undef
     calls: Number(calls),
     sequential: n('x-trace-dynamodb-sequential'),
     capacity: n('x-trace-dynamodb-capacity'),
-    readCapacity: n('x-trace-dynamodb-read-capacity'),
     commands: headers.get('x-trace-dynamodb-commands') ?? '',
     totalMs,
     dynamoMs,
@@ -215,7 +212,6 @@ export class RouteSample {
       sequential: { median: median(pick((t) => t.sequential)), max: max(pick((t) => t.sequential)) },
       calls: { median: median(pick((t) => t.calls)), max: max(pick((t) => t.calls)) },
       capacity: { median: median(pick((t) => t.capacity)), max: max(pick((t) => t.capacity)) },
-      readCapacity: { median: median(pick((t) => t.readCapacity)), max: max(pick((t) => t.readCapacity)) },
       commands: commands.slice(0, 3),
       ownMs: stats(pick((t) => t.ownMs)),
       totalMs: stats(pick((t) => t.totalMs)),
@@ -246,8 +242,6 @@ export interface RouteSummary {
   sequential: { median: number; max: number };
   calls: { median: number; max: number };
   capacity: { median: number; max: number };
-  /** Read units alone: the rate limiter's count (a write) left out. */
-  readCapacity: { median: number; max: number };
   commands: string[];
   ownMs: Stats;
   totalMs: Stats;
