@@ -68,7 +68,7 @@ it('an edit between the read and the write: the move is written again on the edi
     .rejectsOnce(cancelled({ Code: 'ConditionalCheckFailed', Item: edited }))
     .resolves({});
 
-  const answer = await moveCard(scope, { target_column_id: target.id });
+  const { card: answer } = await moveCard(scope, { target_column_id: target.id });
 
   expect(answer).toMatchObject({ id: asRead.id, column_id: target.id, title: 'new title', description: 'added later' });
   expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(2);
@@ -93,7 +93,7 @@ it('the condition failing on an unchanged card is not retried as a race', async 
 it('a move to the place the card has: the condition fails on the place alone, and the stored card is the answer', async () => {
   const there = { ...asRead, column_id: target.id, position: 1 };
   ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: { ...there, ev: { id: 'earlier' } } }));
-  const answer = await moveCard({ ...scope, card: there } as ScopeVia<'card'>, { target_column_id: target.id });
+  const { card: answer } = await moveCard({ ...scope, card: there } as ScopeVia<'card'>, { target_column_id: target.id });
   const { board_id: _, ...view } = there;
   expect(answer).toEqual({ ...view, label_ids: [] });
   expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
@@ -117,7 +117,7 @@ describe('a move to the place the card already has, with a race', () => {
   it('edited meanwhile: tried again on the edited card, which is already there, and answered as stored', async () => {
     const edited = { ...there, title: 'new title' };
     ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: edited }));
-    const answer = await moveCard(readThere, { target_column_id: target.id });
+    const { card: answer } = await moveCard(readThere, { target_column_id: target.id });
     expect(answer).toMatchObject({ id: there.id, title: 'new title', column_id: target.id, position: 1 });
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(2);
     expect(cardUpdate(1).ExpressionAttributeValues).toMatchObject({ ':readTitle': 'new title' });
@@ -126,7 +126,7 @@ describe('a move to the place the card already has, with a race', () => {
   it('moved there by someone else since the read: tried again from where it is now, and answered as stored', async () => {
     // Read in `from`; another move has put it where this one would: nothing to write.
     ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: there }));
-    const answer = await moveCard(scope, { target_column_id: target.id });
+    const { card: answer } = await moveCard(scope, { target_column_id: target.id });
     expect(answer).toMatchObject({ id: there.id, column_id: target.id, position: 1 });
     expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(2);
     // The retry's board condition watches the column the card is in now, not the one it was read in.
