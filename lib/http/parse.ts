@@ -14,9 +14,10 @@ const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * Path parameters, the Idempotency-Key header, If-Match and If-None-Match (rows that honour them) and the body, checked against the row's schemas
- * before anything is looked up: size (413), media type (415), JSON object (400), then the schema
- * (400 with every issue). The contract's body rules hold for any body sent, so a route that
+ * Path parameters, the Idempotency-Key header, If-Match and If-None-Match (on rows that honour
+ * them) and the body, checked against the row's schemas before anything is looked up: size
+ * (413), media type (415), JSON object (400), then the schema (400 with every issue); a malformed
+ * header is 400 too (lib/http/conditional.ts). The contract's body rules hold for any body sent, so a route that
  * takes none still refuses one that is too large, not JSON or not an object (and ignores the
  * fields of one that is, as every route ignores fields it does not name). The fallback is exempt:
  * an unknown path is 404 and a wrong method 405 whatever the body.
