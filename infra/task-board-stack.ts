@@ -16,6 +16,7 @@ import {
   ClientAttributes,
   FeaturePlan,
   UserPool,
+  type UserPoolClient,
   UserPoolEmail,
   UserPoolOperation,
 } from 'aws-cdk-lib/aws-cognito';
@@ -95,6 +96,69 @@ function functionDlqReason(row: FunctionRow): string {
   return 'Invoked synchronously by API Gateway only (HTTP or WebSocket route): a failure is answered to the client, and Lambda never retries or dead-letters synchronous invocations.';
 }
 
+/** Every function's environment but the pool triggers': the user pool and app client it verifies tokens against and calls. */
+function functionEnvironment(userPool: UserPool, appClient: UserPoolClient): Record<string, string> {
+  return {
+    [ENV.tokenIssuer]: userPool.userPoolProviderUrl,
+    [ENV.userPoolId]: userPool.userPoolId,
+    [ENV.userPoolClientId]: appClient.userPoolClientId,
+  };
+}
+
+/**
+ * The rows that call Cognito, whose own quotas are low, are throttled harder (`throttle`).
+ * RouteSettings is a raw JSON property in CloudFormation: its keys are written as-is.
+ */
+function identityRouteSettings(config: StackConfig, routeRows: Record<string, RouteRow>) {
+  return Object.fromEntries(
+    Object.values(routeRows)
+      .filter((row) => row.throttle === 'identity')
+      .map((row) => [
+        routeKeyOf(row),
+        {
+          ThrottlingRateLimit: config.authThrottle.rateLimit,
+          ThrottlingBurstLimit: config.authThrottle.burstLimit,
+          DetailedMetricsEnabled: true,
+        },
+      ]),
+  );
+}
+
+/** What the stack's parts are made with: the stage's settings, the table and the user pool. */
+interface StackBase {
+  config: StackConfig;
+  table: Table;
+  userPool: UserPool;
+  appClient: UserPoolClient;
+  /** Every function's environment but the pool triggers' (functionEnvironment). */
+  environment: Record<string, string>;
+  /** The stack's description, which each function group's nested stack repeats. */
+  description: string | undefined;
+}
+
+/** What happens to the data (table, pool, logs) when the stack is deleted. */
+const dataRemovalOf = (config: StackConfig) => (config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY);
+
+/** One of CloudWatch Logs' periods: the stage file's schema admits only those (infra/settings.ts). */
+const retentionOf = (config: StackConfig) => config.logRetentionDays as RetentionDays;
+
+const dashboardNameOf = (config: StackConfig) => `TaskBoard-${config.stage}`;
+
+/** The HTTP API's access log line: one JSON object per request, with the id problem+json bodies carry. */
+const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  method: '$context.httpMethod',
+  path: '$context.path',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+});
+
 /**
  * The service: one DynamoDB table keyed by board, a Cognito user pool, an HTTP API with one
  * function per row of the route table (lib/routes.ts), the `$default` row included, and the live
@@ -109,18 +173,44 @@ export class TaskBoardStack extends Stack {
   readonly live: LiveEvents;
   readonly webhooks: Webhooks;
 
+  // The parts in the order they are made: each uses those before it, and the templates list
+  // their resources in this order.
   constructor(scope: Construct, id: string, props: TaskBoardStackProps) {
     super(scope, id, props);
     const { config } = props;
-    const dataRemoval = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const tables = props.tables ?? { routes, socketRoutes, streamConsumers, schedules, queueConsumers, poolTriggers };
+    const table = this.boardTable(config);
+    const userPool = this.userPool(config);
+    const appClient = this.appClient(userPool);
+    const environment = functionEnvironment(userPool, appClient);
+    const base: StackBase = { config, table, userPool, appClient, environment, description: props.description };
 
+    const httpFunctions = this.withFunctions<RouteRow>(base, tables.routes, 'group');
+    this.addPoolTriggers(base, tables.poolTriggers ?? {});
+    this.live = this.liveEvents(base, tables);
+    this.webhooks = this.webhookDeliveries(base, tables.queueConsumers ?? {});
+    this.connectSockets();
+
+    const domain = this.customDomain(config);
+    const api = this.httpApi(config, domain);
+    this.addRoutes(api, httpFunctions);
+    const accessLogs = this.configureStage(api, config, tables.routes);
+
+    const monitoring = this.monitoring(base, api);
+    this.dashboard(base, api, tables.routes, accessLogs, monitoring);
+    this.acknowledgeFindings(api, userPool, monitoring);
+    this.outputs(base, api, domain, monitoring);
+  }
+
+  /** The one table, its stream and its local secondary indexes, as lib/data/table.ts defines them. */
+  private boardTable(config: StackConfig): Table {
     const table = new Table(this, 'Table', {
       partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
       sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: config.deletionProtection,
-      removalPolicy: dataRemoval,
+      removalPolicy: dataRemovalOf(config),
       // Both images: a stream record alone makes a board event (lib/data/change-events.ts).
       stream: StreamViewType[tableDefinition.streamView],
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
@@ -132,7 +222,11 @@ export class TaskBoardStack extends Stack {
         projectionType: ProjectionType[index.projection],
       });
     }
+    return table;
+  }
 
+  /** The user pool, with a warning when the stage sends its codes through Cognito's own sender. */
+  private userPool(config: StackConfig): UserPool {
     const userPool = new UserPool(this, 'Users', {
       // The service creates every user (AdminCreateUser); Cognito's SignUp is refused (lib/auth/pool.ts).
       selfSignUpEnabled: selfSignUp,
@@ -156,7 +250,7 @@ export class TaskBoardStack extends Stack {
             sesRegion: config.mailSender.sesRegion,
           })
         : UserPoolEmail.withCognito(),
-      removalPolicy: dataRemoval,
+      removalPolicy: dataRemovalOf(config),
     });
     if (!config.mailSender) {
       Annotations.of(userPool).addWarningV2(
@@ -164,8 +258,12 @@ export class TaskBoardStack extends Stack {
         `stage ${config.base}: "mailSender" is null, so codes go out through Cognito's own sender, a few dozen messages a day per account, which anyone can use up with reset requests; name an SES sender in infra/stages/${config.base}.ts (prod requires one).`,
       );
     }
-    // CDK always allows refresh tokens; the rest comes from the definition the emulator shares.
-    const appClient = userPool.addClient('ApiClient', {
+    return userPool;
+  }
+
+  /** The API's app client: CDK always allows refresh tokens; the rest comes from the definition the emulator shares. */
+  private appClient(userPool: UserPool): UserPoolClient {
+    return userPool.addClient('ApiClient', {
       authFlows: { adminUserPassword: appClientDefinition.adminUserPasswordAuth },
       generateSecret: appClientDefinition.generateSecret,
       preventUserExistenceErrors: appClientDefinition.preventUserExistenceErrors,
@@ -174,79 +272,103 @@ export class TaskBoardStack extends Stack {
       accessTokenValidity: Duration.minutes(tokenValidity.accessTokenMinutes),
       refreshTokenValidity: Duration.days(tokenValidity.refreshTokenDays),
     });
+  }
 
-    const environment = {
-      [ENV.tokenIssuer]: userPool.userPoolProviderUrl,
-      [ENV.userPoolId]: userPool.userPoolId,
-      [ENV.userPoolClientId]: appClient.userPoolClientId,
-    };
+  /**
+   * A row's function, with exactly its row's table and pool grants, in its group's nested stack
+   * (infra/layout.ts) or, as `where` says, here: the stream consumers stay here, as a moved
+   * consumer would be a second reader of each stream shard until the old one is deleted (DynamoDB
+   * Streams allows two) and would deliver every event of that window twice; so do the pool
+   * triggers (addPoolTriggers).
+   */
+  private functionOf(
+    base: StackBase,
+    rowId: string,
+    row: FunctionRow,
+    where: 'root' | 'group',
+    environment = base.environment,
+  ): ApiFunction {
+    if (this.functions.has(rowId)) throw new Error(`row id ${rowId} is in two tables`);
+    const { config } = base;
+    const id = functionIdOf(rowId);
+    const scope = where === 'root' ? this : this.groupOf(row, base.description ?? id);
+    // A log group that holds logs stays at its path here (and so at its logical id).
+    const logGroup =
+      where === 'group' && row.logGroup === 'root'
+        ? new LogGroup(new Construct(this, id), 'Logs', { retention: retentionOf(config), removalPolicy: dataRemovalOf(config) })
+        : undefined;
+    const fn = new ApiFunction(scope, id, {
+      row,
+      environment,
+      logGroup,
+      // A grouped function is named by its stack, group and row (`TaskBoard-prod-boards-BoardsList`),
+      // so that the dashboard, whose body is in this template and carries every name several
+      // times, names it in a few bytes rather than by a nested stack output (about 170 each);
+      // operators read it too. The group is in the name so that a function moved to another
+      // group gets a new name: its new copy is made before the old one is deleted.
+      functionName: where === 'group' ? `${this.stackName}-${groupOf(row)}-${id}` : undefined,
+      logRetention: retentionOf(config),
+      logRemovalPolicy: dataRemovalOf(config),
+    });
+    fn.grantTable(base.table, config.rateLimits);
+    fn.grantUserPool(base.userPool);
+    this.functions.set(rowId, fn);
+    return fn;
+  }
 
-    const tables = props.tables ?? { routes, socketRoutes, streamConsumers, schedules, queueConsumers, poolTriggers };
-    // One of CloudWatch Logs' periods: the stage file's schema admits only those (infra/settings.ts).
-    const retention = config.logRetentionDays as RetentionDays;
+  /** A function per row of a table, each beside its row and id. */
+  private withFunctions<Row extends FunctionRow>(base: StackBase, rows: Record<string, Row>, where: 'root' | 'group') {
+    return Object.entries(rows).map(([rowId, row]): [string, Row, ApiFunction] => [
+      rowId,
+      row,
+      this.functionOf(base, rowId, row, where),
+    ]);
+  }
 
-    // One function per row of every table, each with exactly its row's table and pool grants, in
-    // its group's nested stack (infra/layout.ts) but for the stream consumers, which stay here:
-    // a moved consumer would be a second reader of each stream shard until the old one is deleted
-    // (DynamoDB Streams allows two), and would deliver every event of that window twice.
-    const functionOf = (rowId: string, row: FunctionRow, where: 'root' | 'group', env: Record<string, string> = environment) => {
-      if (this.functions.has(rowId)) throw new Error(`row id ${rowId} is in two tables`);
-      const id = functionIdOf(rowId);
-      const scope = where === 'root' ? this : this.groupOf(row, props.description ?? id);
-      // A log group that holds logs stays at its path here (and so at its logical id).
-      const logGroup =
-        where === 'group' && row.logGroup === 'root'
-          ? new LogGroup(new Construct(this, id), 'Logs', { retention, removalPolicy: dataRemoval })
-          : undefined;
-      const fn = new ApiFunction(scope, id, {
-        row,
-        environment: env,
-        logGroup,
-        // A grouped function is named by its stack, group and row (`TaskBoard-prod-boards-BoardsList`),
-        // so that the dashboard, whose body is in this template and carries every name several
-        // times, names it in a few bytes rather than by a nested stack output (about 170 each);
-        // operators read it too. The group is in the name so that a function moved to another
-        // group gets a new name: its new copy is made before the old one is deleted.
-        functionName: where === 'group' ? `${this.stackName}-${groupOf(row)}-${id}` : undefined,
-        logRetention: retention,
-        logRemovalPolicy: dataRemoval,
-      });
-      fn.grantTable(table, config.rateLimits);
-      fn.grantUserPool(userPool);
-      this.functions.set(rowId, fn);
-      return fn;
-    };
-    const withFunctions = <Row extends FunctionRow>(rows: Record<string, Row>, where: 'root' | 'group') =>
-      Object.entries(rows).map(([rowId, row]): [string, Row, ApiFunction] => [rowId, row, functionOf(rowId, row, where)]);
-
-    const httpFunctions = withFunctions<RouteRow>(tables.routes, 'group');
-    // The pool's triggers stay here with the pool and get none of its settings: the pool names
-    // each trigger's function and each function's invoke permission names the pool, so a trigger
-    // in a nested stack, or one whose environment names the pool, would make a dependency cycle.
-    for (const [rowId, row] of Object.entries<PoolTriggerRow>(tables.poolTriggers ?? {})) {
-      userPool.addTrigger(POOL_OPERATIONS[row.trigger], functionOf(rowId, row, 'root', {}).fn);
+  /**
+   * The pool's triggers stay here with the pool and get none of its settings: the pool names each
+   * trigger's function and each function's invoke permission names the pool, so a trigger in a
+   * nested stack, or one whose environment names the pool, would make a dependency cycle.
+   */
+  private addPoolTriggers(base: StackBase, triggers: Record<string, PoolTriggerRow>) {
+    for (const [rowId, row] of Object.entries<PoolTriggerRow>(triggers)) {
+      base.userPool.addTrigger(POOL_OPERATIONS[row.trigger], this.functionOf(base, rowId, row, 'root', {}).fn);
     }
+  }
 
-    this.live = new LiveEvents(this, 'Live', {
-      table,
-      sockets: withFunctions<SocketRouteRow>(tables.socketRoutes, 'group'),
-      consumers: withFunctions<StreamConsumerRow>(tables.streamConsumers, 'root'),
-      schedules: withFunctions<ScheduleRow>(tables.schedules, 'group'),
+  /** The live board events (infra/realtime.ts), with the functions of their three tables. */
+  private liveEvents(base: StackBase, tables: RowTables): LiveEvents {
+    const { config } = base;
+    return new LiveEvents(this, 'Live', {
+      table: base.table,
+      sockets: this.withFunctions<SocketRouteRow>(base, tables.socketRoutes, 'group'),
+      consumers: this.withFunctions<StreamConsumerRow>(base, tables.streamConsumers, 'root'),
+      schedules: this.withFunctions<ScheduleRow>(base, tables.schedules, 'group'),
       throttle: config.socketThrottle,
       accountLogRole: config.accountLogRole,
-      logRetention: retention,
-      logRemovalPolicy: dataRemoval,
+      logRetention: retentionOf(config),
+      logRemovalPolicy: dataRemovalOf(config),
     });
-    // The queue and the key live here; the deliveries queue's consumers in their group's stack,
-    // unlike the stream consumers: an SQS event source mapping has no position to keep, and a
-    // moved one only polls the same queue beside the old one until cleanup (each message is still
-    // received by one of them at a time).
-    this.webhooks = new Webhooks(this, 'Webhooks', {
-      consumers: withFunctions<QueueConsumerRow>(tables.queueConsumers ?? {}, 'group'),
+  }
+
+  /**
+   * The webhook deliveries (infra/webhooks.ts). The queue and the key live here; the deliveries
+   * queue's consumers in their group's stack, unlike the stream consumers: an SQS event source
+   * mapping has no position to keep, and a moved one only polls the same queue beside the old one
+   * until cleanup (each message is still received by one of them at a time).
+   */
+  private webhookDeliveries(base: StackBase, consumers: Record<string, QueueConsumerRow>): Webhooks {
+    return new Webhooks(this, 'Webhooks', {
+      consumers: this.withFunctions<QueueConsumerRow>(base, consumers, 'group'),
       functions: this.functions.values(),
     });
-    // Socket addresses for the rows that name them, ManageConnections for the rows that send; a
-    // nested function gets the API id under a fixed parameter name (FunctionGroup.parameter).
+  }
+
+  /**
+   * Socket addresses for the rows that name them, ManageConnections for the rows that send; a
+   * nested function gets the API id under a fixed parameter name (FunctionGroup.parameter).
+   */
+  private connectSockets() {
     for (const fn of this.functions.values()) {
       const scope = Stack.of(fn);
       fn.useSockets(
@@ -256,14 +378,20 @@ export class TaskBoardStack extends Stack {
           : undefined,
       );
     }
+  }
 
-    const domain = config.domain
-      ? new DomainName(this, 'Domain', {
-          domainName: config.domain.name,
-          certificate: Certificate.fromCertificateArn(this, 'Certificate', config.domain.certificateArn),
-        })
-      : undefined;
-    const api = new HttpApi(this, 'Api', {
+  /** The stage's custom domain, when it names one. */
+  private customDomain(config: StackConfig): DomainName | undefined {
+    if (!config.domain) return undefined;
+    return new DomainName(this, 'Domain', {
+      domainName: config.domain.name,
+      certificate: Certificate.fromCertificateArn(this, 'Certificate', config.domain.certificateArn),
+    });
+  }
+
+  /** The HTTP API, on the custom domain when there is one, answering CORS preflights itself. */
+  private httpApi(config: StackConfig, domain: DomainName | undefined): HttpApi {
+    return new HttpApi(this, 'Api', {
       description: 'Task-board REST API',
       ...(domain ? { defaultDomainMapping: { domainName: domain } } : {}),
       corsPreflight: {
@@ -275,10 +403,15 @@ export class TaskBoardStack extends Stack {
         maxAge: Duration.minutes(10),
       },
     });
-    // Every route stays here with the API, at the construct path (and so the logical id) CDK's
-    // HttpRoute gave it (`Api/GET--boards`, the catch-all's `Api/DefaultRoute`): a route key is
-    // unique per API, and CloudFormation makes a moved route before it deletes the old one. The
-    // integration and invoke permission are beside the function (ApiFunction.integrateHttp).
+  }
+
+  /**
+   * Every route stays here with the API, at the construct path (and so the logical id) CDK's
+   * HttpRoute gave it (`Api/GET--boards`, the catch-all's `Api/DefaultRoute`): a route key is
+   * unique per API, and CloudFormation makes a moved route before it deletes the old one. The
+   * integration and invoke permission are beside the function (ApiFunction.integrateHttp).
+   */
+  private addRoutes(api: HttpApi, httpFunctions: [string, RouteRow, ApiFunction][]) {
     for (const [, row, fn] of httpFunctions) {
       const route = new Construct(api, isCatchAll(row) ? 'DefaultRoute' : `${row.method}${row.path}`);
       new CfnRoute(route, 'Resource', {
@@ -288,11 +421,13 @@ export class TaskBoardStack extends Stack {
         authorizationType: 'NONE',
       });
     }
+  }
 
-    // Structured access logs: one JSON line per request, with the id problem+json bodies carry.
+  /** The default stage's throttling, detailed metrics and structured access logs; returns the access logs' group. */
+  private configureStage(api: HttpApi, config: StackConfig, routeRows: Record<string, RouteRow>): LogGroup {
     const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention,
-      removalPolicy: dataRemoval,
+      retention: retentionOf(config),
+      removalPolicy: dataRemovalOf(config),
     });
     const stage = api.defaultStage!.node.defaultChild as CfnStage;
     // Detailed metrics: Count, 4xx, 5xx, Latency, IntegrationLatency and DataProcessed per route
@@ -302,77 +437,62 @@ export class TaskBoardStack extends Stack {
       throttlingBurstLimit: config.throttle.burstLimit,
       detailedMetricsEnabled: true,
     };
-    // The rows that call Cognito, whose own quotas are low, are throttled harder (`throttle`).
-    // RouteSettings is a raw JSON property in CloudFormation: its keys are written as-is.
-    stage.routeSettings = Object.fromEntries(
-      Object.values(tables.routes)
-        .filter((row) => row.throttle === 'identity')
-        .map((row) => [
-          routeKeyOf(row),
-          {
-            ThrottlingRateLimit: config.authThrottle.rateLimit,
-            ThrottlingBurstLimit: config.authThrottle.burstLimit,
-            DetailedMetricsEnabled: true,
-          },
-        ]),
-    );
-    stage.accessLogSettings = {
-      destinationArn: accessLogs.logGroupArn,
-      format: JSON.stringify({
-        requestId: '$context.requestId',
-        ip: '$context.identity.sourceIp',
-        requestTime: '$context.requestTime',
-        method: '$context.httpMethod',
-        path: '$context.path',
-        routeKey: '$context.routeKey',
-        status: '$context.status',
-        responseLength: '$context.responseLength',
-        latencyMs: '$context.responseLatency',
-        integrationLatencyMs: '$context.integrationLatency',
-        integrationError: '$context.integrationErrorMessage',
-      }),
-    };
+    stage.routeSettings = identityRouteSettings(config, routeRows);
+    stage.accessLogSettings = { destinationArn: accessLogs.logGroupArn, format: ACCESS_LOG_FORMAT };
+    return accessLogs;
+  }
 
-    const rootFunctions = [...this.functions].filter(([, fn]) => Stack.of(fn) === this);
-    const monitoring = new Monitoring(this, 'Monitoring', {
+  /** The alarms: this stack's functions here, each group's in its own stack. */
+  private monitoring(base: StackBase, api: HttpApi): Monitoring {
+    const functionsIn = (scope: Stack) =>
+      [...this.functions]
+        .filter(([, fn]) => Stack.of(fn) === scope)
+        .map(([rowId, fn]): [string, ApiFunction['fn']] => [rowId, fn.fn]);
+    return new Monitoring(this, 'Monitoring', {
       api,
-      functions: new Map(rootFunctions.map(([rowId, fn]) => [rowId, fn.fn])),
-      groups: [...this.groups.values()].map((group) => ({
-        scope: group,
-        group: group.group,
-        functions: [...this.functions].filter(([, fn]) => Stack.of(fn) === group).map(([rowId, fn]) => [rowId, fn.fn]),
-      })),
+      functions: new Map(functionsIn(this)),
+      groups: [...this.groups.values()].map((group) => ({ scope: group, group: group.group, functions: functionsIn(group) })),
       consumers: this.live.consumers.map(({ id, fn, deadLetters }) => ({ id, fn: fn.fn, deadLetters })),
       webhooks: this.webhooks,
-      table,
-      userPool,
-      appClient,
-      alarmEmail: config.alarmEmail,
-      runbookUrl: config.runbookUrl,
+      table: base.table,
+      userPool: base.userPool,
+      appClient: base.appClient,
+      alarmEmail: base.config.alarmEmail,
+      runbookUrl: base.config.runbookUrl,
     });
+  }
 
-    const dashboardName = `TaskBoard-${config.stage}`;
+  /** The operations dashboard (infra/dashboard.ts). */
+  private dashboard(
+    base: StackBase,
+    api: HttpApi,
+    routeRows: Record<string, RouteRow>,
+    accessLogs: LogGroup,
+    monitoring: Monitoring,
+  ) {
     new Dashboard(this, 'Operations', {
-      dashboardName,
+      dashboardName: dashboardNameOf(base.config),
       api,
-      routes: tables.routes,
+      routes: routeRows,
       functions: this.functions,
-      table,
-      userPool,
-      appClient,
+      table: base.table,
+      userPool: base.userPool,
+      appClient: base.appClient,
       socketApi: this.live.api,
       socketStage: this.live.stage,
       consumers: this.live.consumers,
       webhooks: this.webhooks,
       accessLogs,
       alarms: monitoring.alarms,
-      runbookUrl: config.runbookUrl,
+      runbookUrl: base.config.runbookUrl,
     });
+  }
 
-    this.acknowledgeFindings(api, userPool, monitoring);
-
+  /** The stack outputs: the addresses a client, an operator and `npm run sam:env` need. */
+  private outputs(base: StackBase, api: HttpApi, domain: DomainName | undefined, monitoring: Monitoring) {
+    const dashboardName = dashboardNameOf(base.config);
     new CfnOutput(this, 'ApiUrl', {
-      value: domain ? `https://${config.domain!.name}` : api.apiEndpoint,
+      value: domain ? `https://${base.config.domain!.name}` : api.apiEndpoint,
       description: 'Base URL of the REST API',
     });
     if (domain) {
@@ -390,9 +510,9 @@ export class TaskBoardStack extends Stack {
       description: `CloudWatch dashboard ${dashboardName}: alarms, routes, functions, table, live events`,
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: monitoring.topic.topicArn, description: 'Subscribe to receive alarms' });
-    new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
-    new CfnOutput(this, 'UserPoolClientId', { value: appClient.userPoolClientId });
-    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'UserPoolId', { value: base.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { value: base.appClient.userPoolClientId });
+    new CfnOutput(this, 'TableName', { value: base.table.tableName });
     new CfnOutput(this, 'WebhookQueueUrl', {
       value: this.webhooks.queue.queueUrl,
       description: 'The webhook deliveries queue (npm run sam:env; its dead letters: docs/runbook.md)',
