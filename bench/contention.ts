@@ -3,7 +3,7 @@ import type { Answer, Client } from './client';
 import { log, max, median, percentile, pool, round } from './util';
 
 /**
- * Writers racing on one board (issue 27): every write of a board is serialised by something —
+ * Writers racing on one board (the board's event log numbers every change): every write of a board is serialised by something —
  * creates into one column by the column's card-create version, and, since the event log, every
  * write of the board by its `seq` — and a write that loses a race runs again. This phase measures
  * what that costs a write: N concurrent writers, each doing K writes one after another,

@@ -66,7 +66,7 @@ export const MIX: Record<string, number> = {
  * small Puts report 2 units; DynamoDB bills 2 per item, condition checks included, so 6). Routes
  * with a transaction use the item counts of lib/data (all items < 1 KB at 200-byte descriptions),
  * plus the LSI entry written or removed (assumed billed at the transactional rate). Since the event
- * log (issue 27) every change of a board is such a transaction: its own writes, the board item's
+ * log every change of a board is such a transaction: its own writes, the board item's
  * Update (seq) and the log item's Put; what that adds is itemised by eventCostModel below.
  */
 /** Write units of the rate limiter's counter update on a counted request (api-contract.md "Rate limits"). */
@@ -506,7 +506,7 @@ export function eventCostModel(delivery: DeliveryReport, routes: RouteSummary[],
 }
 
 /**
- * Webhook deliveries (issue 30; docs/webhooks.md "Figures"): what 1,000 deliveries cost, each
+ * Webhook deliveries (docs/webhooks.md "Figures"): what 1,000 deliveries cost, each
  * delivered at its first attempt, on top of the change that made the event. Per delivery: the
  * fanout's share (its invocation, its Query of the board's webhooks, the delivery's Put, the
  * SendMessage), then the worker's (SQS receive and delete, BatchGetItem of delivery, webhook and

@@ -6,7 +6,7 @@ import { type WebhookCostReport, webhookCostModel } from './cost';
 import { median, percentile, round } from './util';
 
 /**
- * Webhook delivery latency on the local stack (issue 30; docs/webhooks.md "Figures"): the time
+ * Webhook delivery latency on the local stack (docs/webhooks.md "Figures"): the time
  * from the REST answer of a change arriving here to its delivery's POST arriving at a receiver on
  * 127.0.0.1. The path: REST write → DynamoDB Local's stream → the local poller → the change
  * reader (events.broadcast: the webhook fanout beside the sockets) (Query of the board's webhooks, delivery Put, SendMessage) → the local SQS stand-in → Lambda's

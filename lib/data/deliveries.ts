@@ -12,7 +12,7 @@ import { cancellationCodes } from './sdk-errors';
 import { keys, TTL_ATTRIBUTE } from './table';
 
 /**
- * Webhook deliveries (../shared/spec/webhooks.md "Deliveries"; docs/webhooks.md "The pipeline"):
+ * Webhook deliveries (docs/reference.md "Webhooks"; docs/webhooks.md "The pipeline"):
  * the delivery items `WEBHOOK#<id> / DELIVERY#<ms>#<msg id>` and the messages of the deliveries
  * queue that drive their attempts. Storage and the queue only: the attempt itself (address check,
  * signing, HTTP) is lib/webhooks/attempt.ts, and the worker's flow lib/queue/deliver.ts.

@@ -19,7 +19,7 @@ import { keys, TTL_ATTRIBUTE } from './table';
 import { boardSeqOf, callerStillOwner, type StoredWebhook, seqUnchanged, VERSION_STEP } from './webhook-creators';
 
 /**
- * A board's webhooks (../shared/spec/webhooks.md, "Managing webhooks"; docs/webhooks.md). Each is an
+ * A board's webhooks (docs/reference.md, "Webhooks"; docs/webhooks.md). Each is an
  * item of the board's partition (`WEBHOOK#<id>`, after every tree range) with a lookup
  * (`WEBHOOK#<id> / #LOOKUP` -> board id) for the `/webhooks/{id}` routes; the board item's
  * `webhook_count` caps them at 10, kept in the same transaction as every create and delete, with

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Where a webhook may be delivered (../shared/spec/webhooks.md; docs/webhooks.md says why). The
+ * Where a webhook may be delivered (docs/reference.md, "Webhooks"; docs/webhooks.md says why). The
  * pure half of the service's SSRF boundary: the URL rules (checked when a webhook is created or
  * changed, and again at every attempt) and the verdict on each address a name resolves to. The DNS
  * look-up itself is lib/webhooks/resolve.ts; nothing here does I/O (`BlockList` is node:net's

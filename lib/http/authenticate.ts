@@ -16,7 +16,7 @@ export function authenticate(): RouteMiddleware {
       if (!/^bearer\s/i.test(header)) {
         throw new Unauthorized('An access token is required: send Authorization: Bearer <token>.', false);
       }
-      // The scheme must be written `Bearer` exactly (issue 4): `bearer x` is a rejected token.
+      // The scheme must be written `Bearer` exactly (the contract's header, case and all): `bearer x` is a rejected token.
       const token = BEARER.exec(header)?.[1];
       if (!token) throw new Unauthorized(INVALID_TOKEN, true);
       context.route.caller = await verifyAccessToken(token);

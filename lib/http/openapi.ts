@@ -412,7 +412,7 @@ function docsResponse(id: 'docs' | 'docs.file', headers: Json): Json {
 }
 
 /** The deployed form of `servers`; the served document names the origin it was requested from instead. */
-export const DEPLOYED_SERVERS = [
+const DEPLOYED_SERVERS = [
   {
     url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
     // The variables' own `description`s are valid 3.1, but swagger-parser's bundled schema (13.x)

@@ -4,7 +4,7 @@ import type { QueueConsumerRow, RouteRow } from './row';
 import type { RouteText } from './text';
 
 /**
- * A board's webhooks (../shared/spec/webhooks.md, "Managing webhooks"): owners only, on every route.
+ * A board's webhooks (docs/reference.md, "Webhooks"): owners only, on every route.
  * Create and rotate make a secret, sealed with the webhooks' KMS key (`kms:Encrypt` only: no route
  * ever decrypts one); ping enqueues one delivery. The rows whose bodies carry a URL read
  * WEBHOOK_ALLOW_HOSTS at cold start.

@@ -4,7 +4,7 @@ import { deliveryTarget, pinnedLookup, type Resolver } from './resolve';
 import { signatureHeaders } from './signature';
 
 /**
- * One delivery attempt (../shared/spec/webhooks.md "Deliveries"; docs/webhooks.md "Attempts"):
+ * One delivery attempt (docs/reference.md "Webhooks"; docs/webhooks.md "Attempts"):
  * the address check at this attempt (`deliveryTarget`: the URL rules, one look-up, every answer
  * judged), then a POST of the exact body string over node:http/https to the checked address only
  * (`pinnedLookup`), signed with the three Standard Webhooks headers. One limit (10 s) covers the

@@ -1,7 +1,7 @@
 import { ENV } from '../runtime/config';
 
 /**
- * The delays between a delivery's attempts (../shared/spec/webhooks.md, "Deliveries"): about 5 s,
+ * The delays between a delivery's attempts (docs/reference.md, "Webhooks"): about 5 s,
  * 5 min, 30 min, 2 h, 5 h, 10 h, 10 h by default, 8 attempts over about a day. n delays make n + 1
  * attempts. `WEBHOOK_RETRY_SCHEDULE` overrides it (the local stack's tests: "1,1", or "" for a
  * single attempt).

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 /**
  * Webhook signatures as the Standard Webhooks specification (standardwebhooks.com) defines them, so
- * that any of its published verifiers accepts a delivery (../shared/spec/webhooks.md, "Deliveries"):
+ * that any of its published verifiers accepts a delivery (docs/reference.md, "Webhooks"):
  * - `webhook-id`: the delivery's id, the same on every attempt;
  * - `webhook-timestamp`: the attempt's time, in Unix seconds;
  * - `webhook-signature`: `v1,<base64 of HMAC-SHA256 over "<id>.<timestamp>.<body>">` keyed with the

@@ -13,7 +13,7 @@ import { closeAllSockets, connect, type Frame } from '../support/sockets';
 import { eventually } from '../support/wait';
 
 /**
- * Webhook deliveries (../shared/spec/webhooks.md "Deliveries") over the real local stack: REST
+ * Webhook deliveries (docs/reference.md "Webhooks") over the real local stack: REST
  * changes, the table's stream, the fanout, the local SQS stand-in, the delivery worker, and real
  * HTTP receivers on 127.0.0.1, with the real resolver. This file starts a stack of its own with a
  * short retry schedule ("1,1": three attempts a second apart) and only 127.0.0.1 allowed, so that

@@ -13,7 +13,7 @@ import { localDocumentClient, localEnv, readPartition } from '../support/local-t
 import { eventually } from '../support/wait';
 
 /**
- * "Managing webhooks" (../shared/spec/webhooks.md): the eight owner routes over HTTP,
+ * "Managing webhooks" (docs/reference.md, "Webhooks"): the eight owner routes over HTTP,
  * against a local stack of this file's own, whose WEBHOOK_ALLOW_HOSTS is `localhost` alone (so
  * every spelling of 127.0.0.1 is refused like any other non-public address, and a receiver on this
  * machine is reached as `http://localhost`) and whose WEBHOOK_RETRY_SCHEDULE is empty (one attempt a
