@@ -216,7 +216,12 @@ export function evaluateTargets(r: Results): Target[] {
       });
     }
   } else {
-    targets.push({ name: 'scale runs', target: 'the scale targets (docs/performance.md)', measured: phaseFailed('scale') ?? 'not run', pass: false });
+    targets.push({
+      name: 'scale runs',
+      target: 'the scale targets (docs/performance.md)',
+      measured: phaseFailed('scale') ?? 'not run',
+      pass: false,
+    });
   }
 
   if (r.delivery) {
