@@ -21,21 +21,40 @@ function watchBoard({ api, boardId, login, onChange = () => {}, onNote = () => {
   let token;
   let board; // the copy: GET /boards/{id}, then every event applied to it
   let last = 0; // the seq of the last change applied
+  let etag; // the tree's entity tag when it was last read whole: If-None-Match re-reads it for one item
   const held = new Map(); // events received ahead of a gap (or while catching up), by seq
   let catchingUp = false;
   let socket;
   let stopped = false;
 
-  const get = async (path) => {
-    const response = await fetch(api + path, { headers: { authorization: `Bearer ${token}` } });
-    return { status: response.status, body: await response.json() };
+  const get = async (path, headers = {}) => {
+    const response = await fetch(api + path, { headers: { authorization: `Bearer ${token}`, ...headers } });
+    const body = response.status === 304 ? undefined : await response.json();
+    return { status: response.status, etag: response.headers.get('etag'), body };
   };
 
   /** The tree, as the server has it now: every change up to its seq is in it. */
   async function readTree() {
-    const { status, body } = await get(`/boards/${boardId}`);
+    const { status, body, etag: tag } = await get(`/boards/${boardId}`);
     if (status !== 200) throw new Error(`GET /boards/${boardId} answered ${status}: ${body.detail}`);
     board = body;
+    etag = tag;
+    last = body.seq;
+    for (const seq of held.keys()) if (seq <= last) held.delete(seq);
+    onChange(board, { type: 'board.tree', seq: last });
+  }
+
+  /**
+   * While no socket is open, the copy is kept current by asking whether the tree changed since it
+   * was read (If-None-Match): 304 when it did not, for the price of the membership check and the
+   * board's own item; the whole tree only when it did.
+   */
+  async function refreshTree() {
+    if (!board || !etag || !token) return;
+    const { status, body, etag: tag } = await get(`/boards/${boardId}`, { 'if-none-match': etag });
+    if (status !== 200 || body.seq <= last) return; // 304: unchanged
+    board = body;
+    etag = tag;
     last = body.seq;
     for (const seq of held.keys()) if (seq <= last) held.delete(seq);
     onChange(board, { type: 'board.tree', seq: last });
@@ -55,6 +74,7 @@ function watchBoard({ api, boardId, login, onChange = () => {}, onNote = () => {
       openSocket(`${url}?ticket=${encodeURIComponent(ticket)}`);
     } catch (error) {
       onNote(`could not connect (${error.message}); trying again in 5 s`);
+      await refreshTree().catch(() => {});
       setTimeout(connect, 5000);
     }
   }
