@@ -915,14 +915,15 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
     );
   });
 
-  it('cards.update: only the title and description of the card item change', async () => {
+  it('cards.update: only the title and description of the card item change (and its write counter)', async () => {
     await massProperty(
       (x) => ({ method: 'PATCH', path: `/cards/${x.A.cards[0]}`, body: { title: unique('Card'), description: unique('Text') } }),
       async (reply, changes, _sent, before) => {
         expect(changes).toEqual({
           added: [nextLog(before)],
           removed: [],
-          changed: { [A(w, '#BOARD')]: ['seq'], [A(w, `CARD#${w.A.cards[0]}`)]: ['description', 'title'] },
+          // `version`: the card's write counter (its ETag's part), the service's own, never the body's.
+          changed: { [A(w, '#BOARD')]: ['seq'], [A(w, `CARD#${w.A.cards[0]}`)]: ['description', 'title', 'version'] },
         });
         await expectLogged(before, 'card.updated', w.owner.id);
         expect(reply.body).toMatchObject({ id: w.A.cards[0] });
@@ -943,7 +944,7 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
         expect(changes.removed).toEqual([]);
         expect(Object.keys(changes.changed).sort()).toEqual([A(w, '#BOARD'), card].sort());
         expect(changes.changed[A(w, '#BOARD')]).toEqual(['seq']);
-        expect(['colpos', 'column_id', 'position']).toEqual(expect.arrayContaining(changes.changed[card]!));
+        expect(['colpos', 'column_id', 'position', 'version']).toEqual(expect.arrayContaining(changes.changed[card]!));
         await expectLogged(before, 'card.moved', w.owner.id);
         expect(reply.body).toMatchObject({ id: w.A.cards[0], column_id: w.A.columns[target], position: 1 });
       },
@@ -1135,7 +1136,7 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
         expect(changes).toEqual({
           added: [nextLog(before)],
           removed: [],
-          changed: { [A(w, '#BOARD')]: ['seq'], [A(w, `CARD#${w.A.cards[0]}`)]: ['label_ids'] },
+          changed: { [A(w, '#BOARD')]: ['seq'], [A(w, `CARD#${w.A.cards[0]}`)]: ['label_ids', 'version'] },
         });
         const card = await itemOf(`BOARD#${w.A.id}`, `CARD#${w.A.cards[0]}`);
         expect(card?.label_ids === undefined ? [] : [...(card.label_ids as Set<string>)]).toEqual(on ? [w.labelA] : []);
