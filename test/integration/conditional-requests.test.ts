@@ -54,22 +54,16 @@ function expectStatus(reply: Reply, status: number) {
   if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status}: ${JSON.stringify(reply.body)}`);
 }
 
-/** The card's current tag, from a 200. */
-async function tagOfCard(user: TestUser, id: string): Promise<string> {
-  const reply = await getCard(user, id);
+/** The current tag of a card or a board, from a 200 to its GET. */
+async function tagFrom(read: Promise<Reply>): Promise<string> {
+  const reply = await read;
   expectStatus(reply, 200);
   const tag = etagOf(reply);
   expect(tag).toMatch(STRONG_TAG);
   return tag!;
 }
-
-async function tagOfBoard(user: TestUser, id: string): Promise<string> {
-  const reply = await getBoard(user, id);
-  expectStatus(reply, 200);
-  const tag = etagOf(reply);
-  expect(tag).toMatch(STRONG_TAG);
-  return tag!;
-}
+const tagOfCard = (user: TestUser, id: string) => tagFrom(getCard(user, id));
+const tagOfBoard = (user: TestUser, id: string) => tagFrom(getBoard(user, id));
 
 /** An owner, a board with two columns, two cards in the first and a label; `write` prepared for. */
 async function setup(write?: (typeof WRITES)[number]) {

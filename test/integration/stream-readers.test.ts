@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import http, { type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context } from 'aws-lambda';
 import { streamConsumers } from '../../lib/routes';
 import { call, newBoard, newColumn, newUser } from '../support/api';
-import { closeServers } from '../support/http-servers';
+import { closeServers, startJsonReceiver } from '../support/http-servers';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { closeAllSockets, connect } from '../support/sockets';
@@ -44,25 +43,10 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A real HTTP receiver on 127.0.0.1 that answers 204 and keeps every event it got. */
+/** A webhook receiver (test/support/http-servers.ts) and the bodies it got of one event. */
 async function receiver() {
-  const received: Record<string, unknown>[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      res.writeHead(204).end();
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hooks/in`,
-    received,
-    of: (eventId: string) => received.filter((r) => r.event_id === eventId),
-  };
+  const { url: target, received } = await startJsonReceiver(servers);
+  return { url: target, received, of: (eventId: string) => received.filter((r) => r.event_id === eventId) };
 }
 
 /** The stream record of a log item's INSERT, as the event source hands it over (its image as the table holds it). */

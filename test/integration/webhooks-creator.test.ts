@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import http, { type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { call, newBoard, newColumn, newUser, type TestUser } from '../support/api';
-import { closeServers } from '../support/http-servers';
+import { closeServers, startJsonReceiver } from '../support/http-servers';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../support/local-process';
 import { localDocumentClient, localEnv, readPartition, runStorageCodeOn } from '../support/local-table';
 import { eventually } from '../support/wait';
@@ -54,21 +53,11 @@ afterAll(async () => {
 
 const WAIT_MS = 120_000;
 
-/** A real HTTP receiver on 127.0.0.1 that keeps every event body it gets. */
+/** A webhook receiver (test/support/http-servers.ts) and the titles of the cards it was told of. */
 async function receiver() {
-  const received: Record<string, any>[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      res.writeHead(204).end();
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { url: target, received } = await startJsonReceiver(servers);
   const titles = () => received.filter((event) => event.type === 'card.created').map((event) => event.card.title as string);
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/in`, received, titles };
+  return { url: target, received, titles };
 }
 type Receiver = Awaited<ReturnType<typeof receiver>>;
 

@@ -102,13 +102,18 @@ const conditionFailed = () => Object.assign(new Error('condition'), { name: 'Con
 /** What a single write gets while a transaction is in flight on its item (the SDK does not retry it). */
 const transactionConflict = () => Object.assign(new Error('conflict'), { name: 'TransactionConflictException' });
 
-beforeEach(() => {
+/** The table's writes all succeed, with nothing read yet (`items` says what the reads answer). */
+function storageAnswersWrites() {
   ddb.reset();
-  sqs.reset();
-  attempts = [];
   ddb.on(UpdateCommand).resolves({});
   ddb.on(TransactWriteCommand).resolves({});
   ddb.on(DeleteCommand).resolves({});
+}
+
+beforeEach(() => {
+  storageAnswersWrites();
+  sqs.reset();
+  attempts = [];
   sqs.on(SendMessageCommand).resolves({});
 });
 
@@ -185,10 +190,7 @@ describe('the delivery worker', () => {
     expect(updates()[0]!.ExpressionAttributeValues).toMatchObject({ ':failed': 'failed', ':error': 'webhook_disabled' });
     expect(attempts).toEqual([]);
 
-    ddb.reset();
-    ddb.on(UpdateCommand).resolves({});
-    ddb.on(TransactWriteCommand).resolves({});
-    ddb.on(DeleteCommand).resolves({});
+    storageAnswersWrites();
     items(delivery({ type: 'webhook.ping', seq: null }), webhook({ active: false, disabled_reason: 'failing' }));
     expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('delivered');
     expect(attempts).toHaveLength(1);
@@ -201,10 +203,7 @@ describe('the delivery worker', () => {
     expect(updates()[0]!.ExpressionAttributeValues).toMatchObject({ ':failed': 'failed', ':error': 'webhook_disabled' });
     expect(attempts).toEqual([]);
 
-    ddb.reset();
-    ddb.on(UpdateCommand).resolves({});
-    ddb.on(TransactWriteCommand).resolves({});
-    ddb.on(DeleteCommand).resolves({});
+    storageAnswersWrites();
     // An event committed after it was switched on goes out.
     items(delivery({ seq: 4 }), webhook({ active: true, from_seq: 3 } as Partial<WebhookRecord>));
     expect(await deliverMessage(message, deps({ ok: true, status_code: 200, error: null }))).toBe('delivered');
