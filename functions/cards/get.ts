@@ -9,7 +9,7 @@ import { cardsGet } from '../../lib/rows/cards';
  * holds is answered 304 without the body.
  */
 export const handler = route(cardsGet, async ({ scope, conditions }) => {
-  const { card, etag } = shownCard(scope.card, scope.board.labels);
+  const { card, etag } = shownCard(scope.card, scope.board);
   if (conditions.ifNoneMatch && matchesWeakly(conditions.ifNoneMatch, etag)) return { status: 304, headers: { etag } };
   return { status: 200, body: card, headers: { etag } };
 });

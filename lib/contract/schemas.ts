@@ -1,6 +1,17 @@
 import * as v from 'valibot';
 import { BOARD_EVENT_KINDS, type BoardEventKind } from '../domain/events';
-import { MAX_DESCRIPTION_LENGTH, MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD, MAX_SEQ, MAX_TOKEN_LENGTH } from '../domain/limits';
+import {
+  DEFAULT_COMMENTS_PAGE,
+  MAX_ASSIGNEES_PER_CARD,
+  MAX_COMMENT_LENGTH,
+  MAX_COMMENTS_PAGE,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_LABELS_PER_BOARD,
+  MAX_LABELS_PER_CARD,
+  MAX_SEQ,
+  MAX_TOKEN_LENGTH,
+  MAX_TREE_QUERY_LENGTH,
+} from '../domain/limits';
 import { KINDS } from './error-kinds';
 
 /**
@@ -134,6 +145,28 @@ const role = () =>
     about('`owner`: everything, including deleting the board and managing members; `member`: everything else.'),
   );
 
+/**
+ * A point in time as a client sends it: ISO 8601 in UTC with a `Z` (seconds, optionally a
+ * fraction), a real calendar date. Stored and answered with milliseconds, as every timestamp.
+ */
+const TIMESTAMP_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
+const instant = () =>
+  v.pipe(
+    v.string(),
+    documented(v.regex(TIMESTAMP_SHAPE, 'must be an ISO 8601 UTC timestamp ending in Z, such as 2026-12-01T17:00:00.000Z'), {
+      format: 'date-time',
+      maxLength: 30,
+    }),
+    v.check((text: string) => isCalendarInstant(text), 'must be a real date and time'),
+    v.transform((text: string) => new Date(text).toISOString()),
+  );
+/** Whether the date and time written exist (no 30 February, no hour 24): Date would roll them over. */
+function isCalendarInstant(text: string): boolean {
+  const time = Date.parse(text);
+  if (Number.isNaN(time)) return false;
+  return new Date(time).toISOString().slice(0, 19) === text.slice(0, 19);
+}
+
 const POSITION_RULES =
   'The new position is (before + after) / 2 with both, before + 1.0 with only `before_id`, ' +
   'after - 1.0 with only `after_id`, and 1.0 with neither.';
@@ -207,6 +240,48 @@ export const deliveriesQuery = /* @__PURE__ */ onFirstUse(() =>
   }),
 );
 export const cardLabelParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid(), label_id: uuid() }));
+export const cardAssigneeParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid(), user_id: uuid() }));
+
+/** `GET /cards/{id}/comments`: where to start and how many. */
+export const commentsQuery = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    after: v.pipe(
+      v.optional(uuid()),
+      about('The `next` of the previous page: the comments written after that one. Omitted: from the first comment.'),
+    ),
+    limit: v.optional(
+      wholeNumber(
+        1,
+        MAX_COMMENTS_PAGE,
+        `The most comments to return, 1 to ${MAX_COMMENTS_PAGE} (default ${DEFAULT_COMMENTS_PAGE}).`,
+        '50',
+      ),
+      String(DEFAULT_COMMENTS_PAGE),
+    ),
+  }),
+);
+
+/** `GET /boards/{id}`: the tree's filters, all optional, combined with AND. */
+export const treeQuery = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    label_id: v.pipe(v.optional(uuid()), about('Only the cards that carry this label.')),
+    assignee_id: v.pipe(v.optional(uuid()), about('Only the cards assigned to this user.')),
+    due_before: v.pipe(
+      v.optional(instant()),
+      about(
+        'Only the cards whose due date is strictly earlier than this (cards without one are left out).',
+        '2026-12-01T00:00:00Z',
+      ),
+    ),
+    q: v.pipe(
+      v.optional(v.pipe(v.string(), wellFormed(), characters({ minLength: 1, maxLength: MAX_TREE_QUERY_LENGTH }))),
+      about(
+        `Only the cards whose title or description contains this text, compared case-insensitively; 1 to ${MAX_TREE_QUERY_LENGTH} characters.`,
+        'release',
+      ),
+    ),
+  }),
+);
 export const memberParams = /* @__PURE__ */ onFirstUse(() => v.object({ id: uuid(), user_id: uuid() }));
 
 export const registerBody = /* @__PURE__ */ onFirstUse(() =>
@@ -330,6 +405,24 @@ export const updateCardBody = /* @__PURE__ */ onFirstUse(() =>
         'The new description; null or omitted leaves the description unchanged (null does NOT clear it: a description cannot go back to null, send "" to empty it).',
         'Cover the new label endpoints and the move rules.',
       ),
+    ),
+    due_at: v.pipe(
+      v.nullish(instant()),
+      about(
+        'The new due date, ISO 8601 UTC with `Z`; null or omitted leaves it unchanged (`DELETE /cards/{id}/due` clears it).',
+        '2026-12-01T17:00:00.000Z',
+      ),
+    ),
+  }),
+);
+
+const commentBody = () =>
+  v.pipe(v.string(), wellFormed(), characters({ minLength: 1, maxLength: MAX_COMMENT_LENGTH }), notBlank());
+export const commentBodyBody = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    body: v.pipe(
+      commentBody(),
+      about(`1 to ${MAX_COMMENT_LENGTH} characters, at least one not whitespace; stored as sent.`, 'Blocked on the API review.'),
     ),
   }),
 );
@@ -494,8 +587,61 @@ export const card = /* @__PURE__ */ onFirstUse(() =>
           `The labels on the card, in the board's label order (name, case-insensitively, then id); at most ${MAX_LABELS_PER_CARD}.`,
         ),
       ),
+      due_at: v.pipe(v.nullable(timestamp('When the card is due')), about('When the card is due; null when it has no due date.')),
+      assignee_ids: v.pipe(
+        v.array(id('A member of the board.')),
+        v.maxLength(MAX_ASSIGNEES_PER_CARD),
+        about(
+          `The members assigned to the card, in the order they were assigned; at most ${MAX_ASSIGNEES_PER_CARD}. A member who leaves the board is gone from every card at once.`,
+        ),
+      ),
+      archived_at: v.pipe(
+        v.nullable(timestamp('When the card was archived')),
+        about('When the card was archived; null unless it is archived (an archived card is in no column of the tree).'),
+      ),
+      comment_count: v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(0),
+        v.metadata({ format: 'int32', description: 'How many comments the card has now.', examples: [3] }),
+      ),
     }),
     about('A card.'),
+  ),
+);
+const archivedCardList = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(v.array(card()), about("The board's archived cards, most recently archived first (ties: id); not paginated.")),
+);
+export const comment = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.strictObject({
+      id: id('The comment id (time-ordered: a later comment of the card has a higher id).'),
+      card_id: id('The card the comment is on.'),
+      author_id: id('The user who wrote it.'),
+      body: v.pipe(commentBody(), about('The text, as sent.', 'Blocked on the API review.')),
+      created_at: timestamp('When the comment was written'),
+      edited_at: v.pipe(
+        v.nullable(timestamp('When the comment was last edited')),
+        about('When it was last edited; null until then.'),
+      ),
+    }),
+    about('A comment on a card.'),
+  ),
+);
+const commentPage = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.strictObject({
+      comments: v.pipe(
+        v.array(comment()),
+        v.maxLength(MAX_COMMENTS_PAGE),
+        about('The comments after `after`, oldest first, at most `limit`.'),
+      ),
+      next: v.pipe(
+        v.nullable(id('The last comment of this page.')),
+        about("Pass as `after` for the next page; null when this page ends the card's comments."),
+      ),
+    }),
+    about("A page of a card's comments."),
   ),
 );
 export const label = /* @__PURE__ */ onFirstUse(() =>
@@ -897,6 +1043,9 @@ export const responseSchemas = {
   column,
   columnWithCards,
   card,
+  archivedCardList,
+  comment,
+  commentPage,
   label,
   labelList,
   member,

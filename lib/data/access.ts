@@ -6,6 +6,8 @@ import {
   type CardRecord,
   type ColumnLookup,
   type ColumnRecord,
+  type CommentLookup,
+  type CommentRecord,
   isLiveLabel,
   type LabelRecord,
   type MemberRecord,
@@ -21,7 +23,7 @@ import { type ItemKey, keys } from './table';
 export type AccessRule =
   | { scope: 'public' }
   | { scope: 'user' }
-  | { scope: 'board'; via: 'board' | 'column' | 'card' | 'label' | 'webhook'; role: Role };
+  | { scope: 'board'; via: 'board' | 'column' | 'card' | 'label' | 'webhook' | 'comment'; role: Role };
 
 /** Ids named in the request besides the addressed one, fetched in the same round trips. */
 export interface RelatedIds {
@@ -57,7 +59,10 @@ interface Addressed {
     /** Card-create version of the addressed column, read before anything else (lib/data/cards.ts). */
     columnCardVersion: number;
   };
+  /** The card, archived or not (`archived_at`). */
   card: { card: CardRecord };
+  /** The comment and the card it is on (archived or not). */
+  comment: { comment: CommentRecord; card: CardRecord };
   label: { label: LabelRecord };
   webhook: { webhook: WebhookRecord };
 }
@@ -76,15 +81,37 @@ export type Preload<P> = (found: { boardId: string; columnId?: string }) => Prom
 
 const present = (ids: (string | null | undefined)[] = []) => [...new Set(ids.filter((id): id is string => !!id))];
 
-/** How a board route reaches the addressed child: its id lookup, its item, and its name in a 404. */
+/**
+ * How a board route reaches the addressed child: its id lookup, the keys of what to read with it
+ * (from what the lookup says), and its name in a 404. A card's lookup says whether it is archived,
+ * so the card is read at its one key; a comment's names its card, read at both keys (archived or
+ * not: one read unit more than needed, and no round trip more).
+ */
 const CHILD_WAYS = {
-  column: { lookup: keys.columnLookup, item: keys.column, what: 'Column' },
-  card: { lookup: keys.cardLookup, item: keys.card, what: 'Card' },
-  label: { lookup: keys.labelLookup, item: keys.label, what: 'Label' },
-  webhook: { lookup: keys.webhookLookup, item: keys.webhook, what: 'Webhook' },
+  column: { lookup: keys.columnLookup, items: (boardId, id) => [keys.column(boardId, id)], what: 'Column' },
+  card: {
+    lookup: keys.cardLookup,
+    items: (boardId, id, lookup) => [lookup?.archived ? keys.archivedCard(boardId, id) : keys.card(boardId, id)],
+    what: 'Card',
+  },
+  comment: {
+    lookup: keys.commentLookup,
+    items: (boardId, id, lookup) => {
+      const cardId = (lookup as CommentLookup | undefined)?.card_id;
+      if (!cardId) return [];
+      return [keys.comment(boardId, cardId, id), keys.card(boardId, cardId), keys.archivedCard(boardId, cardId)];
+    },
+    what: 'Comment',
+  },
+  label: { lookup: keys.labelLookup, items: (boardId, id) => [keys.label(boardId, id)], what: 'Label' },
+  webhook: { lookup: keys.webhookLookup, items: (boardId, id) => [keys.webhook(boardId, id)], what: 'Webhook' },
 } as const satisfies Record<
   Exclude<Via, 'board'>,
-  { lookup: (id: string) => ItemKey; item: (boardId: string, id: string) => ItemKey; what: string }
+  {
+    lookup: (id: string) => ItemKey;
+    items: (boardId: string, id: string, lookup: (CardLookup & Partial<CommentLookup>) | undefined) => ItemKey[];
+    what: string;
+  }
 >;
 
 /** The kinds of related ids, in the order their keys go into each round trip. */
@@ -99,10 +126,11 @@ const RELATED_ORDER: RelatedKind[] = ['columns', 'cards', 'labels'];
 /** The related ids named in the request, each once, by kind. */
 type RelatedIdLists = Record<RelatedKind, string[]>;
 
-/** The board the addressed id belongs to, as its lookup (or the id itself) says. */
+/** The board the addressed id belongs to, as its lookup (or the id itself) says, and the lookup itself. */
 interface BoardReached {
   boardId: string;
   columnCardVersion: number;
+  lookup?: CardLookup & Partial<CommentLookup>;
 }
 
 /**
@@ -127,10 +155,11 @@ export async function resolveBoardScope<P>(
   const reached = boardReached(rule.via, addressedId, lookups);
   const { boardId } = reached;
 
-  const [items, preloaded] = await Promise.all([
-    getItems(scopeItemKeys(rule.via, callerId, addressedId, boardId, ids, lookups)),
+  const [found, preloaded] = await Promise.all([
+    getItems(scopeItemKeys(rule.via, callerId, addressedId, reached, ids, lookups)),
     preload?.({ boardId, columnId: rule.via === 'column' ? addressedId : undefined }),
   ]);
+  const items = await withCardArchivedMeanwhile(rule.via, addressedId, reached, found);
 
   const relatedItems = relatedItemsOf(ids, boardId, lookups, items);
   const { board, member, addressed } = checkAddressed(rule.via, addressedId, reached, callerId, items);
@@ -153,9 +182,25 @@ function lookupKeysOf(via: Via, addressedId: string, ids: RelatedIdLists): ItemK
 function boardReached(via: Via, addressedId: string, lookups: ItemSet | undefined): BoardReached {
   if (via === 'board') return { boardId: addressedId, columnCardVersion: 0 };
   const way = CHILD_WAYS[via];
-  const lookup = lookups?.get<CardLookup & Partial<ColumnLookup>>(way.lookup(addressedId));
+  const lookup = lookups?.get<CardLookup & Partial<ColumnLookup> & Partial<CommentLookup>>(way.lookup(addressedId));
   if (!lookup) throw new NotFound(way.what);
-  return { boardId: lookup.board_id, columnCardVersion: via === 'column' ? (lookup.card_version ?? 0) : 0 };
+  return { boardId: lookup.board_id, columnCardVersion: via === 'column' ? (lookup.card_version ?? 0) : 0, lookup };
+}
+
+/**
+ * A card archived or restored between the two round trips is not at the key its lookup named: it
+ * is read at the other one (a third round trip, only in that race), so that a card being archived
+ * is never answered 404. A card deleted meanwhile is at neither: 404 as before.
+ */
+async function withCardArchivedMeanwhile(via: Via, cardId: string, reached: BoardReached, found: ItemSet): Promise<ItemSet> {
+  if (via !== 'card' || !found.get(keys.board(reached.boardId))) return found;
+  const [expected] = CHILD_WAYS.card.items(reached.boardId, cardId, reached.lookup);
+  if (found.get(expected!)) return found;
+  const other = reached.lookup?.archived ? keys.card(reached.boardId, cardId) : keys.archivedCard(reached.boardId, cardId);
+  const again = await getItems([other]);
+  const card = again.get(other);
+  if (card) found.add(card);
+  return found;
 }
 
 /**
@@ -166,7 +211,7 @@ function scopeItemKeys(
   via: Via,
   callerId: string,
   addressedId: string,
-  boardId: string,
+  { boardId, lookup }: BoardReached,
   ids: RelatedIdLists,
   lookups: ItemSet | undefined,
 ): ItemKey[] {
@@ -183,7 +228,7 @@ function scopeItemKeys(
     // A deleted account's profile is gone at once, its memberships only once the account
     // collector has run: without a profile the caller is a member of nothing (docs/accounts.md).
     keys.userProfile(callerId),
-    ...(via === 'board' ? [] : [CHILD_WAYS[via].item(boardId, addressedId)]),
+    ...(via === 'board' ? [] : CHILD_WAYS[via].items(boardId, addressedId, lookup)),
     ...RELATED_ORDER.flatMap((kind) =>
       ids[kind].filter((id) => boardOf(kind, id) === boardId).map((id) => RELATED_KINDS[kind].item(boardId, id)),
     ),
@@ -216,10 +261,11 @@ function relatedItemsOf(
 function checkAddressed(
   via: Via,
   addressedId: string,
-  { boardId, columnCardVersion }: BoardReached,
+  reached: BoardReached,
   callerId: string,
   items: ItemSet,
 ): { board: BoardRecord; member: MemberRecord; addressed: AddressedVia } {
+  const { boardId } = reached;
   const board = items.get<BoardRecord>(keys.board(boardId));
   const member = items.get(keys.userProfile(callerId)) ? items.get<MemberRecord>(keys.member(boardId, callerId)) : undefined;
   if (via === 'board') {
@@ -229,7 +275,7 @@ function checkAddressed(
   }
   // A child of a board whose deletion has begun is already gone for everybody.
   if (!board) throw new NotFound(CHILD_WAYS[via].what);
-  const addressed = liveChild(via, addressedId, boardId, columnCardVersion, board, items);
+  const addressed = liveChild(via, addressedId, reached, board, items);
   if (!member) throw new Forbidden();
   return { board, member, addressed };
 }
@@ -238,8 +284,7 @@ function checkAddressed(
 function liveChild(
   via: Exclude<Via, 'board'>,
   addressedId: string,
-  boardId: string,
-  columnCardVersion: number,
+  { boardId, columnCardVersion, lookup }: BoardReached,
   board: BoardRecord,
   items: ItemSet,
 ): AddressedVia {
@@ -261,12 +306,28 @@ function liveChild(
     if (!column) throw new NotFound('Column');
     return { via: 'column', column, columnCardVersion };
   }
-  const card = items.get<CardRecord>(keys.card(boardId, addressedId));
+  if (via === 'comment') {
+    const cardId = lookup?.card_id ?? '';
+    const comment = items.get<CommentRecord>(keys.comment(boardId, cardId, addressedId));
+    const card = liveCard(board, items, boardId, cardId);
+    // A comment goes with its card: one whose card is gone (or going with its column) is gone too.
+    if (!comment || !card) throw new NotFound('Comment');
+    return { via: 'comment', comment, card };
+  }
+  const card = liveCard(board, items, boardId, addressedId);
   if (!card) throw new NotFound('Card');
-  // Spec rule (b): its column exists. A card outlives its column only while the column's
-  // deletion is removing it, and the board item names such columns.
-  if (board.deleting_columns?.has(card.column_id)) throw new NotFound('Card');
   return { via: 'card', card };
+}
+
+/**
+ * A card of the board as read, archived or not, unless it is gone. Spec rule (b): its column
+ * exists. A card outlives its column only while the column's deletion is removing it (archived
+ * cards of the column too), and the board item names such columns.
+ */
+function liveCard(board: BoardRecord, items: ItemSet, boardId: string, cardId: string): CardRecord | undefined {
+  const card = items.get<CardRecord>(keys.card(boardId, cardId)) ?? items.get<CardRecord>(keys.archivedCard(boardId, cardId));
+  if (!card || board.deleting_columns?.has(card.column_id)) return undefined;
+  return card;
 }
 
 function relatedMap<T>(

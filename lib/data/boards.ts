@@ -177,7 +177,9 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
     seq: seqOf(scope.board),
     columns: columns.sort(byPosition).map((column) => ({
       ...toColumn(column),
-      cards: (cardsByColumn.get(column.id) ?? []).sort(byPosition).map((card) => toCard(card, live)),
+      cards: (cardsByColumn.get(column.id) ?? [])
+        .sort(byPosition)
+        .map((card) => toCard(card, { labels: live, members: scope.board.members })),
     })),
     labels: shown.sort(byLabelName).map(toLabel),
   };
@@ -281,8 +283,10 @@ export async function deleteBoardContents(boardId: string): Promise<void> {
         doomed.push({ pk: item.pk, sk: item.sk });
         if (item.sk.startsWith(keys.memberPrefix)) doomed.push(keys.userBoard(item.user_id as string, boardId));
         else if (item.sk.startsWith(keys.columnPrefix)) doomed.push(keys.columnLookup(item.id as string));
-        else if (item.sk.startsWith(keys.cardPrefix)) doomed.push(keys.cardLookup(item.id as string));
-        else if (item.sk.startsWith(keys.labelPrefix)) doomed.push(keys.labelLookup(item.id as string));
+        else if (item.sk.startsWith(keys.cardPrefix) || item.sk.startsWith(keys.archivedCardPrefix)) {
+          doomed.push(keys.cardLookup(item.id as string));
+        } else if (item.sk.startsWith(keys.labelPrefix)) doomed.push(keys.labelLookup(item.id as string));
+        else if (item.sk.startsWith(keys.commentPrefix)) doomed.push(keys.commentLookup(item.id as string));
       }
       deleting = deleting
         .then(() => (failure === undefined ? deleteItems(doomed) : undefined))

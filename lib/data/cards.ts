@@ -88,7 +88,7 @@ export async function createCard(
       position: appendPosition(highest),
       created_at: now(),
     };
-    const shown = shownCard(card, board.labels);
+    const shown = shownCard(card, board);
     const writes = {
       card: {
         Put: {
@@ -218,9 +218,9 @@ export async function updateCard(
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
   return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
     // On the card as this attempt writes it: a retry after a lost race checks the card as it now is.
-    requireCardMatch(ifMatch, card, board.labels);
+    requireCardMatch(ifMatch, card, board);
     if (Object.entries(fields).every(([name, value]) => (card as unknown as Record<string, unknown>)[name] === value)) {
-      return shownCard(card, board.labels);
+      return shownCard(card, board);
     }
     const names = Object.keys(fields);
     return commitCardUpdate(
@@ -249,7 +249,7 @@ export async function commitCardUpdate(
   update: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> },
 ): Promise<TaggedCard> {
   const next = { ...updated, version: versionOf(card) + 1 };
-  const shown = shownCard(next, board.labels);
+  const shown = shownCard(next, board);
   const asRead = cardAsRead(card);
   const writes = {
     card: {
@@ -318,7 +318,7 @@ function cardAtCancellation<N extends string>(refusal: Refusal<N | 'card'>): Car
  */
 export async function deleteCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<void> {
   await retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
-    requireCardMatch(ifMatch, card, board.labels);
+    requireCardMatch(ifMatch, card, board);
     // With tags listed, the card must still be the write they name (its labels: the board's seq).
     const version = Array.isArray(ifMatch) ? versionMatches(card) : undefined;
     const writes = {
@@ -378,9 +378,9 @@ export async function moveCard(scope: ScopeVia<'card'>, move: MoveRequest, ifMat
   const targetColumn = moveTargetColumn(scope, move);
   const position = movePosition(scope, move);
   return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
-    requireCardMatch(ifMatch, card, board.labels);
+    requireCardMatch(ifMatch, card, board);
     const moved: CardRecord = { ...card, column_id: targetColumn.id, position, version: versionOf(card) + 1 };
-    const shown = shownCard(moved, board.labels);
+    const shown = shownCard(moved, board);
     const writes = moveWrites(scope.boardId, card, moved);
     try {
       await commitChange({
@@ -473,7 +473,7 @@ function cardAfterRefusedMove(
   if (now.deleting_columns?.has(current.column_id)) throw new NotFound('Card');
   // Already where it is asked to go, and as read otherwise: nothing to write.
   if (current.column_id === moved.column_id && current.position === moved.position && sameCard(current, card)) {
-    return shownCard(current, now.labels);
+    return shownCard(current, now);
   }
   // As read, yet its condition failed: unreachable while the condition reads as above (a 500
   // if it ever changes, rather than a loop of retries).

@@ -59,7 +59,7 @@ export async function createColumn(scope: BoardScope, title: string): Promise<Co
 export async function readColumnWithCards(scope: ScopeVia<'column'>): Promise<ColumnWithCards> {
   const { column } = scope;
   const cards = (await queryColumnCards(scope.boardId, column.id, { whole: true })) as unknown as CardRecord[];
-  return { ...toColumn(column), cards: cards.sort(byPosition).map((card) => toCard(card, scope.board.labels)) };
+  return { ...toColumn(column), cards: cards.sort(byPosition).map((card) => toCard(card, scope.board)) };
 }
 
 export async function renameColumn(scope: ScopeVia<'column'>, title: string): Promise<Column> {

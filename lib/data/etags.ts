@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PreconditionFailed } from '../domain/errors';
-import { type Card, type CardRecord, type LiveLabels, toCard } from './records';
+import { type Card, type CardContext, type CardRecord, toCard } from './records';
 
 /**
  * Entity tags of the two bodies that have one: a card and a board's tree. Both are strong and
@@ -19,11 +19,12 @@ export const versionOf = (card: Pick<CardRecord, 'version'>) => card.version ?? 
  * A card as GET /cards/{id} shows it, and its entity tag. The tag hashes the card's id and write
  * counter (every write of the card advances it, so an edit undone by another edit is still a new
  * tag) with the body and the names of the labels it shows: a label deleted or renamed on the board
- * changes the tag of exactly the cards that show it, and a change of another card changes nothing.
+ * changes the tag of exactly the cards that show it, a member leaving changes the tag of exactly
+ * the cards that showed them (the body's assignee_ids), and a change of another card changes nothing.
  */
-export function shownCard(card: CardRecord, labels: LiveLabels): { card: Card; etag: string } {
-  const shown = toCard(card, labels);
-  const names = shown.label_ids.map((id) => labels?.[id]);
+export function shownCard(card: CardRecord, board: CardContext): { card: Card; etag: string } {
+  const shown = toCard(card, board);
+  const names = shown.label_ids.map((id) => board.labels?.[id]);
   return { card: shown, etag: `"${digest(JSON.stringify(['card', card.id, versionOf(card), shown, names]))}"` };
 }
 
@@ -32,9 +33,9 @@ export function shownCard(card: CardRecord, labels: LiveLabels): { card: Card; e
  * find them (its transaction requires the card's write counter and the board's `seq` as read):
  * not listed, the write is refused with the card's current tag and nothing is written.
  */
-export function requireCardMatch(ifMatch: EntityTags | undefined, card: CardRecord, labels: LiveLabels): void {
+export function requireCardMatch(ifMatch: EntityTags | undefined, card: CardRecord, board: CardContext): void {
   if (ifMatch === undefined || ifMatch === '*') return;
-  const { etag } = shownCard(card, labels);
+  const { etag } = shownCard(card, board);
   if (!ifMatch.includes(etag)) throw new PreconditionFailed(etag);
 }
 

@@ -97,6 +97,11 @@ export interface Change<N extends string> {
   actor: string;
   /** The kind's own fields of the event (`card`, `from_column_id`, ...). */
   fields?: Record<string, unknown>;
+  /**
+   * Attributes of the log item beside the event, for the stream filters of its readers (a
+   * deleted card's `comment_count`: the collector is invoked only for a card with comments).
+   */
+  logAttributes?: Record<string, string | number>;
   /** The change's own writes by name, sent first: a cancellation is read by these names (`changeRefusal`). */
   writes: NamedItems<N> & { readonly [K in OwnItem]?: never };
   board?: BoardItemChange;
@@ -220,7 +225,7 @@ export async function commitChange<N extends string>(change: Change<N>): Promise
     await transactWrite([
       ...itemsOf(change.writes),
       boardItem,
-      { Put: { Item: { ...keys.logEntry(boardId, seq), ...log, [TTL_ATTRIBUTE]: keptUntil } } },
+      { Put: { Item: { ...change.logAttributes, ...keys.logEntry(boardId, seq), ...log, [TTL_ATTRIBUTE]: keptUntil } } },
     ]);
   } catch (error) {
     const refusal = refusalOf<N | OwnItem>(error, sentNames(change.writes));

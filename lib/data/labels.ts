@@ -300,8 +300,8 @@ function changeCardLabels(
 ): Promise<TaggedCard> {
   return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
     const next = change(liveLabelIds(card.label_ids, board.labels));
-    requireCardMatch(ifMatch, card, board.labels);
-    if (!next) return shownCard(card, board.labels);
+    requireCardMatch(ifMatch, card, board);
+    if (!next) return shownCard(card, board);
     return commitCardUpdate(
       scope,
       { board, item: card },

@@ -26,6 +26,15 @@ export interface BoardRecord {
   seq?: number;
   /** How many webhooks the board has (webhooks.md: at most 10); kept in each create's and delete's transaction. */
   webhook_count?: number;
+  /**
+   * The board's members, user id -> the `seq` of the change that made them one (0: before the
+   * board's first change, or before this map existed), kept in the same transaction as every
+   * membership change. What every route reads (with the board, at no extra round trip) to show a
+   * card's assignee_ids without the ids of members who left: an assignment counts only while its
+   * user is a member and was made after they joined. Absent on boards made before assignees
+   * existed until their first assignment (lib/data/assignees.ts).
+   */
+  members?: Record<string, number>;
 }
 
 export interface MemberRecord {
@@ -59,6 +68,34 @@ export interface CardRecord {
    * Absent on a card not written since the counter came: 0.
    */
   version?: number;
+  /** Absent or null: no due date. */
+  due_at?: string | null;
+  /**
+   * Assignees, user id -> the `seq` of the change that assigned them: shown in that order, and
+   * only while the board's `members` says the user is a member who joined before it (a member who
+   * left, or left and came back, is not shown; the card's next assignee change drops such ids).
+   */
+  assignees?: Record<string, number>;
+  /** Set while the card is archived: its item is then `ARCHIVED#<id>`, outside its column. */
+  archived_at?: string | null;
+  /** Comments on the card, kept in the same transaction as every comment's create and delete. */
+  comment_count?: number;
+}
+
+/** A comment on a card, item `BOARD#<board> / ~COMMENT#<card>#<comment>` (lib/data/comments.ts). */
+export interface CommentRecord {
+  id: string;
+  board_id: string;
+  card_id: string;
+  author_id: string;
+  body: string;
+  created_at: string;
+  edited_at: string | null;
+}
+
+export interface CommentLookup {
+  board_id: string;
+  card_id: string;
 }
 
 export interface LabelRecord {
@@ -77,6 +114,8 @@ export interface ColumnLookup {
 
 export interface CardLookup {
   board_id: string;
+  /** The card is archived: its item is `ARCHIVED#<id>` rather than `CARD#<id>`. */
+  archived?: boolean;
 }
 
 export interface Member {
@@ -90,7 +129,12 @@ export type Board = Pick<BoardRecord, 'id' | 'owner_id' | 'title' | 'created_at'
 export type Column = Pick<ColumnRecord, 'id' | 'board_id' | 'title' | 'position'>;
 export type Card = Pick<CardRecord, 'id' | 'column_id' | 'title' | 'description' | 'position' | 'created_at'> & {
   label_ids: string[];
+  due_at: string | null;
+  assignee_ids: string[];
+  archived_at: string | null;
+  comment_count: number;
 };
+export type Comment = Pick<CommentRecord, 'id' | 'card_id' | 'author_id' | 'body' | 'created_at' | 'edited_at'>;
 export type Label = Pick<LabelRecord, 'id' | 'board_id' | 'name' | 'color'>;
 export type ColumnWithCards = Column & { cards: Card[] };
 /** The tree and its `seq`: every change up to and including that one is reflected in it. */
@@ -98,6 +142,9 @@ export type BoardTree = Board & { seq: number; columns: ColumnWithCards[]; label
 
 /** A board's live labels (id -> name), as the board item keeps them. */
 export type LiveLabels = Record<string, string> | undefined;
+
+/** What of the board item a card's answer depends on: its live labels and its members. */
+export type CardContext = Pick<BoardRecord, 'labels' | 'members'>;
 
 export const toBoard = (r: BoardRecord): Board => ({
   id: r.id,
@@ -114,18 +161,45 @@ export const toColumn = (r: ColumnRecord): Column => ({
 });
 
 /**
- * A card as the API shows it. `labels` are the board's live labels: ids of labels deleted since
- * they were put on the card are left out, and the rest come in label order (name, then id), as
- * GET /boards/{id}/labels lists them at this moment.
+ * A card as the API shows it, in the context of its board item: ids of labels deleted since they
+ * were put on the card are left out, and the rest come in label order (name, then id), as
+ * GET /boards/{id}/labels lists them at this moment; assignees who are no longer members (or
+ * were assigned before they last joined) are left out, and the rest come in the order assigned.
  */
-export const toCard = (r: CardRecord, labels: LiveLabels): Card => ({
+export const toCard = (r: CardRecord, board: CardContext): Card => ({
   id: r.id,
   column_id: r.column_id,
   title: r.title,
   description: r.description ?? null,
   position: r.position,
   created_at: r.created_at,
-  label_ids: liveLabelIds(r.label_ids, labels),
+  label_ids: liveLabelIds(r.label_ids, board.labels),
+  due_at: r.due_at ?? null,
+  assignee_ids: liveAssigneeIds(r.assignees, board.members),
+  archived_at: r.archived_at ?? null,
+  comment_count: r.comment_count ?? 0,
+});
+
+/** Whether `userId` is on the card as an assignee the board still shows (see CardRecord.assignees). */
+export const isLiveAssignee = (members: CardContext['members'], userId: string, assignedAt: number) =>
+  members !== undefined && Object.hasOwn(members, userId) && assignedAt > members[userId]!;
+
+/** A card's assignees as shown: live ones only, in the order they were assigned (by `seq`). */
+export function liveAssigneeIds(assignees: CardRecord['assignees'], members: CardContext['members']): string[] {
+  if (!assignees || !members) return [];
+  return Object.entries(assignees)
+    .filter(([userId, assignedAt]) => isLiveAssignee(members, userId, assignedAt))
+    .sort(([, a], [, b]) => a - b)
+    .map(([userId]) => userId);
+}
+
+export const toComment = (r: CommentRecord): Comment => ({
+  id: r.id,
+  card_id: r.card_id,
+  author_id: r.author_id,
+  body: r.body,
+  created_at: r.created_at,
+  edited_at: r.edited_at ?? null,
 });
 
 /** Whether the board's map of live labels names this label (a deleted one is gone from it first). */

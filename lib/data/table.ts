@@ -19,6 +19,12 @@ import { SEQ_DIGITS } from '../domain/limits';
  *   BOARD#<boardId>   LABEL#<labelId>      a label of the board (its live ids and names are also on the board item)
  *   BOARD#<boardId>   #LABELNAME#<name>    a label name in lower case: makes names unique on the board
  *   LABEL#<labelId>   #LOOKUP              label id -> board id
+ *   BOARD#<boardId>   ARCHIVED#<cardId>    an archived card (before CARD#: outside the tree's range and
+ *                                          the position index); its lookup says `archived`
+ *   BOARD#<boardId>   ~COMMENT#<cardId>#<commentId>  a comment on a card; comment ids are UUIDv7, so
+ *                                          a card's comments are one range in the order written
+ *                                          (after every letter: outside the tree's range, before the log)
+ *   COMMENT#<commentId> #LOOKUP            comment id -> board id and card id
  *
  * Live board events (docs/realtime.md); every one of these items carries a `ttl`:
  *   BOARD#<boardId>   ~LOG#<seq>           the board's event log: one item per change, written in the
@@ -91,6 +97,7 @@ const LOG_PREFIX = '~LOG#';
 export const logSortKey = (seq: number) => `${LOG_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
 const WATCH_PREFIX = '#WATCH#';
 const LOOKUP_SK = '#LOOKUP';
+const COMMENT_PREFIX = '~COMMENT#';
 
 /** Label names are unique on a board compared case-insensitively. */
 export const labelNameKey = (name: string) => name.toLowerCase();
@@ -107,6 +114,16 @@ export const keys = {
   columnPrefix: 'COLUMN#',
   card: (boardId: string, cardId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `CARD#${cardId}` }),
   cardPrefix: 'CARD#',
+  archivedCard: (boardId: string, cardId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `ARCHIVED#${cardId}` }),
+  archivedCardPrefix: 'ARCHIVED#',
+  comment: (boardId: string, cardId: string, commentId: string): ItemKey => ({
+    pk: `BOARD#${boardId}`,
+    sk: `${COMMENT_PREFIX}${cardId}#${commentId}`,
+  }),
+  commentPrefix: COMMENT_PREFIX,
+  /** The sort-key prefix of one card's comments. */
+  cardCommentsPrefix: (cardId: string) => `${COMMENT_PREFIX}${cardId}#`,
+  commentLookup: (commentId: string): ItemKey => ({ pk: `COMMENT#${commentId}`, sk: LOOKUP_SK }),
   userPartition: (userId: string) => `USER#${userId}`,
   userProfile: (userId: string): ItemKey => ({ pk: `USER#${userId}`, sk: '#PROFILE' }),
   userBoard: (userId: string, boardId: string): ItemKey => ({ pk: `USER#${userId}`, sk: `BOARD#${boardId}` }),
@@ -151,6 +168,10 @@ export const keys = {
   webhookLease: (webhookId: string, slot: number): ItemKey => ({ pk: `WEBHOOK#${webhookId}`, sk: `#LEASE#${slot}` }),
   deliveryPrefix: 'DELIVERY#',
 };
+
+/** A card's item: `ARCHIVED#<id>` while it is archived, `CARD#<id>` otherwise. */
+export const cardKeyOf = (boardId: string, card: { id: string; archived_at?: string | null }): ItemKey =>
+  card.archived_at ? keys.archivedCard(boardId, card.id) : keys.card(boardId, card.id);
 
 /** The board id of a key in a board's partition. */
 export const boardIdOfPartition = (pk: string) => (pk.startsWith('BOARD#') ? pk.slice('BOARD#'.length) : undefined);

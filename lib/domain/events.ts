@@ -7,6 +7,8 @@ export const BOARD_EVENT_KINDS = [
   'card.updated',
   'card.moved',
   'card.deleted',
+  'card.archived',
+  'card.restored',
   'column.created',
   'column.updated',
   'column.moved',
@@ -19,6 +21,9 @@ export const BOARD_EVENT_KINDS = [
   'label.created',
   'label.updated',
   'label.deleted',
+  'comment.created',
+  'comment.updated',
+  'comment.deleted',
 ] as const;
 export type BoardEventKind = (typeof BOARD_EVENT_KINDS)[number];
 

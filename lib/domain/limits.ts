@@ -20,3 +20,12 @@ export const SEQ_DIGITS = 15;
 export const MAX_SEQ = 10 ** SEQ_DIGITS - 1;
 /** Tries of one mailed code (address verification, or one address's password reset) before it is void. */
 export const MAX_CODE_TRIES = 5;
+/** Members one card may have as assignees. */
+export const MAX_ASSIGNEES_PER_CARD = 10;
+/** The longest comment body, in characters. */
+export const MAX_COMMENT_LENGTH = 4096;
+/** The most comments one page of a card's comments holds, and how many when the client does not say. */
+export const MAX_COMMENTS_PAGE = 100;
+export const DEFAULT_COMMENTS_PAGE = 50;
+/** The longest text filter (`q`) of a board's tree, in characters. */
+export const MAX_TREE_QUERY_LENGTH = 256;

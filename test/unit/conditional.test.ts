@@ -77,7 +77,7 @@ describe('entity tags', () => {
     label_ids: new Set(['l1']),
   };
   const labels = { l1: 'urgent', l2: 'later' };
-  const tag = (c: CardRecord, l: Record<string, string> = labels) => shownCard(c, l).etag;
+  const tag = (c: CardRecord, l: Record<string, string> = labels) => shownCard(c, { labels: l }).etag;
 
   it("changes a card's tag with its write counter, any field, and the names of the labels it shows", () => {
     expect(tag(card)).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
@@ -93,12 +93,12 @@ describe('entity tags', () => {
 
   it('refuses an If-Match that does not list the current tag, with that tag', () => {
     const current = tag(card);
-    expect(() => requireCardMatch(undefined, card, labels)).not.toThrow();
-    expect(() => requireCardMatch('*', card, labels)).not.toThrow();
-    expect(() => requireCardMatch(['"old"', current], card, labels)).not.toThrow();
+    expect(() => requireCardMatch(undefined, card, { labels })).not.toThrow();
+    expect(() => requireCardMatch('*', card, { labels })).not.toThrow();
+    expect(() => requireCardMatch(['"old"', current], card, { labels })).not.toThrow();
     let thrown: unknown;
     try {
-      requireCardMatch([`W/${current}`], card, labels);
+      requireCardMatch([`W/${current}`], card, { labels });
     } catch (error) {
       thrown = error;
     }
