@@ -1,0 +1,244 @@
+import {
+  addMember,
+  type CardView,
+  call,
+  expectProblem,
+  newBoard,
+  newCard,
+  newColumn,
+  newUser,
+  type Reply,
+  type TestUser,
+} from '../support/api';
+import { getEvents, type LoggedEvent, readAllEvents } from '../support/event-log';
+
+/**
+ * Card details under concurrency, over HTTP against the local stack. Each race runs many times at
+ * once (10 to 20 pairs) and asserts only the end state and the event log, never timings:
+ * an assignment racing its assignee's removal never leaves the removed user on the card, and the log
+ * agrees with which came first; an archive racing a move ends in one state the log tells; restores
+ * racing creates in one column leave distinct positions.
+ */
+
+// --- helpers -------------------------------------------------------------------------------------
+
+interface Card extends CardView {
+  label_ids: string[];
+  due_at: string | null;
+  assignee_ids: string[];
+  archived_at: string | null;
+  comment_count: number;
+}
+interface Tree {
+  id: string;
+  columns: { id: string; cards: Card[] }[];
+}
+
+const send = <T = any>(user: TestUser, method: string, path: string, body?: unknown) =>
+  call<T>(method, path, { token: user.token, body });
+
+async function ok<T = any>(status: number, request: Promise<Reply<T>>): Promise<T> {
+  const reply = await request;
+  if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body;
+}
+
+const cardOf = (u: TestUser, id: string) => ok<Card>(200, send(u, 'GET', `/cards/${id}`));
+const treeOf = (u: TestUser, boardId: string) => ok<Tree>(200, send(u, 'GET', `/boards/${boardId}`));
+const cardsIn = (t: Tree) => t.columns.flatMap((c) => c.cards);
+const latestSeq = async (u: TestUser, boardId: string) =>
+  (await ok(200, getEvents(u, boardId, { after: 0, limit: 1 }))).latest_seq;
+const eventsAfter = async (u: TestUser, boardId: string, after: number) => (await readAllEvents(u, boardId, after)).events;
+
+/** The events of one card (by `card.id` or `card_id`), in log order. */
+const aboutCard = (events: LoggedEvent[], cardId: string) =>
+  events.filter((e) => (e.card as Card | undefined)?.id === cardId || e.card_id === cardId);
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/** What a failed expectation about one round names, so a failure says which round and what came back. */
+const seen = (reply: Reply) => (reply.status < 300 ? reply.status : { status: reply.status, body: reply.body });
+
+let owner: TestUser;
+let assignee: TestUser;
+
+beforeAll(async () => {
+  [owner, assignee] = await Promise.all([newUser(), newUser()]);
+});
+
+// --- 1. an assignment racing the assignee's removal ----------------------------------------------
+
+describe('PUT assignee racing DELETE member', () => {
+  it('never leaves the removed user on a card; the log has both changes, consecutive, in an order the answers agree with (10 boards × 2 rounds)', async () => {
+    // Ten boards, one card each, the same assignee a member of all: on each board one pair races
+    // at a time, so that board's log holds exactly that pair's changes.
+    const boards = await Promise.all(
+      range(10).map(async (i) => {
+        const board = await newBoard(owner, `Race ${i}`);
+        const column = await newColumn(owner, board.id);
+        const card = await newCard(owner, column.id, { title: `Contested ${i}` });
+        return { id: board.id, card: card.id };
+      }),
+    );
+    const outcomes: string[] = [];
+    for (let round = 0; round < 2; round++) {
+      await Promise.all(boards.map((b) => addMember(owner, b.id, assignee)));
+      const bases = await Promise.all(boards.map((b) => latestSeq(owner, b.id)));
+      const replies = await Promise.all(
+        boards.map((b) =>
+          Promise.all([
+            call<Card>('PUT', `/cards/${b.card}/assignees/${assignee.id}`, { token: owner.token }),
+            call('DELETE', `/boards/${b.id}/members/${assignee.id}`, { token: owner.token }),
+          ]),
+        ),
+      );
+      for (const [i, b] of boards.entries()) {
+        const [put, removal] = replies[i]!;
+        const base = bases[i]!;
+        const where = { round, board: i };
+        expect({ ...where, removal: seen(removal) }).toEqual({ ...where, removal: 204 });
+        const events = await eventsAfter(owner, b.id, base);
+        const kinds = events.map((e) => [e.seq, e.type]);
+        if (put.status === 200) {
+          // The assignment came first: it showed the assignee, and the log has it right before the removal.
+          outcomes.push('assigned first');
+          expect({ ...where, assignees: put.body.assignee_ids }).toEqual({ ...where, assignees: [assignee.id] });
+          expect({ ...where, kinds }).toEqual({
+            ...where,
+            kinds: [
+              [base + 1, 'card.updated'],
+              [base + 2, 'member.removed'],
+            ],
+          });
+          expect((events[0]!.card as Card).assignee_ids).toEqual([assignee.id]);
+          expect(events[0]!.card).toEqual(put.body);
+        } else {
+          // The removal came first: the assignment is refused, and the log has the removal alone.
+          outcomes.push('removed first');
+          expect({ ...where, put: put.status, code: (put.body as { code?: string }).code }).toEqual({
+            ...where,
+            put: 409,
+            code: 'not_a_member',
+          });
+          expectProblem(put, 409);
+          expect({ ...where, kinds }).toEqual({ ...where, kinds: [[base + 1, 'member.removed']] });
+        }
+        expect(events.at(-1)!.user_id).toBe(assignee.id);
+        // Whichever came first, the card shows no such assignee on any read.
+        expect({ ...where, card: (await cardOf(owner, b.card)).assignee_ids }).toEqual({ ...where, card: [] });
+        const tree = await treeOf(owner, b.id);
+        expect({ ...where, tree: cardsIn(tree).map((c) => c.assignee_ids) }).toEqual({ ...where, tree: [[]] });
+        const filtered = await ok<Tree>(200, send(owner, 'GET', `/boards/${b.id}?assignee_id=${assignee.id}`));
+        expect({ ...where, filtered: cardsIn(filtered) }).toEqual({ ...where, filtered: [] });
+      }
+    }
+    expect(outcomes).toHaveLength(20);
+  });
+});
+
+// --- 2. archive racing a move --------------------------------------------------------------------
+
+describe('POST archive racing PATCH move', () => {
+  it('ends in one consistent state that the log tells, 10 pairs at once, twice', async () => {
+    const board = await newBoard(owner, 'Archive against move');
+    const from = await newColumn(owner, board.id, 'From');
+    const to = await newColumn(owner, board.id, 'To');
+    for (let round = 0; round < 2; round++) {
+      const cards: Card[] = [];
+      for (const i of range(10)) cards.push((await newCard(owner, from.id, { title: `r${round} c${i}` })) as Card);
+      const base = await latestSeq(owner, board.id);
+      const replies = await Promise.all(
+        cards.map((card) =>
+          Promise.all([
+            call<Card>('POST', `/cards/${card.id}/archive`, { token: owner.token }),
+            call<Card>('PATCH', `/cards/${card.id}/move`, { token: owner.token, body: { target_column_id: to.id } }),
+          ]),
+        ),
+      );
+      const log = await eventsAfter(owner, board.id, base);
+      // The log: 1..n after the base, no gap, no repeat.
+      expect(log.map((e) => e.seq)).toEqual(range(log.length).map((i) => base + 1 + i));
+      for (const [i, card] of cards.entries()) {
+        const [archived, moved] = replies[i]!;
+        const where = { round, card: i };
+        expect({ ...where, archive: seen(archived) }).toEqual({ ...where, archive: 200 });
+        const final = await cardOf(owner, card.id);
+        const events = aboutCard(log, card.id);
+        expect(final.archived_at).not.toBeNull();
+        expect(final).toEqual(archived.body);
+        if (moved.status === 200) {
+          // The move came first: the archive archived the moved card, in the target column.
+          expect({ ...where, kinds: events.map((e) => e.type) }).toEqual({ ...where, kinds: ['card.moved', 'card.archived'] });
+          expect(events[0]!.card).toEqual(moved.body);
+          expect(moved.body).toMatchObject({ column_id: to.id, archived_at: null });
+          expect((events[1]!.card as Card).column_id).toBe(to.id);
+          expect(final.column_id).toBe(to.id);
+        } else {
+          // The archive came first: the move is refused and never logged.
+          expect({ ...where, move: moved.status, code: (moved.body as { code?: string }).code }).toEqual({
+            ...where,
+            move: 409,
+            code: 'archived',
+          });
+          expect({ ...where, kinds: events.map((e) => e.type) }).toEqual({ ...where, kinds: ['card.archived'] });
+          expect(final.column_id).toBe(from.id);
+        }
+        // The last event about the card is the state GET answers.
+        expect(events.at(-1)!.card).toEqual(final);
+      }
+      // No archived card in the tree; the archive lists all ten.
+      const tree = await treeOf(owner, board.id);
+      const listed = new Set(cardsIn(tree).map((c) => c.id));
+      for (const card of cards) expect(listed.has(card.id)).toBe(false);
+      const archivedList = await ok<Card[]>(200, send(owner, 'GET', `/boards/${board.id}/archive`));
+      expect(archivedList.filter((c) => cards.some((x) => x.id === c.id))).toHaveLength(10);
+      // Restored, each card comes back in the column its archived state named.
+      for (const [i, card] of cards.entries()) {
+        const final = await cardOf(owner, card.id);
+        const back = await ok<Card>(200, send(owner, 'POST', `/cards/${card.id}/restore`));
+        expect({ round, card: i, column: back.column_id }).toEqual({ round, card: i, column: final.column_id });
+      }
+    }
+  });
+});
+
+// --- 3. restore racing create --------------------------------------------------------------------
+
+describe('POST restore racing POST create in the same column', () => {
+  it('positions stay distinct, every card listed once, each answer as stored (3 rounds of 8 + 8)', async () => {
+    const board = await newBoard(owner, 'Restore against create');
+    const column = await newColumn(owner, board.id, 'Only');
+    for (let round = 0; round < 3; round++) {
+      const doomed: Card[] = [];
+      for (const i of range(8)) doomed.push((await newCard(owner, column.id, { title: `r${round} a${i}` })) as Card);
+      for (const card of doomed) await ok(200, send(owner, 'POST', `/cards/${card.id}/archive`));
+      const replies = await Promise.all(
+        range(16).map((i) =>
+          i % 2 === 0
+            ? call<Card>('POST', `/cards/${doomed[i / 2]!.id}/restore`, { token: owner.token })
+            : call<Card>('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: `r${round} n${i}` } }),
+        ),
+      );
+      const restores = replies.filter((_, i) => i % 2 === 0);
+      const creates = replies.filter((_, i) => i % 2 === 1);
+      expect({ round, restores: restores.map(seen), creates: creates.map(seen) }).toEqual({
+        round,
+        restores: Array(8).fill(200),
+        creates: Array(8).fill(201),
+      });
+      const tree = await treeOf(owner, board.id);
+      const cards = tree.columns[0]!.cards;
+      const positions = cards.map((c) => c.position);
+      expect({ round, distinct: new Set(positions).size }).toEqual({ round, distinct: cards.length });
+      expect(positions).toEqual([...positions].sort((a, b) => a - b));
+      expect(new Set(cards.map((c) => c.id)).size).toBe(cards.length);
+      // Every restored and created card is listed, as its answer said; restored ones are not archived.
+      const stored = new Map(cards.map((c) => [c.id, c]));
+      for (const reply of replies) expect(stored.get(reply.body.id)).toEqual(reply.body);
+      for (const reply of restores) expect(reply.body.archived_at).toBeNull();
+      // Each newcomer went to the end: above every card that was in the column before the round.
+      const before = Math.max(0, ...cards.filter((c) => !replies.some((r) => r.body.id === c.id)).map((c) => c.position));
+      for (const reply of replies) expect(reply.body.position).toBeGreaterThan(before);
+    }
+  });
+});
