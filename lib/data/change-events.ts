@@ -53,19 +53,30 @@ export function eventsByBoard(records: ChangeRecord[]): BoardEventsOfBatch {
   return byBoard;
 }
 
+/** A deletion whose leftovers the collector removes after the answer. */
+export type Deletion =
+  | { kind: 'board.deleted'; boardId: string }
+  | { kind: 'column.deleted'; boardId: string; columnId: string }
+  | { kind: 'card.deleted'; boardId: string; cardId: string };
+
 /**
  * The deletion a stream record announces, for the collector of a deleted board's or column's
- * items: the log item's kind and, for a column, its id.
+ * items or a deleted card's comments: the log item's kind and, for a column or a card, its id. A
+ * card's deletion counts only when its log item says the card had comments (`comment_count`,
+ * beside the event: lib/data/cards.ts); one without has nothing to collect.
  */
-export function deletionOfRecord(
-  record: ChangeRecord,
-): { kind: 'board.deleted'; boardId: string } | { kind: 'column.deleted'; boardId: string; columnId: string } | undefined {
+export function deletionOfRecord(record: ChangeRecord): Deletion | undefined {
   const item = logItemOf(record);
   const boardId = item && boardIdOfPartition(item.pk);
   if (!item || !boardId) return undefined;
   if (item.kind === 'board.deleted') return { kind: item.kind, boardId };
   const columnId = item.event.column_id;
   if (item.kind === 'column.deleted' && typeof columnId === 'string') return { kind: item.kind, boardId, columnId };
+  const cardId = item.event.card_id;
+  const comments = (item as { comment_count?: unknown }).comment_count;
+  if (item.kind === 'card.deleted' && typeof cardId === 'string' && typeof comments === 'number' && comments > 0) {
+    return { kind: item.kind, boardId, cardId };
+  }
   return undefined;
 }
 

@@ -23,6 +23,24 @@ export const deletionRecordFilter = {
 } as const;
 
 /**
+ * The filter of the collector's event source for a card's comments: the log items of card
+ * deletions that carry `comment_count` (lib/data/cards.ts writes it beside the event only for a
+ * card with comments), so that deleting a card without comments invokes no function. A filter of
+ * its own: within one pattern every field must match, and board and column deletions carry no count.
+ */
+export const cardWithCommentsDeletionRecordFilter = {
+  eventName: ['INSERT'],
+  dynamodb: {
+    NewImage: {
+      type: { S: ['event'] },
+      seq: { N: [{ exists: true }] },
+      kind: { S: ['card.deleted'] },
+      comment_count: { N: [{ exists: true }] },
+    },
+  },
+} as const;
+
+/**
  * The filter of the account collector's event source: the marker an account deletion writes
  * (lib/data/accounts.ts). The request answers once the account is unreachable; the collector then
  * takes it off every board, with the event source's retries, however many boards that is.

@@ -4,10 +4,11 @@ import { byPosition } from '../domain/ordering';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, type BoardScope, relatedOnBoard, type ScopeVia } from './access';
 import { queryColumnCards } from './cards';
-import { deleteItems, type NamedItems, queryAll, removeFromSet } from './db';
+import { deleteCardComments } from './comments';
+import { deleteItems, type Item, type NamedItems, queryAll, removeFromSet } from './db';
 import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
 import { type CardRecord, type Column, type ColumnRecord, type ColumnWithCards, now, toCard, toColumn } from './records';
-import { keys } from './table';
+import { type ItemKey, keys } from './table';
 
 async function highestColumnPosition(boardId: string): Promise<number | undefined> {
   const columns = await queryAll({
@@ -150,15 +151,42 @@ export async function deleteColumn(scope: ScopeVia<'column'>): Promise<void> {
   });
 }
 
+/** How many cards' comments the column collector removes at a time. */
+const COMMENT_CLEANUP_PARALLELISM = 8;
+
 /**
- * The collector's work after a column's deletion: its cards and their lookups, then the column's
- * name off the board's `deleting_columns`. Safe to run again after an interruption.
+ * The collector's work after a column's deletion: its cards, archived ones included (an archived
+ * card keeps its `column_id`), the comments of every such card that has some, and the lookups of
+ * both; then the column's name off the board's `deleting_columns`. Safe to run again after an
+ * interruption: comments go before their card, and lookups before their items, so that what a
+ * run leaves is always found again by the next from the items that remain.
  */
 export async function deleteColumnCards(boardId: string, columnId: string): Promise<void> {
-  const cards = await queryColumnCards(boardId, columnId);
-  await deleteItems(
-    cards.flatMap((card) => [{ pk: card.pk, sk: card.sk }, keys.cardLookup(card.sk.slice(keys.cardPrefix.length))]),
-  );
+  const [active, archived] = await Promise.all([
+    // Whole cards from the position index (its ALL_ATTRIBUTES fetches each from the table in the
+    // same call), for their comment_count: the base table's CARD# range would read every card of
+    // the board to keep this column's.
+    queryColumnCards(boardId, columnId, { whole: true }),
+    // Archived cards are outside the index: the board's ARCHIVED# range, filtered by column.
+    queryAll({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: 'column_id = :column',
+      ExpressionAttributeValues: {
+        ':pk': keys.boardPartition(boardId),
+        ':prefix': keys.archivedCardPrefix,
+        ':column': columnId,
+      },
+      ProjectionExpression: 'pk, sk, id, comment_count',
+    }),
+  ]);
+  const cards = [...active, ...archived] as (Item & Pick<CardRecord, 'id' | 'comment_count'>)[];
+  const commented = cards.filter((card) => (card.comment_count ?? 0) > 0);
+  for (let i = 0; i < commented.length; i += COMMENT_CLEANUP_PARALLELISM) {
+    const slice = commented.slice(i, i + COMMENT_CLEANUP_PARALLELISM);
+    await Promise.all(slice.map((card) => deleteCardComments(boardId, card.id)));
+  }
+  await deleteItems(cards.map((card) => keys.cardLookup(card.id)));
+  await deleteItems(cards.map((card): ItemKey => ({ pk: card.pk, sk: card.sk })));
   // A board deleted meanwhile has nothing to clear.
   await removeFromSet(keys.board(boardId), 'deleting_columns', columnId);
 }

@@ -1,4 +1,4 @@
-import { accountDeletionRecordFilter, deletionRecordFilter } from '../data/changes';
+import { accountDeletionRecordFilter, cardWithCommentsDeletionRecordFilter, deletionRecordFilter } from '../data/changes';
 import type { StreamConsumerRow } from './row';
 
 /**
@@ -13,7 +13,7 @@ export const childrenCollect = {
   entry: 'functions/children/collect.ts',
   summary:
     "Removes a deleted board's items or a deleted column's cards, and takes a deleted account off every board, after the request answered",
-  filters: [deletionRecordFilter, accountDeletionRecordFilter],
+  filters: [deletionRecordFilter, accountDeletionRecordFilter, cardWithCommentsDeletionRecordFilter],
   batchSize: 10,
   // Every attempt makes progress and is safe to repeat; a day of retries before the DLQ.
   retryAttempts: 100,
