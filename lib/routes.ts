@@ -4,6 +4,7 @@ import * as boards from './rows/boards';
 import * as cards from './rows/cards';
 import * as children from './rows/children';
 import * as columns from './rows/columns';
+import * as comments from './rows/comments';
 import * as docs from './rows/docs';
 import * as events from './rows/events';
 import * as fallback from './rows/fallback';
@@ -58,6 +59,7 @@ const modules = [
   cards,
   children,
   columns,
+  comments,
   docs,
   events,
   fallback,

@@ -14,6 +14,7 @@ export const TAGS = {
   boards: 'Boards, the unit of access: every other resource belongs to one',
   columns: 'Ordered columns of a board',
   cards: 'Ordered cards of a column, and their labels',
+  comments: 'Comments on a card, in the order written',
   members: "A board's members and their roles",
   labels: "A board's labels",
   realtime: 'Tickets for the live board events socket',
@@ -33,7 +34,8 @@ export interface ProblemExample {
 interface QueryParameterText {
   description: string;
   schema: Record<string, unknown>;
-  example: number;
+  /** A number, or a string for a parameter that is one (a comment id to start after). */
+  example: number | string;
 }
 
 /**
