@@ -29,6 +29,8 @@ const contractEventTypes = [
   'card.created',
   'card.updated',
   'card.deleted',
+  'card.archived',
+  'card.restored',
   'column.created',
   'column.updated',
   'column.moved',
@@ -41,6 +43,9 @@ const contractEventTypes = [
   'label.created',
   'label.updated',
   'label.deleted',
+  'comment.created',
+  'comment.updated',
+  'comment.deleted',
   'access.revoked',
 ];
 const contractControlTypes = ['watch.ack', 'unwatch.ack', 'pong', 'error', 'token.expired'];
