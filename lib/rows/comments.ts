@@ -55,7 +55,7 @@ export const commentsListText = {
     after: {
       description:
         "The `next` of the previous page: only comments written after that comment are returned (it may have been deleted since). Omitted: from the card's first comment.",
-      schema: { type: 'string', format: 'uuid' },
+      schema: { type: 'string', format: 'uuid', minLength: 36, maxLength: 36 },
       example: '01935f4e-8a40-7c3e-9d2b-5f6a7b8c9d0e',
     },
     limit: {
