@@ -54,6 +54,8 @@ export const PLACEHOLDER = {
   refreshToken: 'REFRESH_TOKEN',
   /** A webhook of the board (the /webhooks/{id} routes, the deliveries queue's messages). */
   webhook: '99999999-9999-4999-8999-999999999999',
+  /** A comment on the card (the /comments/{id} routes). */
+  comment: '88888888-8888-4888-8888-888888888888',
   /** A delivery's `webhook-id` (lib/webhooks/signature.ts deliveryId). */
   delivery: 'msg_c2FtcGxlLWRlbGl2ZXJ5AA',
 } as const;
@@ -102,12 +104,22 @@ const samples: Record<RouteId, Sample> & Record<string, Sample | undefined> = {
   'boards.rename': { id: PLACEHOLDER.board, body: { title: 'Roadmap 2027' } },
   'boards.delete': { id: PLACEHOLDER.board },
   'boards.events': { id: PLACEHOLDER.board, query: { after: '0', limit: '100' } },
+  'boards.archive': { id: PLACEHOLDER.board },
   'columns.create': { id: PLACEHOLDER.board, body: { title: 'To do' } },
   'cards.create': { id: PLACEHOLDER.column, body: { title: 'Write the README', description: 'Quick start first' } },
   'cards.get': { id: PLACEHOLDER.card },
   'cards.update': { id: PLACEHOLDER.card, body: { description: 'Quick start and deploy' } },
   'cards.delete': { id: PLACEHOLDER.card },
   'cards.move': { id: PLACEHOLDER.card, body: { target_column_id: PLACEHOLDER.column } },
+  'cards.due.clear': { id: PLACEHOLDER.card },
+  'cards.assignees.add': { id: PLACEHOLDER.card, userId: PLACEHOLDER.user },
+  'cards.assignees.remove': { id: PLACEHOLDER.card, userId: PLACEHOLDER.user },
+  'cards.archive': { id: PLACEHOLDER.card },
+  'cards.restore': { id: PLACEHOLDER.card },
+  'comments.create': { id: PLACEHOLDER.card, body: { body: 'The copy is ready for review.' } },
+  'comments.list': { id: PLACEHOLDER.card, query: { limit: '50' } },
+  'comments.update': { id: PLACEHOLDER.comment, body: { body: 'The copy is ready: please review by Friday.' } },
+  'comments.delete': { id: PLACEHOLDER.comment },
   'columns.get': { id: PLACEHOLDER.column },
   'columns.rename': { id: PLACEHOLDER.column, body: { title: 'Doing' } },
   'columns.delete': { id: PLACEHOLDER.column },

@@ -12,6 +12,8 @@ export const KINDS: Record<ErrorKind | 'internal', { status: number; title: stri
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   conflict: { status: 409, title: 'Conflict' },
   limit_reached: { status: 409, title: 'Conflict' },
+  not_a_member: { status: 409, title: 'Conflict' },
+  archived: { status: 409, title: 'Conflict' },
   precondition_failed: { status: 412, title: 'Precondition Failed' },
   payload_too_large: { status: 413, title: 'Content Too Large' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },

@@ -8,6 +8,7 @@ import {
   type Board,
   type BoardRecord,
   type BoardTree,
+  type Card,
   type CardRecord,
   type ColumnRecord,
   isLiveLabel,
@@ -36,6 +37,7 @@ export async function createBoard(ownerId: string, title: string, count?: Folded
     created_at: now(),
     owner_count: 1,
     labels: {},
+    members: { [ownerId]: 0 },
   };
   const member: MemberRecord = { board_id: board.id, user_id: ownerId, role: 'owner', joined_at: board.created_at };
   const items = {
@@ -136,7 +138,7 @@ export function treeRangesAfter(lastSk: string): { from: string; to: string; res
  * ranges sized from the first page (treeRangesAfter): the same read units and about one page per
  * MB, but about three round trips one after another instead of one per MB.
  */
-export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
+export async function readBoardTree(scope: BoardScope, filters: TreeFilters = {}): Promise<BoardTree> {
   const columns: ColumnRecord[] = [];
   const cards: CardRecord[] = [];
   const labels: LabelRecord[] = [];
@@ -167,6 +169,7 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
   }
   const cardsByColumn = new Map<string, CardRecord[]>(columns.map((c) => [c.id, []]));
   for (const card of cards) cardsByColumn.get(card.column_id)?.push(card);
+  const shows = treeFilter(filters);
   // The board item was read before the range: a label deleted in between is in its map but has no
   // item any more. Only labels both name and show count, so a card never shows one the tree lacks.
   const shown = labels.filter((label) => isLiveLabel(scope.board.labels, label.id));
@@ -179,11 +182,42 @@ export async function readBoardTree(scope: BoardScope): Promise<BoardTree> {
       ...toColumn(column),
       cards: (cardsByColumn.get(column.id) ?? [])
         .sort(byPosition)
-        .map((card) => toCard(card, { labels: live, members: scope.board.members })),
+        .map((card) => toCard(card, { labels: live, members: scope.board.members }))
+        .filter(shows),
     })),
     labels: shown.sort(byLabelName).map(toLabel),
   };
 }
+
+/** The tree's filters (GET /boards/{id}), each optional; a card is listed when it matches them all. */
+export interface TreeFilters {
+  label_id?: string;
+  assignee_id?: string;
+  due_before?: string;
+  q?: string;
+}
+
+/**
+ * Whether a card as shown matches the filters. They apply to the card as answered (live labels and
+ * assignees only), in memory, after the one read the tree makes anyway: a filtered tree costs the
+ * round trips and read units of the whole tree, and no index has to be kept for it.
+ */
+function treeFilter(filters: TreeFilters): (card: Card) => boolean {
+  const text = filters.q?.toLowerCase();
+  return (card) =>
+    (filters.label_id === undefined || card.label_ids.includes(filters.label_id)) &&
+    (filters.assignee_id === undefined || card.assignee_ids.includes(filters.assignee_id)) &&
+    // Both are ISO 8601 UTC with milliseconds and `Z`: their text order is their time order.
+    (filters.due_before === undefined || (card.due_at !== null && card.due_at < filters.due_before)) &&
+    (text === undefined || card.title.toLowerCase().includes(text) || (card.description ?? '').toLowerCase().includes(text));
+}
+
+/** The filters as one canonical text (empty for none): what the tree's entity tag names besides the board. */
+export const treeViewOf = (filters: TreeFilters) =>
+  (['label_id', 'assignee_id', 'due_before', 'q'] as const)
+    .filter((name) => filters[name] !== undefined)
+    .map((name) => `${name}=${encodeURIComponent(filters[name]!)}`)
+    .join('&');
 
 /**
  * Deletes the board item, in one conditional write with the `board.deleted` event item: from that

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { InferOutput } from 'valibot';
 import type { moveCardBody } from '../contract/schemas';
-import { Forbidden, NotFound } from '../domain/errors';
+import { Archived, Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, relatedOnBoard, type ScopeVia } from './access';
-import { type Item, type NamedItems, queryPages, type Refusal } from './db';
+import { getItems, type Item, type NamedItems, queryPages, type Refusal } from './db';
 import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
 import {
   type BoardItemChange,
+  bothBoardChanges,
   ChangeRaceLost,
   type ChangeRefusal,
   changeRefusal,
@@ -16,7 +17,7 @@ import {
   type Seen,
 } from './event-log';
 import { type Card, type CardRecord, type ColumnLookup, type ColumnRecord, now } from './records';
-import { COLUMN_POSITION_INDEX, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
+import { COLUMN_POSITION_INDEX, cardKeyOf, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
 /**
  * A column's cards in position order from the position index, strongly consistent: keys only,
@@ -146,7 +147,7 @@ export async function createCard(
  * The board's part in a write to a card of `columnId`: the column must not have started its
  * deletion, whose collector, having listed the column's cards, would remove the card after the 200.
  */
-const notDeletingColumn = (columnId: string): BoardItemChange => ({
+export const notDeletingColumn = (columnId: string): BoardItemChange => ({
   condition: 'NOT contains(deleting_columns, :column)',
   values: { ':column': columnId },
 });
@@ -157,7 +158,7 @@ const notDeletingColumn = (columnId: string): BoardItemChange => ({
  * on the card as read, with the `seq` the failed condition returned, and reads nothing; when the
  * card itself changed, its failed condition returns it as it now is (ReturnValuesOnConditionCheckFailure).
  */
-function cardAsRead(card: CardRecord): {
+export function cardAsRead(card: CardRecord): {
   condition: string;
   names: Record<string, string>;
   values: Record<string, unknown>;
@@ -191,7 +192,11 @@ function cardAsRead(card: CardRecord): {
 }
 
 /** The condition that a card's write counter is as read (a card never written since it came has none: 0). */
-function versionMatches(card: CardRecord): { condition: string; names: Record<string, string>; values: Record<string, unknown> } {
+export function versionMatches(card: CardRecord): {
+  condition: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
   const version = versionOf(card);
   return {
     condition: version === 0 ? '(attribute_not_exists(#version) OR #version = :readVersion)' : '#version = :readVersion',
@@ -212,7 +217,7 @@ export type TaggedCard = { card: Card; etag: string };
  */
 export async function updateCard(
   scope: ScopeVia<'card'>,
-  changes: { title?: string | null; description?: string | null },
+  changes: { title?: string | null; description?: string | null; due_at?: string | null },
   ifMatch?: EntityTags,
 ): Promise<TaggedCard> {
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
@@ -236,6 +241,15 @@ export async function updateCard(
   });
 }
 
+/** Clears a card's due date; a card without one changes nothing (no write, no event). */
+export async function clearDueDate(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<TaggedCard> {
+  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+    requireCardMatch(ifMatch, card, board);
+    if (!card.due_at) return shownCard(card, board);
+    return commitCardUpdate(scope, { board, item: card }, { ...card, due_at: null }, { expression: 'REMOVE due_at' });
+  });
+}
+
 /**
  * A change of a card that `card.updated` tells (its fields, its labels): one update of the card
  * as read, with the board's `seq` and the event of the card as written (`updated`). The card
@@ -247,6 +261,7 @@ export async function commitCardUpdate(
   { board, item: card }: Seen<CardRecord>,
   updated: CardRecord,
   update: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> },
+  also?: { board: BoardItemChange; refused: () => Error },
 ): Promise<TaggedCard> {
   const next = { ...updated, version: versionOf(card) + 1 };
   const shown = shownCard(next, board);
@@ -254,7 +269,7 @@ export async function commitCardUpdate(
   const writes = {
     card: {
       Update: {
-        Key: keys.card(scope.boardId, card.id),
+        Key: cardKeyOf(scope.boardId, card),
         UpdateExpression: withNextVersion(update.expression),
         ConditionExpression: asRead.condition,
         ExpressionAttributeNames: { ...asRead.names, ...update.names },
@@ -271,14 +286,16 @@ export async function commitCardUpdate(
       actor: actorOf(scope),
       fields: { card: shown.card },
       writes,
-      board: notDeletingColumn(card.column_id),
+      board: bothBoardChanges(notDeletingColumn(card.column_id), also?.board),
       gone: () => new NotFound('Card'),
-      boardRefused: () => new NotFound('Card'),
+      boardRefused: (current) => (also && !current.deleting_columns?.has(card.column_id) ? also.refused() : new NotFound('Card')),
     });
     return shown;
   } catch (error) {
     const refusal = changeRefusal(error, writes);
-    if (refusal?.failed.has('card')) throw new ChangeRaceLost(refusal.board ?? board, cardAtCancellation(refusal));
+    if (refusal?.failed.has('card')) {
+      throw new ChangeRaceLost(refusal.board ?? board, await cardAtCancellation(refusal, scope.boardId, card));
+    }
     throw error;
   }
 }
@@ -302,11 +319,25 @@ function sameCard(a: CardRecord, b: CardRecord): boolean {
   );
 }
 
-/** The card as it now is, from its write's failed condition (ALL_OLD) in a cancelled transaction; gone is 404. */
-function cardAtCancellation<N extends string>(refusal: Refusal<N | 'card'>): CardRecord {
-  const current = refusal.itemAt<CardRecord>('card');
+/**
+ * The card as it now is, from its write's failed condition (ALL_OLD) in a cancelled transaction.
+ * A card no longer at the key the write named was archived or restored meanwhile, or deleted: it
+ * is read at both keys (one more round trip, only in that race); gone from both is 404.
+ */
+export async function cardAtCancellation<N extends string>(
+  refusal: Refusal<N | 'card'>,
+  boardId: string,
+  written: CardRecord,
+): Promise<CardRecord> {
+  const current = refusal.itemAt<CardRecord>('card') ?? (await cardAtEitherKey(boardId, written.id));
   if (!current) throw new NotFound('Card');
   return current;
+}
+
+/** A card read at both of its keys, archived or not; undefined when it is at neither (deleted). */
+export async function cardAtEitherKey(boardId: string, cardId: string): Promise<CardRecord | undefined> {
+  const found = await getItems([keys.card(boardId, cardId), keys.archivedCard(boardId, cardId)]);
+  return found.get<CardRecord>(keys.card(boardId, cardId)) ?? found.get<CardRecord>(keys.archivedCard(boardId, cardId));
 }
 
 /**
@@ -319,15 +350,16 @@ function cardAtCancellation<N extends string>(refusal: Refusal<N | 'card'>): Car
 export async function deleteCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<void> {
   await retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
     requireCardMatch(ifMatch, card, board);
-    // With tags listed, the card must still be the write they name (its labels: the board's seq).
-    const version = Array.isArray(ifMatch) ? versionMatches(card) : undefined;
+    // The card must still be the write it was read as: the tags listed name it, and the log item
+    // tells the collector how many comments to remove (every comment write advances the counter).
+    const version = versionMatches(card);
     const writes = {
       card: {
         Delete: {
-          Key: keys.card(scope.boardId, card.id),
-          ConditionExpression: `attribute_exists(pk) AND column_id = :column${version ? ` AND ${version.condition}` : ''}`,
-          ...(version ? { ExpressionAttributeNames: version.names } : {}),
-          ExpressionAttributeValues: { ':column': card.column_id, ...version?.values },
+          Key: cardKeyOf(scope.boardId, card),
+          ConditionExpression: `attribute_exists(pk) AND column_id = :column AND ${version.condition}`,
+          ExpressionAttributeNames: version.names,
+          ExpressionAttributeValues: { ':column': card.column_id, ...version.values },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
@@ -340,6 +372,8 @@ export async function deleteCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags):
         kind: 'card.deleted',
         actor: actorOf(scope),
         fields: { card_id: card.id, column_id: card.column_id },
+        // The collector removes the card's comments after the answer: only a card with some calls it.
+        ...(card.comment_count ? { logAttributes: { comment_count: card.comment_count } } : {}),
         writes,
         board: notDeletingColumn(card.column_id),
         gone: () => new NotFound('Card'),
@@ -348,10 +382,13 @@ export async function deleteCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags):
     } catch (error) {
       const refusal = changeRefusal(error, writes);
       if (!refusal?.failed.has('card')) throw error;
-      throw new ChangeRaceLost(refusal.board ?? board, cardAtCancellation(refusal));
+      throw new ChangeRaceLost(refusal.board ?? board, await cardAtCancellation(refusal, scope.boardId, card));
     }
   });
 }
+
+/** A move of an archived card: it has no place among the column's cards until it is restored. */
+const archivedCard = () => new Archived('The card is archived: restore it (POST /cards/{id}/restore) before moving it.');
 
 /** A move as the route's body schema parses it: the schema is the one statement of its fields. */
 type MoveRequest = InferOutput<ReturnType<typeof moveCardBody>>;
@@ -378,6 +415,8 @@ export async function moveCard(scope: ScopeVia<'card'>, move: MoveRequest, ifMat
   const targetColumn = moveTargetColumn(scope, move);
   const position = movePosition(scope, move);
   return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+    // An archived card is in no column; on a retry, one archived since the move was asked.
+    if (card.archived_at) throw archivedCard();
     requireCardMatch(ifMatch, card, board);
     const moved: CardRecord = { ...card, column_id: targetColumn.id, position, version: versionOf(card) + 1 };
     const shown = shownCard(moved, board);
@@ -403,7 +442,7 @@ export async function moveCard(scope: ScopeVia<'card'>, move: MoveRequest, ifMat
       });
       return shown;
     } catch (error) {
-      return cardAfterRefusedMove(error, changeRefusal(error, writes), { board, item: card }, moved);
+      return cardAfterRefusedMove(error, changeRefusal(error, writes), { board, item: card }, moved, scope.boardId);
     }
   });
 }
@@ -457,15 +496,16 @@ function moveWrites(boardId: string, card: CardRecord, moved: CardRecord) {
  * asked to go (nothing to write), else the error that says why, or ChangeRaceLost to write the
  * move again on the card as it now is.
  */
-function cardAfterRefusedMove(
+async function cardAfterRefusedMove(
   error: unknown,
   refusal: ChangeRefusal<'card' | 'targetColumn'> | undefined,
   { board, item: card }: Seen<CardRecord>,
   moved: CardRecord,
-): TaggedCard {
+  boardId: string,
+): Promise<TaggedCard> {
   if (refusal?.failed.has('targetColumn')) throw new NotFound('Target column');
   if (!refusal?.failed.has('card')) throw error;
-  const current = cardAtCancellation(refusal);
+  const current = await cardAtCancellation(refusal, boardId, card);
   // The board as it now is when its condition failed too, else as read.
   const now = refusal.board ?? board;
   // Its column's deletion began meanwhile (the board's condition failed too, and returned

@@ -48,15 +48,21 @@ export function requireCardMatch(ifMatch: EntityTags | undefined, card: CardReco
  * change landing in between can be in a tree whose `seq` is still the older one; such a tree gets a
  * tag of its own, and is never answered 304 once the change is in `seq` (its `seq` is then older).
  */
-export const boardTreeETag = (boardId: string, seq: number, json: string) => `"${seq}.${boardKeyOf(boardId)}.${digest(json)}"`;
+export const boardTreeETag = (boardId: string, seq: number, json: string, view = '') =>
+  `"${seq}.${boardKeyOf(boardId, view)}.${digest(json)}"`;
 
-const boardKeyOf = (boardId: string) => digest(`board:${boardId}`).slice(0, 8);
+/**
+ * The board and the view of it (the tree's filters, lib/data/boards.ts treeViewOf; empty for the
+ * whole tree): a tag of one filtered tree never names another view of the same board at the same `seq`.
+ */
+const boardKeyOf = (boardId: string, view: string) =>
+  digest(view === '' ? `board:${boardId}` : `board:${boardId}?${view}`).slice(0, 8);
 
 /**
  * The tag among `tags` that names the board's current tree: one the service gave for this board
  * at its current `seq` (a tag of another board or an earlier `seq` never does).
  */
-export function currentBoardTag(tags: string[], boardId: string, seq: number): string | undefined {
-  const prefix = `"${seq}.${boardKeyOf(boardId)}.`;
+export function currentBoardTag(tags: string[], boardId: string, seq: number, view = ''): string | undefined {
+  const prefix = `"${seq}.${boardKeyOf(boardId, view)}.`;
   return tags.map((tag) => (tag.startsWith('W/') ? tag.slice(2) : tag)).find((tag) => tag.startsWith(prefix));
 }

@@ -239,6 +239,22 @@ export async function commitChange<N extends string>(change: Change<N>): Promise
   }
 }
 
+/** Two parts of one board item update (a transaction touches an item once). */
+export function bothBoardChanges(a: BoardItemChange | undefined, b: BoardItemChange | undefined): BoardItemChange | undefined {
+  if (!a || !b) return a ?? b;
+  const join = (x?: string[], y?: string[]) => (x || y ? [...(x ?? []), ...(y ?? [])] : undefined);
+  const condition = a.condition && b.condition ? `(${a.condition}) AND (${b.condition})` : (a.condition ?? b.condition);
+  return {
+    set: join(a.set, b.set),
+    add: join(a.add, b.add),
+    remove: join(a.remove, b.remove),
+    delete: join(a.delete, b.delete),
+    ...(condition ? { condition } : {}),
+    names: { ...a.names, ...b.names },
+    values: { ...a.values, ...b.values },
+  };
+}
+
 function updateExpression(own: BoardItemChange): string {
   const clauses = [`SET ${[`${SEQ_ATTRIBUTE} = :nextSeq`, ...(own.set ?? [])].join(', ')}`];
   if (own.add?.length) clauses.push(`ADD ${own.add.join(', ')}`);

@@ -2,13 +2,21 @@ import { Conflict, Forbidden, NotFound } from '../domain/errors';
 import { actorOf, type BoardScope } from './access';
 import { BoardChanged } from './boards';
 import { getItems, type Item, type ItemSet, type NamedItems, queryAll } from './db';
-import { type BoardItemChange, type Change, ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
+import {
+  type BoardItemChange,
+  bothBoardChanges,
+  type Change,
+  ChangeRaceLost,
+  changeRefusal,
+  commitChange,
+  retryChange,
+  seqOf,
+} from './event-log';
 import { type BoardRecord, type Member, type MemberRecord, now, type Role } from './records';
 import { cancellationCodes } from './sdk-errors';
 import { type ItemKey, keys } from './table';
 import { findUserByEmail, getProfiles, type UserProfile } from './users';
 import {
-  bothBoardChanges,
   type CreatorLeaving,
   creatorLeaves,
   isSwitchOff,
@@ -71,7 +79,9 @@ export async function addMember(scope: BoardScope, email: string, role: Role): P
         actor: actorOf(scope),
         fields: { member: added },
         writes,
-        board: ownerCountChange(role === 'owner' ? 1 : 0),
+        board: bothBoardChanges(ownerCountChange(role === 'owner' ? 1 : 0), memberMapChange(board, user.user_id, 'join')),
+        // The board's member map built meanwhile (its first assignment): go again on the board as it now is.
+        boardRefused: (current) => new ChangeRaceLost(current),
       });
     } catch (error) {
       const refusal = changeRefusal(error, writes);
@@ -181,8 +191,14 @@ function memberChangeFailure(error: unknown, writes: MembershipWrites, board: Bo
  * The board condition of a membership change refused: by an owner leaving whose webhooks changed
  * meanwhile (`webhooks_version`: a lost race, read again), else by the last owner going.
  */
-const refusal = (leaving: CreatorLeaving | undefined) => (board: BoardRecord) =>
-  leaving && webhooksVersionChanged(leaving, board) ? new ChangeRaceLost(board) : lastOwner();
+const refusal = (leaving: CreatorLeaving | undefined, seen?: BoardRecord) => (board: BoardRecord) =>
+  (leaving && webhooksVersionChanged(leaving, board)) || memberMapBuiltSince(seen, board)
+    ? new ChangeRaceLost(board)
+    : lastOwner();
+
+/** The board's member map was built (by its first assignment) after `seen` was read: a lost race. */
+const memberMapBuiltSince = (seen: BoardRecord | undefined, board: BoardRecord) =>
+  seen !== undefined && !seen.members && board.members !== undefined;
 
 /**
  * A membership's removal (both sides, the owner count) with `member.removed`, by `actor`; an owner's
@@ -218,8 +234,11 @@ function removal(
       userBoard: { Delete: { Key: keys.userBoard(userId, boardId) } },
       ...leaving?.writes,
     },
-    board: bothBoardChanges(ownerCountChange(role === 'owner' ? -1 : 0), leaving?.board),
-    boardRefused: refusal(leaving),
+    board: bothBoardChanges(
+      bothBoardChanges(ownerCountChange(role === 'owner' ? -1 : 0), leaving?.board),
+      memberMapChange(board, userId, 'leave'),
+    ),
+    boardRefused: refusal(leaving, board),
   };
 }
 
@@ -254,6 +273,17 @@ async function readMember(
   const member = found.get<MemberRecord>(key);
   if (!member) throw new NotFound('A member with this user id');
   return { member, found };
+}
+
+/** The board's part in a membership change: the member's entry in `members`, when the board has the map. */
+function memberMapChange(board: BoardRecord, userId: string, change: 'join' | 'leave'): BoardItemChange {
+  // A board from before assignees has no map until its first assignment builds it (lib/data/assignees.ts):
+  // the change then requires it still absent, so a map built meanwhile is never left without it.
+  if (!board.members) return { condition: 'attribute_not_exists(members)' };
+  const names = { '#memberUser': userId };
+  if (change === 'leave') return { remove: ['members.#memberUser'], names };
+  // The member joins with the change's own seq: only assignments made after it count.
+  return { set: ['members.#memberUser = :memberJoined'], names, values: { ':memberJoined': seqOf(board) + 1 } };
 }
 
 /** The board's part in a membership change: owner count +1/-1, never below 1. */

@@ -10,6 +10,8 @@ export type ErrorKind =
   | 'method_not_allowed'
   | 'conflict'
   | 'limit_reached'
+  | 'not_a_member'
+  | 'archived'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'response_too_large'
@@ -72,6 +74,20 @@ export class MethodNotAllowed extends DomainError {
 export class Conflict extends DomainError {
   constructor(detail: string) {
     super('conflict', detail);
+  }
+}
+
+/** A user named in the request is not a member of the board (an assignee must be one). */
+export class NotAMember extends DomainError {
+  constructor(detail = 'This user is not a member of the board: only members can be assigned.') {
+    super('not_a_member', detail);
+  }
+}
+
+/** A change an archived card cannot take (a move): 409 until it is restored. */
+export class Archived extends DomainError {
+  constructor(detail: string) {
+    super('archived', detail);
   }
 }
 

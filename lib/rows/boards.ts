@@ -1,4 +1,5 @@
-import { DEFAULT_EVENTS_PAGE, eventsQuery, idParams, MAX_EVENTS_PAGE, titleBody } from '../contract/schemas';
+import { DEFAULT_EVENTS_PAGE, eventsQuery, idParams, MAX_EVENTS_PAGE, titleBody, treeQuery } from '../contract/schemas';
+import { MAX_TREE_QUERY_LENGTH } from '../domain/limits';
 import { boardListTooLargeDetail, boardTooLargeDetail } from './oversize';
 import type { RouteRow } from './row';
 import type { RouteText } from './text';
@@ -67,9 +68,10 @@ export const boardsGet = {
   path: '/boards/{id}',
   entry: 'functions/boards/get.ts',
   logGroup: 'root',
-  summary: 'Read a board with its columns and cards',
+  summary: 'Read a board with its columns and cards, optionally filtered',
   access: { scope: 'board', via: 'board', role: 'member' },
   params: idParams,
+  query: treeQuery,
   success: { status: 200, schema: 'boardTree' },
   table: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
   // A tree too large for one answer (over 6 MB even compressed) is 422, naming its columns.
@@ -82,7 +84,30 @@ export const boardsGetText = {
   of: boardsGet,
   tag: 'boards',
   description:
-    "The board with its columns (ascending position), each column with its cards (ascending position; ties by created_at, then id), and the board's labels. A board too large for one answer (over 6 MB even compressed) gets 422 listing its columns, to be read one at a time.",
+    "The board with its columns (ascending position), each column with its cards (ascending position; ties by created_at, then id), and the board's labels. Archived cards are in no column (`GET /boards/{id}/archive`). The filters narrow the cards listed, combined with AND; every column is still there, and the answer costs what the unfiltered tree costs. A board too large for one answer (over 6 MB even compressed) gets 422 listing its columns, to be read one at a time.",
+  query: () => ({
+    label_id: {
+      description: 'Only the cards that carry this label of the board.',
+      schema: { type: 'string', format: 'uuid' },
+      example: '3c9e1f7a-2b4d-4e6f-8a1b-2c3d4e5f6a7b',
+    },
+    assignee_id: {
+      description: 'Only the cards this user is assigned to.',
+      schema: { type: 'string', format: 'uuid' },
+      example: '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
+    },
+    due_before: {
+      description:
+        'Only the cards whose due date is strictly earlier than this ISO 8601 UTC timestamp (with `Z`); cards without one are left out.',
+      schema: { type: 'string', format: 'date-time' },
+      example: '2026-12-01T00:00:00.000Z',
+    },
+    q: {
+      description: `Only the cards whose title or description contains this text, compared case-insensitively: 1 to ${MAX_TREE_QUERY_LENGTH} characters.`,
+      schema: { type: 'string', minLength: 1, maxLength: MAX_TREE_QUERY_LENGTH },
+      example: 'release',
+    },
+  }),
   problems: () => ({
     422: {
       code: 'response_too_large',
@@ -90,6 +115,26 @@ export const boardsGetText = {
       extra: { columns: [{ id: '5d1f2a3b-6c7d-4e8f-9a0b-1c2d3e4f5a6b', title: 'Archive', cards: 450 }] },
     },
   }),
+} satisfies RouteText;
+
+export const boardsArchive = {
+  id: 'boards.archive',
+  method: 'GET',
+  path: '/boards/{id}/archive',
+  entry: 'functions/boards/archive.ts',
+  summary: "List a board's archived cards",
+  access: { scope: 'board', via: 'board', role: 'member' },
+  params: idParams,
+  success: { status: 200, schema: 'archivedCardList' },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
+  cognito: [],
+} satisfies RouteRow;
+
+export const boardsArchiveText = {
+  of: boardsArchive,
+  tag: 'boards',
+  description:
+    "The board's archived cards, most recently archived first (ties: id), each as `GET /cards/{id}` shows it. One query of the board's archive, however many cards its columns hold.",
 } satisfies RouteText;
 
 export const boardsRename = {

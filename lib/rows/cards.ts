@@ -1,9 +1,12 @@
-import { cardLabelParams, createCardBody, idParams, moveCardBody, updateCardBody } from '../contract/schemas';
-import { MAX_LABELS_PER_CARD } from '../domain/limits';
+import { cardAssigneeParams, cardLabelParams, createCardBody, idParams, moveCardBody, updateCardBody } from '../contract/schemas';
+import { MAX_ASSIGNEES_PER_CARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import type { RouteRow } from './row';
 import type { RouteText } from './text';
 
-/** Cards: appended to a column, then addressed by id; labels put on and taken off. */
+/**
+ * Cards: appended to a column, then addressed by id; labels and assignees put on and taken off, a
+ * due date cleared, archived and restored (an archived card is addressed by id like any other).
+ */
 
 export const cardsCreate = {
   id: 'cards.create',
@@ -48,7 +51,8 @@ export const cardsGet = {
 export const cardsGetText = {
   of: cardsGet,
   tag: 'cards',
-  description: 'Reads one card, with its `label_ids`.',
+  description:
+    'Reads one card, archived or not, with its `label_ids`, `due_at`, `assignee_ids`, `archived_at` and `comment_count` (its comments are read with `GET /cards/{id}/comments`).',
 } satisfies RouteText;
 
 export const cardsUpdate = {
@@ -57,7 +61,7 @@ export const cardsUpdate = {
   path: '/cards/{id}',
   entry: 'functions/cards/update.ts',
   logGroup: 'root',
-  summary: "Change a card's title or description",
+  summary: "Change a card's title, description or due date",
   access: { scope: 'board', via: 'card', role: 'member' },
   params: idParams,
   body: updateCardBody,
@@ -71,7 +75,7 @@ export const cardsUpdateText = {
   of: cardsUpdate,
   tag: 'cards',
   description:
-    'Null-safe partial update: only fields sent with a non-null value change. An omitted field and a field sent as null both leave the stored value as it is, so a description can never be cleared back to null (send `""` to empty it). A body with neither field changes nothing and answers the card.',
+    'Null-safe partial update: only fields sent with a non-null value change. An omitted field and a field sent as null both leave the stored value as it is, so a description can never be cleared back to null (send `""` to empty it) and a due date is cleared with `DELETE /cards/{id}/due`. A body with no field, or only the values the card already has, changes nothing (no event) and answers the card. Works on an archived card too.',
 } satisfies RouteText;
 
 export const cardsDelete = {
@@ -93,7 +97,7 @@ export const cardsDelete = {
 export const cardsDeleteText = {
   of: cardsDelete,
   tag: 'cards',
-  description: 'Deletes the card.',
+  description: 'Deletes the card, archived or not, and its comments.',
 } satisfies RouteText;
 
 export const cardsMove = {
@@ -108,6 +112,7 @@ export const cardsMove = {
   body: moveCardBody,
   success: { status: 200, schema: 'card' },
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
+  errors: [409],
   metric: 'CardMoved',
   conditional: 'write',
   cognito: [],
@@ -117,7 +122,10 @@ export const cardsMoveText = {
   of: cardsMove,
   tag: 'cards',
   description:
-    'Moves the card into `target_column_id` (its own column or another of the board) between two neighbours: `before_id` is the card that will precede it, `after_id` the card that will follow it (null is the same as omitted). The new position is (before + after) / 2 with both, before + 1.0 with only `before_id`, after - 1.0 with only `after_id`, and 1.0 with neither. A target column of another board is 403 and nothing is written; a neighbour that does not exist is 404. A move to the place the card already has writes nothing (and sends no live event) and answers the card.',
+    'Moves the card into `target_column_id` (its own column or another of the board) between two neighbours: `before_id` is the card that will precede it, `after_id` the card that will follow it (null is the same as omitted). The new position is (before + after) / 2 with both, before + 1.0 with only `before_id`, after - 1.0 with only `after_id`, and 1.0 with neither. A target column of another board is 403 and nothing is written; a neighbour that does not exist is 404. A move to the place the card already has writes nothing (and sends no live event) and answers the card. An archived card is in no column: moving it is 409 (`code` `archived`) until it is restored.',
+  problems: () => ({
+    409: { code: 'archived', detail: 'The card is archived: restore it (POST /cards/{id}/restore) before moving it.' },
+  }),
 } satisfies RouteText;
 
 export const cardsLabelsAttach = {
@@ -165,4 +173,132 @@ export const cardsLabelsDetachText = {
   of: cardsLabelsDetach,
   tag: 'cards',
   description: 'Takes the label off the card; idempotent (not there: the card as it is). Answers the card.',
+} satisfies RouteText;
+
+export const cardsDueClear = {
+  id: 'cards.due.clear',
+  method: 'DELETE',
+  path: '/cards/{id}/due',
+  entry: 'functions/cards/clear-due.ts',
+  summary: "Clear a card's due date",
+  access: { scope: 'board', via: 'card', role: 'member' },
+  params: idParams,
+  success: { status: 200, schema: 'card' },
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+  conditional: 'write',
+  cognito: [],
+} satisfies RouteRow;
+
+export const cardsDueClearText = {
+  of: cardsDueClear,
+  tag: 'cards',
+  description:
+    'Clears the due date (`due_at` null) and answers the card; a card without one changes nothing (no event). A due date is set with `PATCH /cards/{id}`.',
+} satisfies RouteText;
+
+/**
+ * The member map of a board made before assignees is built on its first assignment: a Query of
+ * its members and one UpdateItem, once per such board (lib/data/assignees.ts).
+ */
+const ASSIGNEE_TABLE_ACTIONS: RouteRow['table'] = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:PutItem',
+  'dynamodb:Query',
+];
+
+export const cardsAssigneesAdd = {
+  id: 'cards.assignees.add',
+  method: 'PUT',
+  path: '/cards/{id}/assignees/{user_id}',
+  entry: 'functions/cards/assign.ts',
+  summary: `Assign a member of the board to a card (idempotent; ${MAX_ASSIGNEES_PER_CARD} a card)`,
+  access: { scope: 'board', via: 'card', role: 'member' },
+  params: cardAssigneeParams,
+  success: { status: 200, schema: 'card' },
+  table: ASSIGNEE_TABLE_ACTIONS,
+  errors: [409],
+  conditional: 'write',
+  cognito: [],
+} satisfies RouteRow;
+
+export const cardsAssigneesAddText = {
+  of: cardsAssigneesAdd,
+  tag: 'cards',
+  description: `Any member may assign any member of the card's board; idempotent (already assigned: the card as it is, no event). A user who is not a member of the board is 409 (\`code\` \`not_a_member\`); at most ${MAX_ASSIGNEES_PER_CARD} assignees a card (409, \`code\` \`limit_reached\`). \`assignee_ids\` lists them in the order they were assigned; a member who leaves the board is gone from every card at once. Answers the card.`,
+  problems: () => ({
+    409: { code: 'not_a_member', detail: 'This user is not a member of the board: only members can be assigned.' },
+  }),
+} satisfies RouteText;
+
+export const cardsAssigneesRemove = {
+  id: 'cards.assignees.remove',
+  method: 'DELETE',
+  path: '/cards/{id}/assignees/{user_id}',
+  entry: 'functions/cards/unassign.ts',
+  summary: 'Take an assignee off a card (idempotent)',
+  access: { scope: 'board', via: 'card', role: 'member' },
+  params: cardAssigneeParams,
+  success: { status: 200, schema: 'card' },
+  table: ASSIGNEE_TABLE_ACTIONS,
+  errors: [409],
+  conditional: 'write',
+  cognito: [],
+} satisfies RouteRow;
+
+export const cardsAssigneesRemoveText = {
+  of: cardsAssigneesRemove,
+  tag: 'cards',
+  description:
+    'Takes the member off the card; idempotent (not assigned: the card as it is, no event). A user who is not a member of the board is 409 (`code` `not_a_member`). Answers the card.',
+  problems: () => ({
+    409: { code: 'not_a_member', detail: 'This user is not a member of the board: only members can be assigned.' },
+  }),
+} satisfies RouteText;
+
+export const cardsArchive = {
+  id: 'cards.archive',
+  method: 'POST',
+  path: '/cards/{id}/archive',
+  entry: 'functions/cards/archive.ts',
+  summary: 'Archive a card: it leaves its column, and stays readable by id',
+  access: { scope: 'board', via: 'card', role: 'member' },
+  params: idParams,
+  success: { status: 200, schema: 'card' },
+  idempotent: 'caller',
+  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  metric: 'CardArchived',
+  conditional: 'write',
+  cognito: [],
+} satisfies RouteRow;
+
+export const cardsArchiveText = {
+  of: cardsArchive,
+  tag: 'cards',
+  description:
+    'Archives the card and answers it with `archived_at` set. An archived card leaves its column: it is in no tree and takes no part in positions, but `GET /cards/{id}`, `PATCH /cards/{id}`, its comments and `DELETE /cards/{id}` work on it; `GET /boards/{id}/archive` lists it. Archiving an archived card changes nothing (no event).',
+} satisfies RouteText;
+
+export const cardsRestore = {
+  id: 'cards.restore',
+  method: 'POST',
+  path: '/cards/{id}/restore',
+  entry: 'functions/cards/restore.ts',
+  summary: 'Restore an archived card to the end of its column',
+  access: { scope: 'board', via: 'card', role: 'member' },
+  params: idParams,
+  success: { status: 200, schema: 'card' },
+  idempotent: 'caller',
+  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  index: ['dynamodb:Query'],
+  metric: 'CardRestored',
+  conditional: 'write',
+  cognito: [],
+} satisfies RouteRow;
+
+export const cardsRestoreText = {
+  of: cardsRestore,
+  tag: 'cards',
+  description:
+    'Puts an archived card back in its column, at the end (highest card position + 1.0, or 1.0), with `archived_at` null, and answers it. Restoring a card that is not archived changes nothing (no event).',
 } satisfies RouteText;

@@ -72,6 +72,8 @@ const ERROR_CODES: Record<DomainError['kind'], SocketErrorCode> = {
   invalid_code: 'internal',
   wrong_password: 'internal',
   precondition_failed: 'internal',
+  not_a_member: 'internal',
+  archived: 'internal',
 };
 /** `$connect` refuses the handshake with the HTTP status of the error. */
 const CONNECT_STATUS: Partial<Record<DomainError['kind'], number>> = { unauthorized: 401, bad_request: 400, unavailable: 503 };

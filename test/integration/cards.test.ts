@@ -16,7 +16,19 @@ import {
 // --- helpers -------------------------------------------------------------------------------------
 
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const CARD_FIELDS = ['column_id', 'created_at', 'description', 'id', 'label_ids', 'position', 'title'];
+const CARD_FIELDS = [
+  'archived_at',
+  'assignee_ids',
+  'column_id',
+  'comment_count',
+  'created_at',
+  'description',
+  'due_at',
+  'id',
+  'label_ids',
+  'position',
+  'title',
+];
 
 /** A user with a board and one column on it. */
 async function setup() {
@@ -67,6 +79,10 @@ describe('POST /columns/{id}/cards', () => {
       position: 1,
       created_at: expect.stringMatching(ISO_UTC_MS),
       label_ids: [],
+      due_at: null,
+      assignee_ids: [],
+      archived_at: null,
+      comment_count: 0,
     });
     expect(Object.keys(reply.body).sort()).toEqual(CARD_FIELDS);
     expect(await current(owner, reply.body.id)).toEqual(reply.body);

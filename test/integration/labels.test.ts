@@ -42,7 +42,19 @@ interface LabeledTree {
 }
 
 const LABEL_FIELDS = ['board_id', 'color', 'id', 'name'];
-const CARD_FIELDS = ['column_id', 'created_at', 'description', 'id', 'label_ids', 'position', 'title'];
+const CARD_FIELDS = [
+  'archived_at',
+  'assignee_ids',
+  'column_id',
+  'comment_count',
+  'created_at',
+  'description',
+  'due_at',
+  'id',
+  'label_ids',
+  'position',
+  'title',
+];
 
 const postLabel = (user: TestUser | undefined, boardId: string, body: unknown) =>
   call<LabelView>('POST', `/boards/${boardId}/labels`, { token: user?.token, body });

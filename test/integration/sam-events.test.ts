@@ -73,7 +73,7 @@ describe('sample events (events/)', () => {
     const email = uniqueEmail();
     // The member routes act on a second user: not yet a member for add, already one otherwise.
     const teammate = await newUser();
-    if (routeId === 'members.update' || routeId === 'members.remove') {
+    if (['members.update', 'members.remove', 'cards.assignees.add', 'cards.assignees.remove'].includes(routeId)) {
       await call('POST', `/boards/${board.id}/members`, { token: user.token, body: { email: teammate.email } });
     }
     // The label routes act on a label of the board (on the card already, for detach).
@@ -99,6 +99,18 @@ describe('sample events (events/)', () => {
     if (routeId === 'cards.labels.detach') {
       await call('PUT', `/cards/${card.id}/labels/${label!.id}`, { token: user.token });
     }
+    // Taking an assignee off, clearing a due date and restoring act on a card that has one to lose.
+    if (routeId === 'cards.assignees.remove') {
+      await call('PUT', `/cards/${card.id}/assignees/${teammate.id}`, { token: user.token });
+    }
+    if (routeId === 'cards.due.clear') {
+      await call('PATCH', `/cards/${card.id}`, { token: user.token, body: { due_at: '2026-12-01T17:00:00.000Z' } });
+    }
+    if (routeId === 'cards.restore') await call('POST', `/cards/${card.id}/archive`, { token: user.token });
+    // The /comments/{id} routes act on a comment of the card, by the user who wrote it.
+    const comment = routeId.startsWith('comments.')
+      ? (await call<{ id: string }>('POST', `/cards/${card.id}/comments`, { token: user.token, body: { body: 'First!' } })).body
+      : undefined;
     // The account routes act on the user's own account: its address, its password, a code mailed to it.
     const ownAccount = ['auth.login', 'auth.password.reset', 'auth.password.change', 'auth.account.delete'].includes(routeId);
     const code =
@@ -117,6 +129,7 @@ describe('sample events (events/)', () => {
       .replaceAll(PLACEHOLDER.teammateEmail, teammate.email)
       .replaceAll(PLACEHOLDER.label, label?.id ?? PLACEHOLDER.label)
       .replaceAll(PLACEHOLDER.webhook, webhook?.id ?? PLACEHOLDER.webhook)
+      .replaceAll(PLACEHOLDER.comment, comment?.id ?? PLACEHOLDER.comment)
       .replaceAll('new-user@example.com', ownAccount ? user.email : email)
       .replaceAll('correct horse battery', ownAccount ? user.password : 'correct horse battery')
       .replaceAll('123456', code);

@@ -44,7 +44,7 @@ const knownAccessRule = v.variant('scope', [
   v.strictObject({ scope: v.literal('user') }),
   v.strictObject({
     scope: v.literal('board'),
-    via: v.picklist(['board', 'column', 'card', 'label', 'webhook']),
+    via: v.picklist(['board', 'column', 'card', 'label', 'webhook', 'comment']),
     role: v.picklist(['owner', 'member']),
   }),
 ]);

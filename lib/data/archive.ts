@@ -1,0 +1,187 @@
+import { NotFound } from '../domain/errors';
+import { appendPosition } from '../domain/positions';
+import { actorOf, type BoardScope, type ScopeVia } from './access';
+import { cardAsRead, cardAtCancellation, highestCardPosition, notDeletingColumn, type TaggedCard, versionMatches } from './cards';
+import { getItems, type Item, type NamedItems, queryAll } from './db';
+import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
+import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
+import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
+import { columnPositionKey, keys } from './table';
+
+/**
+ * The archive. An archived card leaves its column: its item moves from `CARD#<id>` to
+ * `ARCHIVED#<id>` (outside the tree's key range and the position index, so a tree or a column
+ * reads nothing of it and a create never counts it), and its lookup says `archived`, so that every
+ * route by card id reads it at its one key. Archiving and restoring are each one transaction: the
+ * item at one key deleted on the condition that the card is as read, the item at the other put,
+ * the lookup, and the board's `seq` with the change's event (`card.archived`, `card.restored`).
+ */
+
+/** The attributes of a card item that are the card's own, without its keys and index attributes. */
+function cardOf(item: CardRecord): CardRecord {
+  const { pk: _pk, sk: _sk, type: _type, colpos: _colpos, ...card } = item as CardRecord & Record<string, unknown>;
+  return card as CardRecord;
+}
+
+/** Archives a card; an archived card changes nothing (the same `archived_at`, no event). */
+export function archiveCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<TaggedCard> {
+  const { boardId } = scope;
+  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+    requireCardMatch(ifMatch, card, board);
+    if (card.archived_at) return shownCard(card, board);
+    const archived: CardRecord = { ...cardOf(card), archived_at: now(), version: versionOf(card) + 1 };
+    const shown = shownCard(archived, board);
+    const asRead = cardAsRead(card);
+    const writes = {
+      card: {
+        Delete: {
+          Key: keys.card(boardId, card.id),
+          ConditionExpression: asRead.condition,
+          ExpressionAttributeNames: asRead.names,
+          ExpressionAttributeValues: asRead.values,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      archived: {
+        Put: {
+          Item: { ...keys.archivedCard(boardId, card.id), type: 'archived_card', ...archived },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      lookup: {
+        Update: {
+          Key: keys.cardLookup(card.id),
+          UpdateExpression: 'SET archived = :true',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':true': true },
+        },
+      },
+    } satisfies NamedItems;
+    try {
+      await commitChange({
+        boardId,
+        seen: board,
+        kind: 'card.archived',
+        actor: actorOf(scope),
+        fields: { card: shown.card },
+        writes,
+        board: notDeletingColumn(card.column_id),
+        gone: () => new NotFound('Card'),
+        boardRefused: () => new NotFound('Card'),
+      });
+      return shown;
+    } catch (error) {
+      const refusal = changeRefusal(error, writes);
+      // Changed, moved, archived or deleted meanwhile: again on the card as it now is (gone: 404).
+      if (refusal?.failed.has('card') || refusal?.failed.has('lookup')) {
+        throw new ChangeRaceLost(refusal.board ?? board, await cardAtCancellation(refusal, boardId, card));
+      }
+      throw error;
+    }
+  });
+}
+
+/**
+ * Restores an archived card to the end of its column (highest position + 1.0, or 1.0); a card
+ * that is not archived changes nothing. The column's card-create version is read with the highest
+ * position and required unchanged, as a create does (lib/data/cards.ts createCard), so a restore
+ * and a create never take the same place; a lost race reads both again.
+ */
+export function restoreCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<TaggedCard> {
+  const { boardId } = scope;
+  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+    requireCardMatch(ifMatch, card, board);
+    if (!card.archived_at) return shownCard(card, board);
+    const [found, highest] = await Promise.all([
+      getItems([keys.columnLookup(card.column_id)]),
+      highestCardPosition(boardId, card.column_id),
+    ]);
+    const column = found.get<ColumnLookup>(keys.columnLookup(card.column_id));
+    // Its column is gone: so is the card, with the column's deletion.
+    if (!column) throw new NotFound('Card');
+    const { archived_at: _archivedAt, ...rest } = cardOf(card);
+    const restored: CardRecord = { ...rest, position: appendPosition(highest), version: versionOf(card) + 1 };
+    const shown = shownCard(restored, board);
+    const version = versionMatches(card);
+    const writes = {
+      card: {
+        Delete: {
+          Key: keys.archivedCard(boardId, card.id),
+          ConditionExpression: `attribute_exists(pk) AND ${version.condition}`,
+          ExpressionAttributeNames: version.names,
+          ExpressionAttributeValues: version.values,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      restored: {
+        Put: {
+          Item: {
+            ...keys.card(boardId, card.id),
+            type: 'card',
+            ...restored,
+            colpos: columnPositionKey(card.column_id, restored.position),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      lookup: {
+        Update: {
+          Key: keys.cardLookup(card.id),
+          UpdateExpression: 'REMOVE archived',
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      cardVersion: {
+        Update: {
+          Key: keys.columnLookup(card.column_id),
+          UpdateExpression: 'SET card_version = :next',
+          ConditionExpression: 'card_version = :seen',
+          ExpressionAttributeValues: { ':seen': column.card_version, ':next': column.card_version + 1 },
+        },
+      },
+    } satisfies NamedItems;
+    try {
+      await commitChange({
+        boardId,
+        seen: board,
+        kind: 'card.restored',
+        actor: actorOf(scope),
+        fields: { card: shown.card },
+        writes,
+        board: notDeletingColumn(card.column_id),
+        gone: () => new NotFound('Card'),
+        boardRefused: () => new NotFound('Card'),
+      });
+      return shown;
+    } catch (error) {
+      const refusal = changeRefusal(error, writes);
+      if (refusal?.failed.has('card') || refusal?.failed.has('lookup')) {
+        throw new ChangeRaceLost(refusal.board ?? board, await cardAtCancellation(refusal, boardId, card));
+      }
+      // A create (or another restore) took the end of the column meanwhile: read it again.
+      if (refusal?.failed.has('cardVersion')) throw new ChangeRaceLost(refusal.board ?? board);
+      throw error;
+    }
+  });
+}
+
+/** The board's archived cards, most recently archived first (ties: id): one strongly consistent query. */
+export async function listArchivedCards(scope: BoardScope): Promise<Card[]> {
+  const items = (await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.boardPartition(scope.boardId), ':prefix': keys.archivedCardPrefix },
+  })) as Item[] as unknown as CardRecord[];
+  return items
+    .filter((card) => !scope.board.deleting_columns?.has(card.column_id))
+    .sort(byArchivedNewestFirst)
+    .map((card) => toCard(card, scope.board));
+}
+
+const byArchivedNewestFirst = (a: CardRecord, b: CardRecord) =>
+  (a.archived_at ?? '') !== (b.archived_at ?? '')
+    ? (a.archived_at ?? '') < (b.archived_at ?? '')
+      ? 1
+      : -1
+    : a.id < b.id
+      ? -1
+      : 1;
