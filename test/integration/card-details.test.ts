@@ -144,7 +144,9 @@ beforeAll(async () => {
 async function board(title = 'Details') {
   const { owner, member } = pool;
   const created = await newBoard(owner, title);
-  const [first, second] = await Promise.all([newColumn(owner, created.id, 'First'), newColumn(owner, created.id, 'Second')]);
+  // One after the other: the tree lists First before Second.
+  const first = await newColumn(owner, created.id, 'First');
+  const second = await newColumn(owner, created.id, 'Second');
   await addMember(owner, created.id, member);
   const cards: Card[] = [];
   for (const t of ['One', 'Two', 'Three']) cards.push((await newCard(owner, first.id, { title: t })) as Card);
@@ -173,6 +175,40 @@ describe('every card answer has due_at, assignee_ids, archived_at and comment_co
       expect(Object.keys(card).sort()).toEqual(CARD_FIELDS);
       expect(card).toMatchObject(blank);
     }
+  });
+});
+
+describe('the card in every event shows the new fields', () => {
+  it('card.created, card.updated (title, label), card.moved carry due_at, assignee_ids, archived_at, comment_count as the answers did', async () => {
+    const { owner, member } = pool;
+    const b = await board();
+    const seq = await latestSeq(owner, b.id);
+    const created = (await newCard(owner, b.first, { title: 'Eventful' })) as Card;
+    const due = await expectCardAnswer(await patchCard(owner, created.id, { due_at: '2026-12-01T17:00:00Z' }));
+    const assigned = await expectCardAnswer(await assign(owner, created.id, member.id));
+    const label = await ok<{ id: string }>(201, send(owner, 'POST', `/boards/${b.id}/labels`, { name: 'l', color: '#abcdef' }));
+    const labelled = await expectCardAnswer(await send<Card>(owner, 'PUT', `/cards/${created.id}/labels/${label.id}`));
+    const retitled = await expectCardAnswer(await patchCard(member, created.id, { title: 'Still eventful' }));
+    const moved = await expectCardAnswer(await moveCard(member, created.id, { target_column_id: b.second }));
+    expect(moved).toMatchObject({
+      due_at: '2026-12-01T17:00:00.000Z',
+      assignee_ids: [member.id],
+      label_ids: [label.id],
+      archived_at: null,
+      comment_count: 0,
+      column_id: b.second,
+    });
+    const events = (await eventsAfter(owner, b.id, seq)).filter((e) => e.type.startsWith('card.'));
+    expect(events.map((e) => e.type)).toEqual([
+      'card.created',
+      'card.updated',
+      'card.updated',
+      'card.updated',
+      'card.updated',
+      'card.moved',
+    ]);
+    expect(events.map((e) => e.card)).toEqual([created, due, assigned, labelled, retitled, moved]);
+    for (const event of events) expect(Object.keys(event.card as Card).sort()).toEqual(CARD_FIELDS);
   });
 });
 
@@ -379,6 +415,19 @@ describe('assignees', () => {
     await expectCardAnswer(await unassign(owner, id, eleven[0]!.id));
     const refilled = await expectCardAnswer(await assign(owner, id, eleven[10]!.id));
     expect(refilled.assignee_ids).toEqual([...eleven.slice(1, 10), eleven[10]!].map((u) => u.id));
+
+    // The limit counts the assignees the card shows: once one leaves the board, another fits, and
+    // the one who left, added back, neither comes back nor fits any more.
+    const leaver = eleven[5]!;
+    expect((await removeMember(owner, b.id, leaver.id)).status).toBe(204);
+    const nine = (await cardOf(owner, id)).assignee_ids;
+    expect(nine).toEqual(refilled.assignee_ids.filter((u) => u !== leaver.id));
+    const tenth = await expectCardAnswer(await assign(member, id, eleven[0]!.id));
+    expect(tenth.assignee_ids).toEqual([...nine, eleven[0]!.id]);
+    await addMember(owner, b.id, leaver);
+    expect((await cardOf(owner, id)).assignee_ids).toEqual(tenth.assignee_ids);
+    expectConflict(await assign(owner, id, leaver.id), 'limit_reached');
+    expect((await cardOf(owner, id)).assignee_ids).toEqual(tenth.assignee_ids);
   });
 });
 
@@ -432,6 +481,17 @@ describe('a member who leaves or is removed', () => {
     }
     // The leaver can no longer be assigned.
     expectConflict(await assign(owner, c3, leaver.id), 'not_a_member');
+    // An archived card is no exception: the archive shows it without them too.
+    await expectCardAnswer(await assign(owner, c3, member.id));
+    const other = others[2]!;
+    await addMember(owner, b.id, other);
+    await expectCardAnswer(await assign(owner, c3, other.id));
+    const shelved = await expectCardAnswer(await archive(owner, c3));
+    expect(shelved.assignee_ids).toEqual([stayer.id, member.id, other.id]);
+    expect((await removeMember(owner, b.id, other.id)).status).toBe(204);
+    const list = await ok(200, archived(owner, b.id));
+    expect(list.map((c) => [c.id, c.assignee_ids])).toEqual([[c3, [stayer.id, member.id]]]);
+    expect((await cardOf(owner, c3)).assignee_ids).toEqual([stayer.id, member.id]);
   });
 
   it('leaving of one’s own accord does the same; added back, the old assignments do not come back, new ones do', async () => {
@@ -457,9 +517,17 @@ describe('a member who leaves or is removed', () => {
     expect(cardsIn(whole).flatMap((c) => c.assignee_ids)).toEqual([member.id]);
     expect(layout(await tree(owner, b.id, { assignee_id: leaver.id }))).toEqual([[], []]);
 
-    // Assigned again after rejoining: shown, after the assignees who stayed.
+    // Unassigning them now changes nothing the card shows: 200, no event.
+    const rejoined = await latestSeq(owner, b.id);
+    expect((await expectCardAnswer(await unassign(owner, c2, leaver.id))).assignee_ids).toEqual([]);
+    expect(await latestSeq(owner, b.id)).toBe(rejoined);
+
+    // Assigned again after rejoining: shown, after the assignees who stayed, and logged.
     const back = await expectCardAnswer(await assign(owner, c1, leaver.id));
     expect(back.assignee_ids).toEqual([member.id, leaver.id]);
+    const logged = await eventsAfter(owner, b.id, rejoined);
+    expect(logged.map((e) => [e.seq, e.type])).toEqual([[rejoined + 1, 'card.updated']]);
+    expect(logged[0]!.card).toEqual(back);
     expect((await expectCardAnswer(await assign(leaver, c2, leaver.id))).assignee_ids).toEqual([leaver.id]);
     expect(layout(await tree(owner, b.id, { assignee_id: leaver.id }))).toEqual([[c1, c2], []]);
   });
