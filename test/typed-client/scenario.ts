@@ -321,6 +321,117 @@ check(
 );
 step('board events');
 
+// --- card details: a due date, assignees, comments, the archive, a filtered tree ------------------
+
+const adaId: string = board.owner_id;
+const due = ok(
+  'set a due date',
+  200,
+  await client.PATCH('/cards/{id}', { ...cardPath(second.id), body: { due_at: '2026-12-01T17:00:00Z' } }),
+);
+const dueAt: string | null = due.due_at;
+check(dueAt === '2026-12-01T17:00:00.000Z', `set a due date: stored with milliseconds, got ${dueAt}`);
+const assigneePath = (id: string, userId: string) => ({ params: { path: { id, user_id: userId } } });
+const assigned: Schemas['Card'] = ok(
+  'assign',
+  200,
+  await client.PUT('/cards/{id}/assignees/{user_id}', assigneePath(second.id, adaId)),
+);
+const assignees: string[] = assigned.assignee_ids;
+check(assignees.length === 1 && assignees[0] === adaId, 'assign: the member is on the card');
+const again = ok('assign again', 200, await client.PUT('/cards/{id}/assignees/{user_id}', assigneePath(second.id, adaId)));
+check(again.assignee_ids.length === 1, 'assign again: idempotent');
+// Grace left the board above: only members can be assigned.
+const outsider = await client.PUT('/cards/{id}/assignees/{user_id}', assigneePath(second.id, member.user_id));
+check(
+  outsider.response.status === 409 && problemOf('assign a non-member', outsider.error).code === 'not_a_member',
+  `assign a non-member: expected 409 not_a_member, got ${outsider.response.status}`,
+);
+
+const filtered = await client.GET('/boards/{id}', {
+  params: { path: { id: board.id }, query: { assignee_id: adaId, due_before: '2026-12-02T00:00:00Z', q: 'SECOND' } },
+});
+const filteredTree: Schemas['BoardTree'] = ok('filtered tree', 200, filtered);
+const filteredTitles = filteredTree.columns.map((c) => `${c.title}: ${c.cards.map((card) => card.title).join(', ')}`);
+check(
+  JSON.stringify(filteredTitles) === JSON.stringify(['To do: ', 'Done: Second']),
+  `filtered tree: every column, only the matching card, got ${JSON.stringify(filteredTitles)}`,
+);
+const filteredTag = filtered.response.headers.get('etag');
+check(filteredTag !== null && filteredTag !== treeTag, 'filtered tree: an ETag of its own');
+const badFilter = await client.GET('/boards/{id}', { params: { path: { id: board.id }, query: { due_before: 'tomorrow' } } });
+check(badFilter.response.status === 400, `filtered tree, malformed due_before: expected 400, got ${badFilter.response.status}`);
+
+const commentsOf = { params: { path: { id: second.id } } };
+const comment = ok(
+  'comment',
+  201,
+  await client.POST('/cards/{id}/comments', { ...commentsOf, body: { body: 'Blocked on the API review.' } }),
+);
+check(comment.card_id === second.id && comment.author_id === adaId && comment.edited_at === null, 'comment: by Ada');
+const reply = ok(
+  'comment again',
+  201,
+  await client.POST('/cards/{id}/comments', { ...commentsOf, body: { body: 'Unblocked.' } }),
+);
+const commentPath = (id: string) => ({ params: { path: { id } } });
+const editedComment = ok(
+  'edit comment',
+  200,
+  await client.PATCH('/comments/{id}', { ...commentPath(comment.id), body: { body: 'Blocked on the API review (Thursday).' } }),
+);
+const editedAt: string | null = editedComment.edited_at;
+check(editedAt !== null && editedComment.body === 'Blocked on the API review (Thursday).', 'edit comment: edited_at set');
+const firstPage = ok(
+  'list comments',
+  200,
+  await client.GET('/cards/{id}/comments', { params: { path: { id: second.id }, query: { limit: 1 } } }),
+);
+check(
+  firstPage.comments.length === 1 && firstPage.comments[0]?.id === comment.id && firstPage.next === comment.id,
+  'list comments: oldest first',
+);
+const rest = ok(
+  'list comments after',
+  200,
+  await client.GET('/cards/{id}/comments', {
+    params: { path: { id: second.id }, query: { after: firstPage.next ?? undefined } },
+  }),
+);
+check(rest.comments.length === 1 && rest.comments[0]?.id === reply.id && rest.next === null, 'list comments: the last page');
+noContent('delete comment', await client.DELETE('/comments/{id}', commentPath(reply.id)));
+const counted = ok('read commented card', 200, await client.GET('/cards/{id}', cardPath(second.id)));
+const commentCount: number = counted.comment_count;
+check(commentCount === 1, `comment_count: one left, got ${commentCount}`);
+
+const archived = ok('archive', 200, await client.POST('/cards/{id}/archive', cardPath(second.id)));
+const archivedAt: string | null = archived.archived_at;
+check(archivedAt !== null && archived.comment_count === 1, 'archive: archived_at set');
+const archive: Schemas['Card'][] = ok('list archive', 200, await client.GET('/boards/{id}/archive', boardPath));
+check(archive.length === 1 && archive[0]?.id === second.id, 'list archive: the archived card');
+const withoutIt = ok('read tree without the archived card', 200, await client.GET('/boards/{id}', boardPath));
+check(!withoutIt.columns.some((c) => c.cards.some((card) => card.id === second.id)), 'archive: in no column of the tree');
+const stuck = await client.PATCH('/cards/{id}/move', { ...cardPath(second.id), body: { target_column_id: todo.id } });
+check(
+  stuck.response.status === 409 && problemOf('move an archived card', stuck.error).code === 'archived',
+  `move an archived card: expected 409 archived, got ${stuck.response.status}`,
+);
+const restoredRead = await client.GET('/cards/{id}', cardPath(second.id));
+const restored = ok(
+  'restore',
+  200,
+  await client.POST('/cards/{id}/restore', tagged(second.id, { 'If-Match': restoredRead.response.headers.get('etag') ?? '*' })),
+);
+const doneCards = withoutIt.columns.find((c) => c.id === done.id)?.cards ?? [];
+check(
+  restored.archived_at === null && restored.column_id === done.id && doneCards.every((card) => card.position < restored.position),
+  'restore: back at the end of its column',
+);
+const cleared = ok('clear the due date', 200, await client.DELETE('/cards/{id}/due', cardPath(second.id)));
+check(cleared.due_at === null, 'clear the due date');
+const unassigned = ok('unassign', 200, await client.DELETE('/cards/{id}/assignees/{user_id}', assigneePath(second.id, adaId)));
+check(unassigned.assignee_ids.length === 0, 'unassign');
+
 // --- realtime ----------------------------------------------------------------------------------------
 
 const ticket: Schemas['TicketResponse'] = ok('realtime ticket', 201, await client.POST('/realtime/tickets'));
