@@ -11,6 +11,7 @@ import {
   type TestUser,
 } from '../support/api';
 import { getEvents, type LoggedEvent, readAllEvents } from '../support/event-log';
+import { eventually } from '../support/wait';
 
 /**
  * Card details under concurrency, over HTTP against the local stack. Each race runs many times at
@@ -239,6 +240,105 @@ describe('POST restore racing POST create in the same column', () => {
       // Each newcomer went to the end: above every card that was in the column before the round.
       const before = Math.max(0, ...cards.filter((c) => !replies.some((r) => r.body.id === c.id)).map((c) => c.position));
       for (const reply of replies) expect(reply.body.position).toBeGreaterThan(before);
+    }
+  });
+});
+
+// --- more races on the same rules ----------------------------------------------------------------
+
+describe('eleven assignments of one card at once', () => {
+  it('never go past 10: exactly ten 200s and one 409 limit_reached, the card shows the ten, one event each (5 rounds)', async () => {
+    const extra = await Promise.all(range(9).map(() => newUser()));
+    const board = await newBoard(owner, 'Crowded');
+    const column = await newColumn(owner, board.id);
+    for (const user of [assignee, ...extra]) await addMember(owner, board.id, user);
+    const members = [owner, assignee, ...extra];
+    expect(members).toHaveLength(11);
+    for (let round = 0; round < 5; round++) {
+      const card = await newCard(owner, column.id, { title: `Crowded ${round}` });
+      const base = await latestSeq(owner, board.id);
+      const replies = await Promise.all(
+        members.map((user, i) =>
+          call<Card>('PUT', `/cards/${card.id}/assignees/${user.id}`, { token: members[(i + 1) % 11]!.token }),
+        ),
+      );
+      const statuses = replies.map((r) => r.status).sort();
+      expect({ round, statuses }).toEqual({ round, statuses: [...Array(10).fill(200), 409] });
+      const refused = replies.find((r) => r.status === 409)!;
+      expect(expectProblem(refused, 409).code).toBe('limit_reached');
+      const winners = members.filter((_, i) => replies[i]!.status === 200).map((u) => u.id);
+      const final = await cardOf(owner, card.id);
+      expect([...final.assignee_ids].sort()).toEqual([...winners].sort());
+      // One card.updated per assignment, each showing one more assignee, the last one what GET shows.
+      const events = aboutCard(await eventsAfter(owner, board.id, base), card.id);
+      expect(events.map((e) => [e.type, (e.card as Card).assignee_ids.length])).toEqual(
+        range(10).map((i) => ['card.updated', i + 1]),
+      );
+      expect(events.at(-1)!.card).toEqual(final);
+      // Each answer shows its own assignment.
+      for (const [i, reply] of replies.entries())
+        if (reply.status === 200) expect(reply.body.assignee_ids).toContain(members[i]!.id);
+    }
+  });
+});
+
+describe('the same card archived twice at once', () => {
+  it('both 200 with one archived_at, one card.archived event (10 cards at once)', async () => {
+    const board = await newBoard(owner, 'Twice');
+    const column = await newColumn(owner, board.id);
+    await addMember(owner, board.id, assignee);
+    const cards: Card[] = [];
+    for (const i of range(10)) cards.push((await newCard(owner, column.id, { title: `twice ${i}` })) as Card);
+    const base = await latestSeq(owner, board.id);
+    const replies = await Promise.all(
+      cards.map((card) =>
+        Promise.all([
+          call<Card>('POST', `/cards/${card.id}/archive`, { token: owner.token }),
+          call<Card>('POST', `/cards/${card.id}/archive`, { token: assignee.token }),
+        ]),
+      ),
+    );
+    const log = await eventsAfter(owner, board.id, base);
+    for (const [i, card] of cards.entries()) {
+      const [a, b] = replies[i]!;
+      expect({ card: i, statuses: [seen(a), seen(b)] }).toEqual({ card: i, statuses: [200, 200] });
+      const final = await cardOf(owner, card.id);
+      expect(a.body).toEqual(final);
+      expect(b.body).toEqual(final);
+      expect({ card: i, kinds: aboutCard(log, card.id).map((e) => e.type) }).toEqual({ card: i, kinds: ['card.archived'] });
+    }
+    expect(cardsIn(await treeOf(owner, board.id))).toEqual([]);
+  });
+});
+
+describe('archiving racing the deletion of the column', () => {
+  it('leaves no archived card behind: every card of the column is 404 and the archive is empty (10 cards, 2 rounds)', async () => {
+    const board = await newBoard(owner, 'Going away');
+    for (let round = 0; round < 2; round++) {
+      const column = await newColumn(owner, board.id, `Doomed ${round}`);
+      const cards: Card[] = [];
+      for (const i of range(10)) cards.push((await newCard(owner, column.id, { title: `r${round} c${i}` })) as Card);
+      // Half of them archived before the race: restores race the deletion too.
+      for (const card of cards.slice(5)) await ok(200, send(owner, 'POST', `/cards/${card.id}/archive`));
+      const replies = await Promise.all([
+        call('DELETE', `/columns/${column.id}`, { token: owner.token }),
+        ...cards.map((card, i) =>
+          call<Card>('POST', `/cards/${card.id}/${i < 5 ? 'archive' : 'restore'}`, { token: owner.token }),
+        ),
+      ]);
+      expect({ round, deleted: seen(replies[0]!) }).toEqual({ round, deleted: 204 });
+      // Each archive or restore either went first (200) or found the card gone (404).
+      for (const reply of replies.slice(1)) expect([200, 404]).toContain(reply.status);
+      await eventually(async () => {
+        for (const card of cards)
+          expect({ round, card: card.id, status: (await send(owner, 'GET', `/cards/${card.id}`)).status }).toEqual({
+            round,
+            card: card.id,
+            status: 404,
+          });
+        expect(await ok<Card[]>(200, send(owner, 'GET', `/boards/${board.id}/archive`))).toEqual([]);
+      });
+      expect((await treeOf(owner, board.id)).columns).toEqual([]);
     }
   });
 });
