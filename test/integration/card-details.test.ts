@@ -533,6 +533,47 @@ describe('a member who leaves or is removed', () => {
   });
 });
 
+describe('membership changes that are not a leave', () => {
+  it('a role change keeps the member’s assignments, and logs no card event', async () => {
+    const { owner, member } = pool;
+    const b = await board();
+    const id = b.cards[0]!.id;
+    await expectCardAnswer(await assign(owner, id, member.id));
+    await expectCardAnswer(await assign(owner, id, owner.id));
+    const before = await cardOf(owner, id);
+    const tag = etagOf(await getCard(owner, id))!;
+    const seq = await latestSeq(owner, b.id);
+    await ok(200, send(owner, 'PATCH', `/boards/${b.id}/members/${member.id}`, { role: 'owner' }));
+    expect(await cardOf(owner, id)).toEqual(before);
+    await ok(200, send(owner, 'PATCH', `/boards/${b.id}/members/${member.id}`, { role: 'member' }));
+    expect(await cardOf(member, id)).toEqual(before);
+    expect(cardsIn(await tree(member, b.id)).find((c) => c.id === id)!.assignee_ids).toEqual([member.id, owner.id]);
+    expect((await getCard(owner, id, { 'if-none-match': tag })).status).toBe(304);
+    expect((await eventsAfter(owner, b.id, seq)).map((e) => e.type)).toEqual(['member.updated', 'member.updated']);
+    // Assigning them again is still no change.
+    expect(await expectCardAnswer(await assign(owner, id, member.id))).toEqual(before);
+    expect(await latestSeq(owner, b.id)).toBe(seq + 2);
+  });
+
+  it('a deleted account leaves the board as a removal would: gone from its cards, member.removed only', async () => {
+    const { owner, member } = pool;
+    const b = await board();
+    const doomed = await newUser();
+    await addMember(owner, b.id, doomed);
+    const id = b.cards[0]!.id;
+    await expectCardAnswer(await assign(owner, id, doomed.id));
+    await expectCardAnswer(await assign(owner, id, member.id));
+    await expectCardAnswer(await assign(doomed, b.cards[1]!.id, doomed.id));
+    const seq = await latestSeq(owner, b.id);
+    expect((await send(doomed, 'DELETE', '/auth/account', { password: doomed.password })).status).toBe(204);
+    expect((await eventsAfter(owner, b.id, seq)).map((e) => [e.type, e.user_id])).toEqual([['member.removed', doomed.id]]);
+    expect((await cardOf(owner, id)).assignee_ids).toEqual([member.id]);
+    expect((await cardOf(owner, b.cards[1]!.id)).assignee_ids).toEqual([]);
+    expect(cardsIn(await tree(owner, b.id)).flatMap((c) => c.assignee_ids)).toEqual([member.id]);
+    expectConflict(await assign(owner, id, doomed.id), 'not_a_member');
+  });
+});
+
 // --- archive and restore -------------------------------------------------------------------------
 
 describe('archiving', () => {
@@ -696,6 +737,19 @@ describe('archiving', () => {
     expect((await expectCardAnswer(await moveCard(owner, id, { target_column_id: b.second }))).column_id).toBe(b.second);
   });
 
+  it('deleting the board deletes its archived cards too', async () => {
+    const { owner } = pool;
+    const b = await board();
+    const id = b.cards[0]!.id;
+    await expectCardAnswer(await archive(owner, id));
+    expect((await send(owner, 'DELETE', `/boards/${b.id}`)).status).toBe(204);
+    await eventually(async () => {
+      expect((await getCard(owner, id)).status).toBe(404);
+    });
+    expectProblem(await restore(owner, id), 404);
+    expectProblem(await archived(owner, b.id), 403);
+  });
+
   it('deleting a column deletes its archived cards too', async () => {
     const { owner } = pool;
     const b = await board();
@@ -758,6 +812,7 @@ describe('GET /boards/{id} filters', () => {
     });
     ids.c5 = await make(y.id, 'Archived release', { labels: [l1], assignees: [member.id], due: '2026-01-01T00:00:00Z' });
     ids.c6 = await make(y.id, 'Due exactly', { description: 'Cost: 100% (est.)', due: '2026-12-03T00:00:00Z' });
+    ids.c7 = await make(z.id, 'Été planning', { description: 'Ölfass' });
     await ok(200, archive(owner, ids.c5));
     // c3 to the top of X: positions, not creation, order a filtered column.
     await ok(200, moveCard(owner, ids.c3, { target_column_id: x.id, after_id: ids.c1 }));
@@ -774,7 +829,7 @@ describe('GET /boards/{id} filters', () => {
   };
 
   it('unfiltered: every active card in position order; the archived one in none', async () => {
-    expect(named(f.whole)).toEqual([['c3', 'c1', 'c2'], ['c4', 'c6'], []]);
+    expect(named(f.whole)).toEqual([['c3', 'c1', 'c2'], ['c4', 'c6'], ['c7']]);
   });
 
   it('each filter lists only the matching cards, in position order, in every column; combined with AND', async () => {
@@ -799,6 +854,8 @@ describe('GET /boards/{id} filters', () => {
       [{ q: 'TO SEE' }, [['c3'], [], []]],
       [{ q: '100% (est.)' }, [[], ['c6'], []]],
       [{ q: '.*' }, [[], [], []]],
+      [{ q: 'ÉTÉ' }, [[], [], ['c7']]],
+      [{ q: 'ölFASS' }, [[], [], ['c7']]],
       [{ q: 'nowhere at all' }, [[], [], []]],
       [{ label_id: l1, q: 'release' }, [['c1'], ['c4'], []]],
       [{ label_id: l1, assignee_id: member.id, q: 'release' }, [['c1'], ['c4'], []]],
