@@ -15,7 +15,10 @@
  *   watcher.stop();
  *
  * `board` is GET /boards/{id} kept up to date: its `seq` is the last change applied; it is null
- * once the board is deleted.
+ * once the board is deleted. Two things of it no `card.updated` tells, so `applyToTree` derives
+ * them as the server does: a card's `comment_count` (+1 on `comment.created`, −1 on
+ * `comment.deleted`) and its `assignee_ids` after `member.removed` (the user leaves every card).
+ * `card.archived` takes a card out of its column; `card.restored` puts it back.
  */
 function watchBoard({ api, boardId, login, onChange = () => {}, onNote = () => {} }) {
   let token;
@@ -177,8 +180,14 @@ function applyToTree(board, event) {
   const removeCard = (id) => {
     for (const column of board.columns) column.cards = column.cards.filter((card) => card.id !== id);
   };
+  /** Every card of the tree: an archived card is in none of its columns. */
+  const eachCard = (visit) => {
+    for (const column of board.columns) for (const card of column.cards) visit(card);
+  };
   const putCard = (card) => {
     removeCard(card.id);
+    // An archived card leaves its column (a card.updated of one, edited while archived, too).
+    if (card.archived_at) return;
     const column = board.columns.find((c) => c.id === card.column_id);
     if (!column) return;
     column.cards.push(card);
@@ -202,10 +211,31 @@ function applyToTree(board, event) {
     case 'card.created':
     case 'card.updated':
     case 'card.moved':
+    case 'card.restored': // back in its column, at its new position
       putCard(event.card);
       break;
     case 'card.deleted':
       removeCard(event.card_id);
+      break;
+    case 'card.archived':
+      removeCard(event.card.id);
+      break;
+    // No card.updated is sent for a card's comment_count: the comment events change it.
+    case 'comment.created':
+      eachCard((card) => {
+        if (card.id === event.comment.card_id) card.comment_count += 1;
+      });
+      break;
+    case 'comment.deleted':
+      eachCard((card) => {
+        if (card.id === event.card_id) card.comment_count = Math.max(0, card.comment_count - 1);
+      });
+      break;
+    // A member who leaves is gone from every card at once, with no card.updated per card.
+    case 'member.removed':
+      eachCard((card) => {
+        card.assignee_ids = card.assignee_ids.filter((id) => id !== event.user_id);
+      });
       break;
     case 'column.created':
     case 'column.updated':
@@ -213,7 +243,7 @@ function applyToTree(board, event) {
       putColumn(event.column);
       break;
     case 'column.deleted':
-      board.columns = board.columns.filter((c) => c.id !== event.column_id); // its cards go with it
+      board.columns = board.columns.filter((c) => c.id !== event.column_id); // its cards go with it (archived ones too)
       break;
     case 'board.updated':
       Object.assign(board, event.board);
@@ -230,7 +260,7 @@ function applyToTree(board, event) {
       board.labels = board.labels.filter((l) => l.id !== event.label_id);
       relabel();
       break;
-    // member.added, member.updated, member.removed: the tree holds no members.
+    // member.added, member.updated, comment.updated: nothing of the tree changes.
   }
 }
 
