@@ -308,6 +308,77 @@ describe('the same card archived twice at once', () => {
       expect({ card: i, kinds: aboutCard(log, card.id).map((e) => e.type) }).toEqual({ card: i, kinds: ['card.archived'] });
     }
     expect(cardsIn(await treeOf(owner, board.id))).toEqual([]);
+
+    // And restored twice at once: both 200 with the one place it got, one card.restored each.
+    const restoredFrom = await latestSeq(owner, board.id);
+    const restores = await Promise.all(
+      cards.map((card) =>
+        Promise.all([
+          call<Card>('POST', `/cards/${card.id}/restore`, { token: owner.token }),
+          call<Card>('POST', `/cards/${card.id}/restore`, { token: assignee.token }),
+        ]),
+      ),
+    );
+    const after = await eventsAfter(owner, board.id, restoredFrom);
+    for (const [i, card] of cards.entries()) {
+      const [a, b] = restores[i]!;
+      expect({ card: i, statuses: [seen(a), seen(b)] }).toEqual({ card: i, statuses: [200, 200] });
+      const final = await cardOf(owner, card.id);
+      expect(final.archived_at).toBeNull();
+      expect(a.body).toEqual(final);
+      expect(b.body).toEqual(final);
+      expect({ card: i, kinds: aboutCard(after, card.id).map((e) => e.type) }).toEqual({ card: i, kinds: ['card.restored'] });
+    }
+    const listed = cardsIn(await treeOf(owner, board.id));
+    expect(listed.map((c) => c.id).sort()).toEqual(cards.map((c) => c.id).sort());
+    expect(new Set(listed.map((c) => c.position)).size).toBe(10);
+  });
+});
+
+describe('POST archive racing PATCH due_at', () => {
+  it('both go through and the card ends archived with the due date; the last event about it is what GET answers (10 cards, twice)', async () => {
+    const board = await newBoard(owner, 'Archive against due date');
+    const column = await newColumn(owner, board.id);
+    for (let round = 0; round < 2; round++) {
+      const cards: Card[] = [];
+      for (const i of range(10)) cards.push((await newCard(owner, column.id, { title: `r${round} c${i}` })) as Card);
+      const due = `2027-0${round + 1}-15T12:00:00.000Z`;
+      const base = await latestSeq(owner, board.id);
+      const replies = await Promise.all(
+        cards.map((card) =>
+          Promise.all([
+            call<Card>('POST', `/cards/${card.id}/archive`, { token: owner.token }),
+            call<Card>('PATCH', `/cards/${card.id}`, { token: owner.token, body: { due_at: due } }),
+          ]),
+        ),
+      );
+      const log = await eventsAfter(owner, board.id, base);
+      for (const [i, card] of cards.entries()) {
+        const [archivedReply, dated] = replies[i]!;
+        const where = { round, card: i };
+        expect({ ...where, statuses: [seen(archivedReply), seen(dated)] }).toEqual({ ...where, statuses: [200, 200] });
+        const final = await cardOf(owner, card.id);
+        expect({ ...where, due: final.due_at, archived: final.archived_at !== null }).toEqual({ ...where, due, archived: true });
+        const events = aboutCard(log, card.id);
+        expect({ ...where, kinds: events.map((e) => e.type).sort() }).toEqual({
+          ...where,
+          kinds: ['card.archived', 'card.updated'],
+        });
+        // Each event shows the card as its own answer did, and the later one is the final state.
+        const byType = new Map(events.map((e) => [e.type, e.card]));
+        expect(byType.get('card.archived')).toEqual(archivedReply.body);
+        expect(byType.get('card.updated')).toEqual(dated.body);
+        expect(events.at(-1)!.card).toEqual(final);
+        if (events[0]!.type === 'card.archived') {
+          expect(archivedReply.body.due_at).toBeNull();
+          expect(dated.body.archived_at).toBe(archivedReply.body.archived_at);
+        } else {
+          expect(archivedReply.body.due_at).toBe(due);
+          expect(dated.body.archived_at).toBeNull();
+        }
+      }
+      expect(cardsIn(await treeOf(owner, board.id))).toEqual([]);
+    }
   });
 });
 
