@@ -1,5 +1,6 @@
 import {
   addMember,
+  type CallOptions,
   type CardView,
   call,
   expectProblem,
@@ -11,7 +12,7 @@ import {
   type TestUser,
 } from '../support/api';
 import { getEvents, type LoggedEvent, readAllEvents } from '../support/event-log';
-import { eventually } from '../support/wait';
+import { eventually, pause } from '../support/wait';
 
 /**
  * Card details under concurrency, over HTTP against the local stack. Each race runs many times at
@@ -35,8 +36,22 @@ interface Tree {
   columns: { id: string; cards: Card[] }[];
 }
 
+/**
+ * One request as a careful client sends it: a 503 `unavailable` (storage busy: a change that kept
+ * losing races on its board, nothing written) is sent again after a short wait, as the docs tell
+ * clients to; any other answer is returned as it is. Every request of this file goes through here,
+ * so that what the races assert is the outcome of each request, not whether the machine was busy.
+ */
+async function request<T = any>(method: string, path: string, options: CallOptions): Promise<Reply<T>> {
+  for (let attempt = 1; ; attempt++) {
+    const reply = await call<T>(method, path, options);
+    if (reply.status !== 503 || attempt >= 8) return reply;
+    await pause(50 * attempt);
+  }
+}
+
 const send = <T = any>(user: TestUser, method: string, path: string, body?: unknown) =>
-  call<T>(method, path, { token: user.token, body });
+  request<T>(method, path, { token: user.token, body });
 
 async function ok<T = any>(status: number, request: Promise<Reply<T>>): Promise<T> {
   const reply = await request;
@@ -88,8 +103,8 @@ describe('PUT assignee racing DELETE member', () => {
       const replies = await Promise.all(
         boards.map((b) =>
           Promise.all([
-            call<Card>('PUT', `/cards/${b.card}/assignees/${assignee.id}`, { token: owner.token }),
-            call('DELETE', `/boards/${b.id}/members/${assignee.id}`, { token: owner.token }),
+            request<Card>('PUT', `/cards/${b.card}/assignees/${assignee.id}`, { token: owner.token }),
+            request('DELETE', `/boards/${b.id}/members/${assignee.id}`, { token: owner.token }),
           ]),
         ),
       );
@@ -151,8 +166,8 @@ describe('POST archive racing PATCH move', () => {
       const replies = await Promise.all(
         cards.map((card) =>
           Promise.all([
-            call<Card>('POST', `/cards/${card.id}/archive`, { token: owner.token }),
-            call<Card>('PATCH', `/cards/${card.id}/move`, { token: owner.token, body: { target_column_id: to.id } }),
+            request<Card>('POST', `/cards/${card.id}/archive`, { token: owner.token }),
+            request<Card>('PATCH', `/cards/${card.id}/move`, { token: owner.token, body: { target_column_id: to.id } }),
           ]),
         ),
       );
@@ -206,18 +221,18 @@ describe('POST archive racing PATCH move', () => {
 // --- 3. restore racing create --------------------------------------------------------------------
 
 describe('POST restore racing POST create in the same column', () => {
-  it('positions stay distinct, every card listed once, each answer as stored (3 rounds of 8 + 8)', async () => {
+  it('positions stay distinct, every card listed once, each answer as stored (2 rounds of 8 + 8)', async () => {
     const board = await newBoard(owner, 'Restore against create');
     const column = await newColumn(owner, board.id, 'Only');
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 2; round++) {
       const doomed: Card[] = [];
       for (const i of range(8)) doomed.push((await newCard(owner, column.id, { title: `r${round} a${i}` })) as Card);
       for (const card of doomed) await ok(200, send(owner, 'POST', `/cards/${card.id}/archive`));
       const replies = await Promise.all(
         range(16).map((i) =>
           i % 2 === 0
-            ? call<Card>('POST', `/cards/${doomed[i / 2]!.id}/restore`, { token: owner.token })
-            : call<Card>('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: `r${round} n${i}` } }),
+            ? request<Card>('POST', `/cards/${doomed[i / 2]!.id}/restore`, { token: owner.token })
+            : request<Card>('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: `r${round} n${i}` } }),
         ),
       );
       const restores = replies.filter((_, i) => i % 2 === 0);
@@ -247,19 +262,19 @@ describe('POST restore racing POST create in the same column', () => {
 // --- more races on the same rules ----------------------------------------------------------------
 
 describe('eleven assignments of one card at once', () => {
-  it('never go past 10: exactly ten 200s and one 409 limit_reached, the card shows the ten, one event each (5 rounds)', async () => {
+  it('never go past 10: exactly ten 200s and one 409 limit_reached, the card shows the ten, one event each (3 rounds)', async () => {
     const extra = await Promise.all(range(9).map(() => newUser()));
     const board = await newBoard(owner, 'Crowded');
     const column = await newColumn(owner, board.id);
     for (const user of [assignee, ...extra]) await addMember(owner, board.id, user);
     const members = [owner, assignee, ...extra];
     expect(members).toHaveLength(11);
-    for (let round = 0; round < 5; round++) {
+    for (let round = 0; round < 3; round++) {
       const card = await newCard(owner, column.id, { title: `Crowded ${round}` });
       const base = await latestSeq(owner, board.id);
       const replies = await Promise.all(
         members.map((user, i) =>
-          call<Card>('PUT', `/cards/${card.id}/assignees/${user.id}`, { token: members[(i + 1) % 11]!.token }),
+          request<Card>('PUT', `/cards/${card.id}/assignees/${user.id}`, { token: members[(i + 1) % 11]!.token }),
         ),
       );
       const statuses = replies.map((r) => r.status).sort();
@@ -293,8 +308,8 @@ describe('the same card archived twice at once', () => {
     const replies = await Promise.all(
       cards.map((card) =>
         Promise.all([
-          call<Card>('POST', `/cards/${card.id}/archive`, { token: owner.token }),
-          call<Card>('POST', `/cards/${card.id}/archive`, { token: assignee.token }),
+          request<Card>('POST', `/cards/${card.id}/archive`, { token: owner.token }),
+          request<Card>('POST', `/cards/${card.id}/archive`, { token: assignee.token }),
         ]),
       ),
     );
@@ -314,8 +329,8 @@ describe('the same card archived twice at once', () => {
     const restores = await Promise.all(
       cards.map((card) =>
         Promise.all([
-          call<Card>('POST', `/cards/${card.id}/restore`, { token: owner.token }),
-          call<Card>('POST', `/cards/${card.id}/restore`, { token: assignee.token }),
+          request<Card>('POST', `/cards/${card.id}/restore`, { token: owner.token }),
+          request<Card>('POST', `/cards/${card.id}/restore`, { token: assignee.token }),
         ]),
       ),
     );
@@ -347,8 +362,8 @@ describe('POST archive racing PATCH due_at', () => {
       const replies = await Promise.all(
         cards.map((card) =>
           Promise.all([
-            call<Card>('POST', `/cards/${card.id}/archive`, { token: owner.token }),
-            call<Card>('PATCH', `/cards/${card.id}`, { token: owner.token, body: { due_at: due } }),
+            request<Card>('POST', `/cards/${card.id}/archive`, { token: owner.token }),
+            request<Card>('PATCH', `/cards/${card.id}`, { token: owner.token, body: { due_at: due } }),
           ]),
         ),
       );
@@ -382,6 +397,66 @@ describe('POST archive racing PATCH due_at', () => {
   });
 });
 
+describe('reads and edits racing archive and restore', () => {
+  it('never find the card missing: every GET, PATCH and label attach is 200, and the log ends where GET does (5 cards)', async () => {
+    const board = await newBoard(owner, 'Flicker');
+    const column = await newColumn(owner, board.id);
+    await addMember(owner, board.id, assignee);
+    const label = await ok<{ id: string }>(
+      201,
+      send(owner, 'POST', `/boards/${board.id}/labels`, { name: 'l', color: '#abcdef' }),
+    );
+    const cards: Card[] = [];
+    for (const i of range(5)) cards.push((await newCard(owner, column.id, { title: `flicker ${i}` })) as Card);
+    const base = await latestSeq(owner, board.id);
+    const failures: { card: number; what: string; status: number; body: unknown }[] = [];
+    const note = (card: number, what: string, reply: Reply) => {
+      if (reply.status !== 200) failures.push({ card, what, status: reply.status, body: reply.body });
+      return reply;
+    };
+    await Promise.all(
+      cards.flatMap((card, i) => [
+        (async () => {
+          for (const _ of range(3)) {
+            note(i, 'archive', await request('POST', `/cards/${card.id}/archive`, { token: owner.token }));
+            note(i, 'restore', await request('POST', `/cards/${card.id}/restore`, { token: owner.token }));
+          }
+        })(),
+        (async () => {
+          for (const _ of range(10)) note(i, 'get', await request('GET', `/cards/${card.id}`, { token: assignee.token }));
+        })(),
+        (async () => {
+          for (const n of range(4)) {
+            note(
+              i,
+              'patch',
+              await request('PATCH', `/cards/${card.id}`, { token: assignee.token, body: { title: `edit ${n}` } }),
+            );
+          }
+          note(i, 'label', await request('PUT', `/cards/${card.id}/labels/${label.id}`, { token: assignee.token }));
+          note(i, 'assign', await request('PUT', `/cards/${card.id}/assignees/${owner.id}`, { token: assignee.token }));
+        })(),
+      ]),
+    );
+    expect(failures).toEqual([]);
+    const log = await eventsAfter(owner, board.id, base);
+    for (const [i, card] of cards.entries()) {
+      const final = await cardOf(owner, card.id);
+      expect({ card: i, final }).toEqual({
+        card: i,
+        final: expect.objectContaining({ title: 'edit 3', label_ids: [label.id], assignee_ids: [owner.id], archived_at: null }),
+      });
+      const events = aboutCard(log, card.id);
+      expect(events.filter((e) => e.type === 'card.archived')).toHaveLength(3);
+      expect(events.filter((e) => e.type === 'card.restored')).toHaveLength(3);
+      expect(events.at(-1)!.card).toEqual(final);
+    }
+    const listed = cardsIn(await treeOf(owner, board.id));
+    expect(listed.map((c) => c.id).sort()).toEqual(cards.map((c) => c.id).sort());
+    expect(new Set(listed.map((c) => c.position)).size).toBe(5);
+  });
+});
+
 describe('archiving racing the deletion of the column', () => {
   it('leaves no archived card behind: every card of the column is 404 and the archive is empty (10 cards, 2 rounds)', async () => {
     const board = await newBoard(owner, 'Going away');
@@ -392,9 +467,9 @@ describe('archiving racing the deletion of the column', () => {
       // Half of them archived before the race: restores race the deletion too.
       for (const card of cards.slice(5)) await ok(200, send(owner, 'POST', `/cards/${card.id}/archive`));
       const replies = await Promise.all([
-        call('DELETE', `/columns/${column.id}`, { token: owner.token }),
+        request('DELETE', `/columns/${column.id}`, { token: owner.token }),
         ...cards.map((card, i) =>
-          call<Card>('POST', `/cards/${card.id}/${i < 5 ? 'archive' : 'restore'}`, { token: owner.token }),
+          request<Card>('POST', `/cards/${card.id}/${i < 5 ? 'archive' : 'restore'}`, { token: owner.token }),
         ),
       ]);
       expect({ round, deleted: seen(replies[0]!) }).toEqual({ round, deleted: 204 });
