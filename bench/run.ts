@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { answerArguments } from '../scripts/cli';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../test/support/local-process';
 import { benchBundles } from './bundles';
+import { benchCardDetails } from './card-details';
 import { benchCatchUp } from './catchup';
 import { Client } from './client';
 import { benchConditional } from './conditional';
@@ -32,6 +33,9 @@ import { benchWebhooks, renderWebhooks, type WebhookBench } from './webhooks';
  * 8. catch-up: 1,000 changes on a board read back through GET /boards/{id}/events, limit 1000 and 100;
  * 9. webhooks: delivery latency, REST answer → receiver on 127.0.0.1 (BENCH_WEBHOOK_EVENTS, default
  *    240), and the cost per 1,000 deliveries (bench/webhooks.ts, bench/cost.ts webhookCostModel).
+ * 10. details: a 100-card tree with and without 1,000 comments and 1,000 archived cards beside it,
+ *    unfiltered and with each filter, and the round trips and units of the card-detail routes
+ *    (bench/card-details.ts).
  * Prints markdown, writes bench/results/latest.json and latest.md (a run with BENCH_SKIP writes
  * partial-<UTC date and time>.json and .md instead, so that it never replaces the full run the
  * documents quote; BENCH_OUT=<name> picks the name). CI never runs it.
@@ -45,8 +49,12 @@ import { benchWebhooks, renderWebhooks, type WebhookBench } from './webhooks';
  * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_WRITERS (16 concurrent writers) and BENCH_WRITES (10
  * writes each) of the contention phase, BENCH_CATCHUP_EVENTS (1000 changes to catch up on),
  * BENCH_CONDITIONAL_RUNS (15 re-reads of each board each way in the conditional phase),
- * BENCH_SKIP=bundles,delivery,contention,catchup,load,conditional,scale,huge,webhooks leaves phases out (for trying the
- * bench; `huge` is the 50,000-card board of the scale phase).
+ * BENCH_DETAILS_RUNS (50 reads of each tree each way in the details phase), BENCH_DETAILS_ROUTE_RUNS
+ * (20 of each card-detail route), BENCH_DETAILS_COMMENTS and BENCH_DETAILS_ARCHIVED (1000 each),
+ * BENCH_DETAILS_PARALLELISM (8 seeding writers),
+ * BENCH_SKIP=bundles,latency,delivery,contention,catchup,load,conditional,scale,huge,webhooks,details leaves phases
+ * out (for trying the bench; `huge` is the 50,000-card board of the scale phase; without `latency`
+ * there is no load phase and no cost model).
  */
 
 const USAGE = `usage: [BENCH_…=…] npm run bench
@@ -54,7 +62,7 @@ const USAGE = `usage: [BENCH_…=…] npm run bench
 Benchmarks the service on a local stack of its own (a temporary DATA_DIR, removed at the end) and
 writes bench/results/latest.json and latest.md; docs/performance.md says what each phase measures.
 Phases: bundles, latency, delivery, load, conditional, scale (huge: its 50,000-card board), contention,
-catchup, webhooks. It takes 7-10 minutes on a quiet 2-core machine, far longer under load; CI
+catchup, webhooks, details. It takes 7-10 minutes on a quiet 2-core machine, far longer under load; CI
 never runs it.
 
 Settings are environment variables, for instance:
@@ -92,6 +100,13 @@ const settings = {
   contention: { writers: envNumber('BENCH_WRITERS', 16), writes: envNumber('BENCH_WRITES', 10) },
   catchUpEvents: envNumber('BENCH_CATCHUP_EVENTS', 1000),
   webhookEvents: envNumber('BENCH_WEBHOOK_EVENTS', 240),
+  details: {
+    runs: envNumber('BENCH_DETAILS_RUNS', 50),
+    routeRuns: envNumber('BENCH_DETAILS_ROUTE_RUNS', 20),
+    comments: envNumber('BENCH_DETAILS_COMMENTS', 1000),
+    archived: envNumber('BENCH_DETAILS_ARCHIVED', 1000),
+    parallelism: envNumber('BENCH_DETAILS_PARALLELISM', 8),
+  },
 };
 
 const started = performance.now();
@@ -145,9 +160,10 @@ try {
   if (stack) {
     const client = new Client(stack.url);
     const running = stack;
-    results.latency = await phase('latency', () =>
-      benchLatency(client, settings.requests, settings.otherRequests, settings.listBoards),
-    );
+    if (!skip.has('latency'))
+      results.latency = await phase('latency', () =>
+        benchLatency(client, settings.requests, settings.otherRequests, settings.listBoards),
+      );
     // Before the load phase: the stream must not still be working through its backlog.
     if (!skip.has('delivery'))
       results.delivery = await phase('delivery', () => benchDelivery(client, dataDir, settings.delivery));
@@ -184,6 +200,8 @@ try {
       webhooks = await phase('webhooks', () => benchWebhooks(running.url, settings.webhookEvents));
       if (webhooks) webhooks.loadAverage = loadAverage();
     }
+    // After the others: its 3,000 or so seeding writes leave the stream a backlog of log items.
+    if (!skip.has('details')) results.details = await phase('details', () => benchCardDetails(client, dataDir, settings.details));
   }
 } finally {
   if (stack) await stopStackProcess(stack.child);
