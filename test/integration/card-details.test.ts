@@ -228,6 +228,15 @@ describe('due dates', () => {
     expect(events.map((e) => [e.seq, e.type])).toEqual([[before + 1, 'card.updated']]);
     expect(events[0]!.card).toEqual(set);
 
+    // The same instant written otherwise changes nothing: 200, the same tag, no event.
+    const sameTag = etagOf(await getCard(owner, id))!;
+    for (const due_at of ['2026-12-01T17:00:00.000Z', '2026-12-01T17:00:00.0Z']) {
+      const same = await patchCard(owner, id, { due_at });
+      expect(await expectCardAnswer(same)).toEqual(set);
+      expect(etagOf(same)).toBe(sameTag);
+    }
+    expect(await latestSeq(owner, b.id)).toBe(before + 1);
+
     // null and omitted change nothing (and a title edit keeps the due date).
     expect((await expectCardAnswer(await patchCard(owner, id, { due_at: null }))).due_at).toBe('2026-12-01T17:00:00.000Z');
     const retitled = await expectCardAnswer(await patchCard(owner, id, { title: 'Renamed' }));
@@ -618,6 +627,19 @@ describe('archiving', () => {
     expect(layout(await tree(owner, b.id))).toEqual([[c1, c3], []]);
     expect(await ok(200, archived(owner, b.id))).toEqual([edited]);
 
+    // It is labelled and assigned by id too, and stays archived and out of the tree.
+    const label = await ok<{ id: string }>(
+      201,
+      send(owner, 'POST', `/boards/${b.id}/labels`, { name: 'shelf', color: '#654321' }),
+    );
+    const labelled = await expectCardAnswer(await send<Card>(member, 'PUT', `/cards/${c2}/labels/${label.id}`));
+    const assigned = await expectCardAnswer(await assign(member, c2, owner.id));
+    expect(assigned).toEqual({ ...labelled, label_ids: [label.id], assignee_ids: [member.id, owner.id] });
+    expect(assigned.archived_at).toBe(done.archived_at);
+    expect(layout(await tree(owner, b.id))).toEqual([[c1, c3], []]);
+    expect(layout(await tree(owner, b.id, { label_id: label.id }))).toEqual([[], []]);
+    expect(await ok(200, archived(owner, b.id))).toEqual([assigned]);
+
     // DELETE works on it: gone by id and from the archive.
     expect((await send(member, 'DELETE', `/cards/${c2}`)).status).toBe(204);
     expectProblem(await getCard(owner, c2), 404);
@@ -993,6 +1015,25 @@ describe('If-Match on the due-date, assignee, archive and restore routes', () =>
       expect(await latestSeq(owner, b.id)).toBe(seq + 1);
     },
   );
+});
+
+describe('the assignee checks come before If-Match', () => {
+  it('a stale tag with a user who is not a member is 409 not_a_member; with a full card 409 limit_reached', async () => {
+    const { owner, member, stranger, others } = pool;
+    const b = await board('Ordered');
+    const id = b.cards[0]!.id;
+    const stale = etagOf(await getCard(owner, id))!;
+    await ok(200, patchCard(owner, id, { title: 'Changed since' }));
+    expectConflict(await assign(owner, id, stranger.id, { 'if-match': stale }), 'not_a_member');
+    expectConflict(await unassign(owner, id, stranger.id, { 'if-match': stale }), 'not_a_member');
+    for (const user of others) await addMember(owner, b.id, user);
+    for (const user of [member, ...others]) await ok(200, assign(owner, id, user.id));
+    const full = await getCard(owner, id);
+    expectConflict(await assign(owner, id, owner.id, { 'if-match': stale }), 'limit_reached');
+    // And with all of them passed, the stale tag is what refuses it.
+    expect(expectProblem(await unassign(owner, id, member.id, { 'if-match': stale }), 412).code).toBe('precondition_failed');
+    expect(await cardOf(owner, id)).toEqual(full.body);
+  });
 });
 
 // --- who may do what, and the order of checks ----------------------------------------------------
