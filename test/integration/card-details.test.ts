@@ -950,6 +950,14 @@ describe('GET /boards/{id} filters', () => {
     const wrong = await getTree(owner, f.board, { label_id: f.labels[0] }, { 'if-none-match': wholeTag });
     expect(etagOf(wrong)).toBe(labelTag);
     expect(wrong.body).toEqual(byLabel.body);
+
+    // A change to a card the view shows: its old tag no longer gets a 304 (last here: it edits the board).
+    await ok(200, patchCard(owner, f.ids.c4!, { description: 'Edited after the tags were read' }));
+    const changed = await getTree(owner, f.board, { label_id: f.labels[0] }, { 'if-none-match': labelTag });
+    expect(changed.status).toBe(200);
+    expect(etagOf(changed)).not.toBe(labelTag);
+    expect(cardsIn(changed.body).find((c) => c.id === f.ids.c4)!.description).toBe('Edited after the tags were read');
+    expect((await getTree(owner, f.board, { label_id: f.labels[0] }, { 'if-none-match': etagOf(changed)! })).status).toBe(304);
   });
 });
 
