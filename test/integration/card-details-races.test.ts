@@ -152,6 +152,71 @@ describe('PUT assignee racing DELETE member', () => {
   });
 });
 
+describe('PUT assignee racing the assignee deleting their account', () => {
+  it('never leaves the deleted user on a card of any of their boards; each log agrees with the answers (10 boards, 2 accounts)', async () => {
+    const boards = await Promise.all(
+      range(10).map(async (i) => {
+        const board = await newBoard(owner, `Gone ${i}`);
+        const column = await newColumn(owner, board.id);
+        const card = await newCard(owner, column.id, { title: `Gone ${i}` });
+        return { id: board.id, card: card.id };
+      }),
+    );
+    for (let round = 0; round < 2; round++) {
+      const leaving = await newUser();
+      for (const b of boards) await addMember(owner, b.id, leaving);
+      const bases = await Promise.all(boards.map((b) => latestSeq(owner, b.id)));
+      // On half the boards the assignment is sent with the deletion, on the other half right after
+      // its 204, racing the collector that makes the account leave its boards.
+      const assignOn = (b: (typeof boards)[number]) =>
+        request<Card>('PUT', `/cards/${b.card}/assignees/${leaving.id}`, { token: owner.token });
+      const [deletion, ...early] = await Promise.all([
+        request('DELETE', '/auth/account', { token: leaving.token, body: { password: leaving.password } }),
+        ...boards.filter((_, i) => i % 2 === 0).map(assignOn),
+      ]);
+      const late = await Promise.all(boards.filter((_, i) => i % 2 === 1).map(assignOn));
+      const puts = boards.map((_, i) => (i % 2 === 0 ? early[i / 2]! : late[(i - 1) / 2]!));
+      expect({ round, deletion: seen(deletion!) }).toEqual({ round, deletion: 204 });
+      for (const [i, b] of boards.entries()) {
+        const put = puts[i]! as Reply<Card>;
+        const base = bases[i]!;
+        const where = { round, board: i };
+        // The account leaves its boards after the 204 (docs/accounts.md): wait for this board's member.removed.
+        let events: LoggedEvent[] = [];
+        await eventually(async () => {
+          events = await eventsAfter(owner, b.id, base);
+          expect(events.map((e) => e.type)).toContain('member.removed');
+        });
+        const kinds = events.map((e) => [e.seq, e.type]);
+        if (put.status === 200) {
+          expect({ ...where, kinds }).toEqual({
+            ...where,
+            kinds: [
+              [base + 1, 'card.updated'],
+              [base + 2, 'member.removed'],
+            ],
+          });
+          expect(events[0]!.card).toEqual(put.body);
+          expect(put.body.assignee_ids).toEqual([leaving.id]);
+        } else {
+          expect({ ...where, put: put.status, code: (put.body as { code?: string }).code }).toEqual({
+            ...where,
+            put: 409,
+            code: 'not_a_member',
+          });
+          expect({ ...where, kinds }).toEqual({ ...where, kinds: [[base + 1, 'member.removed']] });
+        }
+        expect(events.at(-1)!.user_id).toBe(leaving.id);
+        expect({ ...where, card: (await cardOf(owner, b.card)).assignee_ids }).toEqual({ ...where, card: [] });
+        expect({ ...where, tree: cardsIn(await treeOf(owner, b.id)).map((c) => c.assignee_ids) }).toEqual({
+          ...where,
+          tree: [[]],
+        });
+      }
+    }
+  });
+});
+
 // --- 2. archive racing a move --------------------------------------------------------------------
 
 describe('POST archive racing PATCH move', () => {
