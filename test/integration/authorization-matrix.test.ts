@@ -12,7 +12,9 @@ import { codeSentBy } from '../support/mail';
  * bad token} with the addressed id taken from {board A, board B of somebody else, nothing}; the
  * move rows also take their body ids from {A, B, C (another board of A's owner and member),
  * nothing}; the card label rows also take their label id from {A, B, C, nothing}; the webhook rows address
- * A's or B's webhook or an unknown id. The expected status is derived from the row's declared access rule, never written
+ * A's or B's webhook or an unknown id; the assignee rows take their user id from {a member of A, the
+ * owner of B only, nobody, a malformed id}; the comment rows address a comment of A's owner or member,
+ * of B's owner, or an unknown id. The expected status is derived from the row's declared access rule, never written
  * per case; the few domain outcomes (a member removing somebody else, a cross-board target) are
  * the spec's. Every answer must also be one the row documents (errorStatuses ∪ success), and a
  * rejected write leaves the addressed board's partition exactly as it was.
@@ -39,6 +41,8 @@ interface BoardWorld {
   label: string;
   /** A webhook of the board, delivering nowhere reachable (the discard port refuses). */
   webhook: string;
+  /** A comment of the board's owner on its first card (A and B only: the comment rows' default id). */
+  comment?: string;
 }
 
 interface World {
@@ -55,6 +59,8 @@ interface World {
   B: BoardWorld;
   /** Another board of A's owner, where A's member is a member too (cross-board moves). */
   C: BoardWorld;
+  /** A comment of A's member on A's first card (beside `A.comment`, its owner's). */
+  memberComment: string;
 }
 
 /** A board with two columns and two cards in the first column, a label, a webhook, and the given members. */
@@ -87,6 +93,13 @@ async function matrixWebhook(owner: TestUser, boardId: string): Promise<Reply> {
   if (made.status !== 201) return made;
   const off = await call('PATCH', `/webhooks/${made.body.id}`, { token: owner.token, body: { active: false } });
   return off.status === 200 ? made : off;
+}
+
+/** A comment of `author` on the card, which must succeed. */
+async function newComment(author: TestUser, cardId: string): Promise<string> {
+  const reply = await call('POST', `/cards/${cardId}/comments`, { token: author.token, body: { body: 'Matrix comment' } });
+  if (reply.status !== 201) throw new Error(`create comment failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.id;
 }
 
 /** `work` over `items`, at most `limit` at a time. */
@@ -129,6 +142,8 @@ interface CaseContext {
   caller: Caller;
   /** The user behind the caller (the owner for the token-less and bad-token callers). */
   user: TestUser;
+  /** The path's {id} as sent (board A or B only). */
+  addressed?: string;
 }
 
 interface Variant {
@@ -138,10 +153,22 @@ interface Variant {
   userId?: (ctx: CaseContext) => string;
   /** The {label_id} of the path (card label rows); default the label of A. */
   labelId?: (ctx: CaseContext) => string;
+  /**
+   * The path's {id} on board A or B, made ready for the case before the board is read (a card or a
+   * comment of its own, a due date set); default, and for the callers refused before any id is read
+   * (no token, a bad one): the board's item the row reaches its board by.
+   */
+  target?: (ctx: CaseContext) => string | Promise<string>;
+  /** The answer every authenticated caller gets before the access check, whatever the path id (a malformed id: 400). */
+  beforeAccess?: number;
   /** The answer to an authorized caller (member of the path's board, owner where required). */
   outcome?: (caller: Authorized) => number;
+  /** The problem's `code` when an authorized caller on A is refused by the row itself (outcome). */
+  code?: string;
+  /** A success that changes nothing: the board's partition is compared as for a refusal. */
+  unchanged?: boolean;
   /** Checked after a success: the intended effect happened. */
-  effect?: (ctx: CaseContext) => Promise<void>;
+  effect?: (ctx: CaseContext, reply: Reply) => Promise<void>;
 }
 
 interface Profile {
@@ -219,6 +246,61 @@ const gone = (path: (ctx: CaseContext) => string, status: number) => async (ctx:
 };
 
 const title = { title: 'Renamed by the matrix' };
+
+/** The addressed card as A's owner reads it (effects run on A only). */
+async function addressedCard(ctx: CaseContext) {
+  const card = await call('GET', `/cards/${ctx.addressed}`, { token: ctx.world.owner.token });
+  expectStatus(card, 200);
+  return card.body;
+}
+
+/** A card of the path's board's owner in its second column, which no other row uses: archived or not. */
+async function cardOfItsOwn(ctx: CaseContext, archived: boolean): Promise<string> {
+  const board = ctx.board!;
+  const made = await call('POST', `/columns/${board.columns[1]}/cards`, {
+    token: board.owner.token,
+    body: { title: 'Matrix card' },
+  });
+  expectStatus(made, 201);
+  if (archived) expectStatus(await call('POST', `/cards/${made.body.id}/archive`, { token: board.owner.token }), 200);
+  return made.body.id;
+}
+
+/**
+ * The assignee rows' user ids: a member of A (the path's card then made unassigned or assigned by
+ * A's owner, so that both authorized callers change something), B's owner (a member of B only),
+ * nobody, and a malformed id (400 before the card is looked up). A non-member is 409 `not_a_member`,
+ * after the card's 404 and the caller's 403.
+ */
+const assigneeVariants = (assigned: boolean): Variant[] => [
+  {
+    name: 'user_id = a member of A',
+    userId: (ctx) => ctx.world.member.id,
+    target: async (ctx) => {
+      const card = ctx.board!.cards[0];
+      if (ctx.board === ctx.world.A) {
+        const method = assigned ? 'DELETE' : 'PUT';
+        const set = await call(method, `/cards/${card}/assignees/${ctx.world.member.id}`, { token: ctx.world.owner.token });
+        expectStatus(set, 200);
+      }
+      return card;
+    },
+    effect: async (ctx, reply) => {
+      expect(reply.body.assignee_ids.includes(ctx.world.member.id)).toBe(assigned);
+      expect((await addressedCard(ctx)).assignee_ids.includes(ctx.world.member.id)).toBe(assigned);
+    },
+  },
+  { name: 'user_id = a member of B only', userId: (ctx) => ctx.world.other.id, outcome: () => 409, code: 'not_a_member' },
+  { name: 'user_id = an unknown user', userId: () => randomUUID(), outcome: () => 409, code: 'not_a_member' },
+  { name: 'user_id malformed', userId: () => 'not-a-uuid', beforeAccess: 400 },
+];
+
+/** The comment of A's member on A (B has no member: there, its owner's comment). */
+const membersComment = (ctx: CaseContext) => (ctx.board === ctx.world.A ? ctx.world.memberComment : ctx.board!.comment!);
+
+/** A comment written for the case on the path board's first card, by A's `author` (on B: B's owner). */
+const commentOfItsOwn = (author: 'owner' | 'member') => (ctx: CaseContext) =>
+  newComment(ctx.board === ctx.world.A ? ctx.world[author] : ctx.board!.owner, ctx.board!.cards[0]);
 
 /** Every non-public row must have a profile: a new row without one fails this suite. */
 const PROFILES: Record<string, Profile> = {
@@ -311,6 +393,93 @@ const PROFILES: Record<string, Profile> = {
     succeedsElsewhere: 'test/integration/accounts.test.ts',
     variants: [{ name: 'a wrong password', body: () => ({ password: 'not the password' }), outcome: () => 403 }],
   },
+  // Cards' details, archive and comments.
+  'boards.archive': {
+    variants: [{ name: 'the board', effect: async (_ctx, reply) => expect(Array.isArray(reply.body)).toBe(true) }],
+  },
+  'cards.due.clear': {
+    variants: [
+      {
+        name: 'a card with a due date',
+        target: async (ctx) => {
+          const card = ctx.board!.cards[0];
+          const due = { due_at: '2030-01-01T00:00:00.000Z' };
+          expectStatus(await call('PATCH', `/cards/${card}`, { token: ctx.board!.owner.token, body: due }), 200);
+          return card;
+        },
+        effect: async (ctx, reply) => {
+          expect(reply.body.due_at).toBeNull();
+          expect((await addressedCard(ctx)).due_at).toBeNull();
+        },
+      },
+    ],
+  },
+  'cards.assignees.add': { variants: assigneeVariants(true) },
+  'cards.assignees.remove': { variants: assigneeVariants(false) },
+  'cards.archive': {
+    variants: [
+      {
+        name: 'a card of its own',
+        target: (ctx) => cardOfItsOwn(ctx, false),
+        effect: async (ctx, reply) => {
+          expect(reply.body.archived_at).not.toBeNull();
+          const archive = await call('GET', `/boards/${ctx.board!.id}/archive`, { token: ctx.world.owner.token });
+          expectStatus(archive, 200);
+          expect(archive.body.map((card: { id: string }) => card.id)).toContain(ctx.addressed);
+        },
+      },
+    ],
+  },
+  'cards.restore': {
+    variants: [
+      {
+        name: 'an archived card of its own',
+        target: (ctx) => cardOfItsOwn(ctx, true),
+        effect: async (ctx, reply) => {
+          expect(reply.body.archived_at).toBeNull();
+          expect((await addressedCard(ctx)).archived_at).toBeNull();
+        },
+      },
+      // Restoring a card that is not archived: the card as it is, nothing written.
+      { name: 'a card not archived', unchanged: true, effect: async (_ctx, reply) => expect(reply.body.archived_at).toBeNull() },
+    ],
+  },
+  'comments.create': {
+    body: () => ({ body: 'Comment by the matrix' }),
+    variants: [{ name: 'a comment', effect: async (ctx, reply) => expect(reply.body.author_id).toBe(ctx.user.id) }],
+  },
+  'comments.list': {},
+  // Its author only: any other member, an owner too, is 403 (after the comment's 404 and the caller's 403).
+  'comments.update': {
+    body: () => ({ body: 'Edited by the matrix' }),
+    variants: (['owner', 'member'] as const).map(
+      (author): Variant => ({
+        name: `the ${author}'s comment`,
+        target: author === 'owner' ? undefined : membersComment,
+        outcome: (caller) => (caller === author ? 200 : 403),
+        code: 'forbidden',
+        effect: async (ctx, reply) => {
+          expect(reply.body).toMatchObject({ id: ctx.addressed, author_id: ctx.user.id, body: 'Edited by the matrix' });
+          expect(reply.body.edited_at).not.toBeNull();
+        },
+      }),
+    ),
+  },
+  // Its author or an owner of the board; a comment of its own per case, as each success deletes it.
+  'comments.delete': {
+    variants: (['owner', 'member'] as const).map(
+      (author): Variant => ({
+        name: `a comment of the ${author}`,
+        target: commentOfItsOwn(author),
+        outcome: (caller) => (caller === 'owner' || caller === author ? 204 : 403),
+        code: 'forbidden',
+        effect: async (ctx) => {
+          const edit = await call('PATCH', `/comments/${ctx.addressed}`, { token: ctx.user.token, body: { body: 'x' } });
+          expectStatus(edit, 404);
+        },
+      }),
+    ),
+  },
   'members.update': {
     // Self-promotion: a no-op for the owner, an escalation attempt for everybody else.
     body: () => ({ role: 'owner' }),
@@ -353,6 +522,7 @@ const protectedRows = (Object.entries(routes) as [string, RouteRow][]).filter(([
 /** The answer the row's access rule (then the spec's domain rule) prescribes. */
 function expectedStatus(row: RouteRow, caller: Caller, kind: PathKind | undefined, variant: Variant | undefined): number {
   if (caller === 'none' || caller === 'bad') return 401;
+  if (variant?.beforeAccess) return variant.beforeAccess;
   const access = row.access;
   if (access.scope === 'public') throw new Error('public rows are not in the matrix');
   if (access.scope === 'board') {
@@ -392,7 +562,14 @@ beforeAll(async () => {
   documentClient = localDocumentClient(env);
   const [owner, member, stranger, other, candidate] = await Promise.all([newUser(), newUser(), newUser(), newUser(), newUser()]);
   const [A, B, C] = await Promise.all([buildBoard(owner, [member]), buildBoard(other), buildBoard(owner, [member])]);
-  world = { owner, member, stranger, other, candidate, badToken: tamperSignature(owner.token), A, B, C };
+  const [ownerComment, memberComment, otherComment] = await Promise.all([
+    newComment(owner, A.cards[0]),
+    newComment(member, A.cards[0]),
+    newComment(other, B.cards[0]),
+  ]);
+  A.comment = ownerComment;
+  B.comment = otherComment;
+  world = { owner, member, stranger, other, candidate, badToken: tamperSignature(owner.token), A, B, C, memberComment };
 });
 
 afterAll(() => documentClient?.destroy());
@@ -435,15 +612,20 @@ describe.each(protectedRows.filter(([id]) => PROFILES[id]).map(([id, row]) => ({
           ? undefined
           : !board
             ? randomUUID()
-            : access.via === 'board'
-              ? board.id
-              : access.via === 'column'
-                ? board.columns[0]
-                : access.via === 'label'
-                  ? board.label
-                  : access.via === 'webhook'
-                    ? board.webhook
-                    : board.cards[0];
+            : variant?.target && caller !== 'none' && caller !== 'bad'
+              ? await variant.target(ctx)
+              : access.via === 'board'
+                ? board.id
+                : access.via === 'column'
+                  ? board.columns[0]
+                  : access.via === 'label'
+                    ? board.label
+                    : access.via === 'webhook'
+                      ? board.webhook
+                      : access.via === 'comment'
+                        ? board.comment!
+                        : board.cards[0];
+      ctx.addressed = addressed;
       const path = row.path
         .replace('{id}', addressed ?? '')
         .replace('{user_id}', (variant?.userId ?? ((c: CaseContext) => c.world.member.id))(ctx))
@@ -463,10 +645,16 @@ describe.each(protectedRows.filter(([id]) => PROFILES[id]).map(([id, row]) => ({
         if (reply.status === 401) {
           expect(reply.headers.get('www-authenticate')).toBe(caller === 'none' ? 'Bearer' : 'Bearer error="invalid_token"');
         }
+        // The row's own refusal of an authorized caller names its reason.
+        if (variant?.code && kind === 'A' && (caller === 'owner' || caller === 'member') && !variant.beforeAccess) {
+          expect(reply.body.code).toBe(variant.code);
+        }
         // A rejected write changed nothing on the addressed board.
         if (before) expect(await partition(`BOARD#${board!.id}`)).toEqual(before);
       } else {
-        await variant?.effect?.(ctx);
+        // Nor did a success that is documented to change nothing.
+        if (before && variant?.unchanged) expect(await partition(`BOARD#${board!.id}`)).toEqual(before);
+        await variant?.effect?.(ctx, reply);
       }
     });
 
