@@ -1,8 +1,9 @@
 import { Forbidden, NotFound } from '../domain/errors';
 import { uuid7 } from '../domain/uuid7';
 import { actorOf, type ScopeVia } from './access';
-import { deleteItems, getItems, type Item, type NamedItems, queryAll, queryPages } from './db';
-import { type BoardItemChange, ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
+import { cardAtEitherKey, notDeletingColumn } from './cards';
+import { deleteItems, type Item, type NamedItems, queryAll, queryPages } from './db';
+import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
 import { type CardRecord, type Comment, type CommentRecord, now, toComment } from './records';
 import { cardKeyOf, type ItemKey, keys } from './table';
 
@@ -17,23 +18,6 @@ import { cardKeyOf, type ItemKey, keys } from './table';
  * A card's comments go with it: its deletion's log item carries `comment_count`, and the
  * collector removes them after the answer (deleteCardComments), as it does a deleted column's.
  */
-
-/**
- * The board's part in a comment write: the card's column must not have started its deletion,
- * whose collector, having listed the column's cards and their comments, would leave a comment
- * written after it behind. The same condition as lib/data/cards.ts `notDeletingColumn`, written
- * out here so that this module stands on what is committed of that one.
- */
-const notDeletingColumn = (columnId: string): BoardItemChange => ({
-  condition: 'NOT contains(deleting_columns, :column)',
-  values: { ':column': columnId },
-});
-
-/** A card read at both of its keys, archived or not; undefined when it is at neither (deleted). */
-async function cardAtEitherKey(boardId: string, cardId: string): Promise<CardRecord | undefined> {
-  const found = await getItems([keys.card(boardId, cardId), keys.archivedCard(boardId, cardId)]);
-  return found.get<CardRecord>(keys.card(boardId, cardId)) ?? found.get<CardRecord>(keys.archivedCard(boardId, cardId));
-}
 
 /**
  * The card's part in a create or delete: `comment_count` moved by `step` and the write counter by
