@@ -62,9 +62,8 @@ export async function highestCardPosition(boardId: string, columnId: string): Pr
  * state. (The board's `seq`, read in the second round trip, may be newer than that query.) Moves
  * do not touch it (the spec lets a move write nothing but the card), and moves may produce equal
  * positions by the spec's own arithmetic anyway; creates alone are guaranteed distinct positions.
- * A lost race reads nothing it can learn from the failed conditions: the column's version and the
- * board's `seq` come back with them; only a create that lost to another create in the column
- * queries the highest position again.
+ * A create that lost the race waits its turn on the board, then reads the column's version and
+ * highest card again in one round trip and writes.
  */
 export async function createCard(
   scope: ScopeVia<'column'>,
@@ -73,13 +72,20 @@ export async function createCard(
 ): Promise<TaggedCard> {
   const { boardId, column } = scope;
   let highest = highestAtFirstRead;
-  let stale = false;
-  return retryChange({ board: scope.board, item: scope.columnCardVersion }, async ({ board, item: version }) => {
-    // Another create in the column committed meanwhile: its card may now be the highest.
-    if (stale) {
-      highest = await highestCardPosition(boardId, column.id);
-      stale = false;
+  let first = true;
+  return retryChange({ board: scope.board, item: scope.columnCardVersion }, async ({ board, item: seenVersion }) => {
+    let version = seenVersion;
+    // A later attempt runs when this writer's turn on the board has come (lib/data/board-turns.ts):
+    // nothing else commits on the board while it holds it, so the column's version and highest
+    // card read now (one round trip) are those the write will meet.
+    if (!first) {
+      const [found, top] = await Promise.all([getItems([keys.columnLookup(column.id)]), highestCardPosition(boardId, column.id)]);
+      const lookup = found.get<ColumnLookup>(keys.columnLookup(column.id));
+      if (!lookup) throw new NotFound('Column');
+      version = lookup.card_version;
+      highest = top;
     }
+    first = false;
     const card: CardRecord = {
       id: randomUUID(),
       board_id: boardId,
@@ -133,7 +139,6 @@ export async function createCard(
       if (refusal?.failed.has('cardVersion')) {
         const lookup = refusal.itemAt<ColumnLookup>('cardVersion');
         if (!lookup) throw new NotFound('Column');
-        stale = true;
         throw new ChangeRaceLost(refusal.board ?? board, lookup.card_version);
       }
       // Only the board's seq moved on (a change elsewhere on the board): the same card, position

@@ -3,6 +3,7 @@ import { NotFound, ResyncRequired } from '../domain/errors';
 import type { BoardEvent, BoardEventKind } from '../domain/events';
 import { MAX_SEQ } from '../domain/limits';
 import { ENV, secondsFromEnv } from '../runtime/config';
+import { BoardGone, headOf, queueEmpty, turnClauses, turnCommitted, turnHeld, withTurn } from './board-turns';
 import {
   type Item,
   itemsOf,
@@ -12,7 +13,7 @@ import {
   queryPages,
   type Refusal,
   refusalOf,
-  retryLostRaces,
+  StorageBusy,
   type TransactItem,
   transactWrite,
 } from './db';
@@ -133,18 +134,36 @@ export interface Seen<I> {
   item: I;
 }
 
+/** Attempts of one change at most (a lost race while holding the turn is rare: an item changed by a write outside the log). */
+const MAX_ATTEMPTS = 40;
+
 /**
- * Runs `attempt` until it does not lose a race (retryLostRaces), each attempt on what the last
- * one's failed conditions returned (ChangeRaceLost), with no read: the first on `first`.
+ * Runs `attempt` until it does not lose a race, each attempt on what the last one's failed
+ * conditions returned (ChangeRaceLost), with no read: the first on `first`. The first attempt
+ * races as it always did; a writer that loses queues for its turn on the board
+ * (lib/data/board-turns.ts) and attempts again when its turn comes, on the board as it then is,
+ * instead of racing blindly again: on a busy board a write waits its turn rather than failing.
  */
 export function retryChange<I, T>(first: Seen<I>, attempt: (seen: Seen<I>) => Promise<T>): Promise<T> {
-  let seen = first;
-  return retryLostRaces(async () => {
-    try {
-      return await attempt(seen);
-    } catch (error) {
-      if (error instanceof ChangeRaceLost) seen = { board: error.board, item: (error.item as I | undefined) ?? seen.item };
-      throw error;
+  return withTurn(first.board.id, async (untilTurn) => {
+    // Writers already queue on the board (as the request read it): its turn first, rather than a
+    // transaction that would fail for the queue and, in flight, hold up the one at its head.
+    let seen = queueEmpty(first.board) ? first : { board: await waitOrGone(untilTurn, first.board), item: first.item };
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt(seen);
+      } catch (error) {
+        if (!(error instanceof LostRace) || n >= MAX_ATTEMPTS) {
+          throw error instanceof LostRace ? new StorageBusy('a change kept losing races on its board') : error;
+        }
+        const lost = error instanceof ChangeRaceLost ? (error as ChangeRaceLost<I>) : undefined;
+        const board = lost?.board ?? seen.board;
+        const item = lost?.item ?? seen.item;
+        // Only the change's own item moved (the board as read): again at once. Another change
+        // committed first, or writers queue: this writer's turn first.
+        const contended = seqOf(board) !== seqOf(seen.board) || !queueEmpty(board) || turnHeld() !== undefined;
+        seen = { board: contended ? await waitOrGone(untilTurn, board) : board, item };
+      }
     }
   });
 }
@@ -196,7 +215,12 @@ export async function commitChange<N extends string>(change: Change<N>): Promise
   const retention = eventRetentionSeconds();
   const keptUntil = Math.floor(Date.parse(occurredAt) / 1000) + retention;
   const log: LogItem = { type: 'event', board_id: boardId, seq, kind: change.kind, event, kept_until: keptUntil };
-  const own = change.board ?? {};
+  const ticket = turnHeld();
+  // A deleted board item holds no queue: its last change needs only the turn, not the hand-over.
+  const turn = turnClauses(ticket, change.deletesBoard);
+  const own =
+    bothBoardChanges(change.board, { condition: turn.condition, set: turn.set ? [turn.set] : undefined, values: turn.values }) ??
+    {};
   const counterCondition = seen === 0 ? `attribute_not_exists(${SEQ_ATTRIBUTE})` : `${SEQ_ATTRIBUTE} = :seenSeq`;
   const condition = `attribute_exists(pk) AND ${counterCondition}${own.condition ? ` AND (${own.condition})` : ''}`;
   const values = { ...own.values, ...(seen === 0 ? {} : { ':seenSeq': seen }) };
@@ -227,6 +251,8 @@ export async function commitChange<N extends string>(change: Change<N>): Promise
       boardItem,
       { Put: { Item: { ...change.logAttributes, ...keys.logEntry(boardId, seq), ...log, [TTL_ATTRIBUTE]: keptUntil } } },
     ]);
+    // The turn, if this writer held one, went on in the same transaction.
+    turnCommitted();
   } catch (error) {
     const refusal = refusalOf<N | OwnItem>(error, sentNames(change.writes));
     if (!refusal) throw error;
@@ -234,7 +260,8 @@ export async function commitChange<N extends string>(change: Change<N>): Promise
     if (!refusal.failed.has(BOARD_ITEM)) throw error;
     const current = refusal.itemAt<BoardRecord>(BOARD_ITEM);
     if (!current) throw (change.gone ?? (() => new NotFound('Board')))();
-    if (seqOf(current) !== seen) throw new ChangeRaceLost(current);
+    // Another change first, or writers queued (and this one not at their head): its turn, then again.
+    if (seqOf(current) !== seen || !turnAllows(current, ticket)) throw new ChangeRaceLost(current);
     throw change.boardRefused?.(current) ?? error;
   }
 }
@@ -254,6 +281,20 @@ export function bothBoardChanges(a: BoardItemChange | undefined, b: BoardItemCha
     values: { ...a.values, ...b.values },
   };
 }
+
+/** The board when this writer's turn comes; the board as it was if it went away meanwhile (the attempt's own condition then says 404). */
+async function waitOrGone(untilTurn: (board: BoardRecord) => Promise<BoardRecord>, board: BoardRecord): Promise<BoardRecord> {
+  try {
+    return await untilTurn(board);
+  } catch (error) {
+    if (!(error instanceof BoardGone)) throw error;
+    return board;
+  }
+}
+
+/** Whether the board's queue lets a change through: it is empty, or the change holds its head. */
+const turnAllows = (board: BoardRecord, ticket: number | undefined) =>
+  ticket === undefined ? queueEmpty(board) : headOf(board) === ticket;
 
 function updateExpression(own: BoardItemChange): string {
   const clauses = [`SET ${[`${SEQ_ATTRIBUTE} = :nextSeq`, ...(own.set ?? [])].join(', ')}`];

@@ -35,6 +35,12 @@ export interface BoardRecord {
    * existed until their first assignment (lib/data/assignees.ts).
    */
   members?: Record<string, number>;
+  /** The board's queue of writers (lib/data/board-turns.ts): the next ticket to hand out... */
+  turn_next?: number;
+  /** ...and the ticket whose turn it is; equal (or absent) when nobody queues. */
+  turn_head?: number;
+  /** Tickets whose writers gave up before their turn: skipped at once when the head reaches them. */
+  turn_gone?: Set<number>;
 }
 
 export interface MemberRecord {
@@ -185,7 +191,7 @@ export const isLiveAssignee = (members: CardContext['members'], userId: string, 
   members !== undefined && Object.hasOwn(members, userId) && assignedAt > members[userId]!;
 
 /** A card's assignees as shown: live ones only, in the order they were assigned (by `seq`). */
-export function liveAssigneeIds(assignees: CardRecord['assignees'], members: CardContext['members']): string[] {
+function liveAssigneeIds(assignees: CardRecord['assignees'], members: CardContext['members']): string[] {
   if (!assignees || !members) return [];
   return Object.entries(assignees)
     .filter(([userId, assignedAt]) => isLiveAssignee(members, userId, assignedAt))

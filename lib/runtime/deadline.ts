@@ -20,7 +20,7 @@ const runWithDeadline = <T>(signal: AbortSignal, fn: () => Promise<T>, at = Numb
 export const deadlinePassed = () => deadlineStorage.getStore()?.signal.aborted === true;
 
 /** Milliseconds left before the current request's deadline (Infinity outside a request). */
-const timeToDeadline = () => (deadlineStorage.getStore()?.at ?? Number.POSITIVE_INFINITY) - Date.now();
+export const timeToDeadline = () => (deadlineStorage.getStore()?.at ?? Number.POSITIVE_INFINITY) - Date.now();
 
 /** Runs `fn` free of the request's deadline: for clean-up that must happen even after it. */
 export const outsideDeadline = <T>(fn: () => Promise<T>) => deadlineStorage.exit(fn);

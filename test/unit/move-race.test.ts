@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { ScopeVia } from '../../lib/data/access';
@@ -80,8 +80,11 @@ it('an edit between the read and the write: the move is written again on the edi
 
 it('the card deleted in between: not found (404), no second write', async () => {
   ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed' }));
+  // Not at its key any more: read at both of its keys (archived meanwhile?), and at neither.
+  ddb.on(BatchGetCommand).resolves({ Responses: {} });
   await expect(moveCard(scope, { target_column_id: target.id })).rejects.toBeInstanceOf(NotFound);
   expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
+  expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(1);
 });
 
 it('the condition failing on an unchanged card is not retried as a race', async () => {
@@ -95,7 +98,7 @@ it('a move to the place the card has: the condition fails on the place alone, an
   ddb.on(TransactWriteCommand).rejects(cancelled({ Code: 'ConditionalCheckFailed', Item: { ...there, ev: { id: 'earlier' } } }));
   const { card: answer } = await moveCard({ ...scope, card: there } as ScopeVia<'card'>, { target_column_id: target.id });
   const { board_id: _, ...view } = there;
-  expect(answer).toEqual({ ...view, label_ids: [] });
+  expect(answer).toEqual({ ...view, label_ids: [], due_at: null, assignee_ids: [], archived_at: null, comment_count: 0 });
   expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
   expect(cardUpdate(0).ConditionExpression).toContain('(column_id <> :column OR #position <> :position)');
 });

@@ -1,0 +1,275 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as pause } from 'node:timers/promises';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { outsideDeadline, timeToDeadline, WRITE_BUDGET_MS } from '../runtime/deadline';
+import {
+  documentClient,
+  getItems,
+  isConditionFailure,
+  itemAtConditionFailure,
+  retryingConflicts,
+  StorageBusy,
+  tableName,
+} from './db';
+import type { BoardRecord } from './records';
+import { keys } from './table';
+
+/**
+ * Writers of a busy board take turns (docs/data-model.md, "Busy boards"). Every change of a board
+ * is one transaction conditioned on the board's `seq` as read, so of N writers racing, one commits
+ * and N - 1 pay a transaction for nothing, and go again: a cost that grows with the square of the
+ * writers. Here a writer that loses once stops racing and queues:
+ *
+ * - The board item holds a ticket counter: `turn_next`, the next ticket to hand out, and
+ *   `turn_head`, the ticket whose turn it is. The queue is empty when they are equal (or absent).
+ * - A writer's first attempt is as it always was (one transaction, no extra call), with one more
+ *   clause in the board's condition: the queue is empty. So an uncontended write costs what it
+ *   did, and nobody overtakes the queue.
+ * - A writer that lost takes a ticket: one UpdateItem, which also answers the board as it now is.
+ *   It then reads the board (one GetItem, which never conflicts with the transactions in flight)
+ *   only when its turn should have come, from how fast the turns it saw went by, and attempts its
+ *   change once the head is its ticket, with the condition `turn_head = :ticket` and the update
+ *   `turn_head = :ticket + 1`: the change and the hand-over are one write.
+ * - A writer that leaves without a change while it holds the turn (a refusal, nothing to change,
+ *   an error) hands the turn on with one UpdateItem. One that gives up before its turn comes (its
+ *   request's deadline) leaves its ticket in `turn_gone`, and the first waiter to see the head at
+ *   a ticket there moves it on at once.
+ * - A writer that dies holding the turn (its function timed out or crashed) is skipped: a waiter
+ *   that has seen the same head for TURN_DEADLINE_MS moves it on, on the condition that it is still
+ *   that one (one UpdateItem, one winner). A holder skipped while alive finds the head past its
+ *   ticket at its next attempt and queues again: a skip costs time, never correctness, since
+ *   every change still requires the board's `seq` as read.
+ * What a turn guarantees is only an order: correctness still rests on each change's conditions.
+ */
+
+/** How long a waiter lets the same head hold the turn before it moves it on (a dead holder). */
+const TURN_DEADLINE_MS = 3_000;
+/**
+ * A waiter gives up (503) while its request still has the time to send its write and more: a
+ * write is only sent with WRITE_BUDGET_MS left (lib/runtime/deadline.ts), and its ticket is let go.
+ */
+const GIVE_UP_MARGIN_MS = WRITE_BUDGET_MS + 500;
+/** The first estimate of one turn, before the writer has seen any go by. */
+const FIRST_TURN_ESTIMATE_MS = 25;
+
+/** A writer's place in its board's queue, for one request's change. */
+interface Turn {
+  boardId: string;
+  ticket?: number;
+  /** The change committed with the turn (the hand-over was part of it). */
+  done: boolean;
+}
+
+const current = new AsyncLocalStorage<Turn>();
+
+/** The turn the running change holds, if it queued (commitChange reads it). */
+export const turnHeld = (): number | undefined => {
+  const turn = current.getStore();
+  return turn?.ticket;
+};
+
+/** Marks the running change's turn as handed over by its own transaction. */
+export function turnCommitted(): void {
+  const turn = current.getStore();
+  if (turn) turn.done = true;
+}
+
+/** The ticket whose turn it is, and how many were handed out; equal when nobody queues. */
+export const headOf = (board: Pick<BoardRecord, 'turn_head'>) => board.turn_head ?? 0;
+const nextOf = (board: Pick<BoardRecord, 'turn_next'>) => board.turn_next ?? 0;
+export const queueEmpty = (board: Pick<BoardRecord, 'turn_head' | 'turn_next'>) => headOf(board) >= nextOf(board);
+
+/** The board item's condition and update for a change, by whether it holds a turn. */
+export function turnClauses(
+  ticket: number | undefined,
+  deletesBoard = false,
+): { condition: string; set?: string; values: Record<string, number> } {
+  if (ticket === undefined) return { condition: 'attribute_not_exists(turn_next) OR turn_head >= turn_next', values: {} };
+  if (deletesBoard) return { condition: 'turn_head = :turnTicket', values: { ':turnTicket': ticket } };
+  return {
+    condition: 'turn_head = :turnTicket',
+    set: 'turn_head = :turnAfter',
+    values: { ':turnTicket': ticket, ':turnAfter': ticket + 1 },
+  };
+}
+
+/**
+ * Runs a change's attempts with a turn slot: `work` gets `wait`, which a lost race calls with the
+ * board as it now is, to queue (or keep waiting) and get the board as it is when the turn comes.
+ * A turn still held when `work` ends without its change is handed on.
+ */
+export async function withTurn<T>(boardId: string, work: (wait: (board: BoardRecord) => Promise<BoardRecord>) => Promise<T>) {
+  const turn: Turn = { boardId, done: false };
+  return current.run(turn, async () => {
+    const waiter = new Waiter(turn);
+    try {
+      return await work((board) => waiter.untilTurn(board));
+    } finally {
+      // Best effort, and even past the request's deadline (it writes no change): a ticket not let
+      // go is a turn the next waiter skips after TURN_DEADLINE_MS.
+      const { ticket } = turn;
+      if (ticket !== undefined && !turn.done) await outsideDeadline(() => letGo(boardId, ticket)).catch(() => undefined);
+    }
+  });
+}
+
+/** A queued writer's view of the turns going by. */
+class Waiter {
+  private seenHead = -1;
+  private seenAt = 0;
+  private turnMs = FIRST_TURN_ESTIMATE_MS;
+
+  constructor(private readonly turn: Turn) {}
+
+  /**
+   * The board as it is when the turn is this writer's: queued first if it holds no ticket, or
+   * holds one the head has passed (it was skipped while it was slow).
+   */
+  async untilTurn(board: BoardRecord): Promise<BoardRecord> {
+    let seen = board;
+    for (;;) {
+      const ticket = this.turn.ticket;
+      if (ticket === undefined || headOf(seen) > ticket) {
+        seen = await this.join();
+        continue;
+      }
+      if (headOf(seen) === ticket) return seen;
+      // The head is at a ticket whose writer gave up: nobody will use it.
+      if (seen.turn_gone?.has(headOf(seen))) {
+        seen = await skip(seen, 'gone');
+        continue;
+      }
+      this.observe(seen);
+      if (timeToDeadline() < GIVE_UP_MARGIN_MS) {
+        throw new StorageBusy('the board stayed too busy: the queue of writers did not reach this one in time');
+      }
+      if (performance.now() - this.seenAt > TURN_DEADLINE_MS) {
+        seen = await skip(seen, 'late');
+        continue;
+      }
+      await pause(Math.min(1_000, Math.max(3, (ticket - headOf(seen)) * this.turnMs)));
+      seen = await readBoard(seen);
+    }
+  }
+
+  /** Takes the next ticket: one UpdateItem, answering the board as it now is. */
+  private async join(): Promise<BoardRecord> {
+    const { Attributes } = await send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.board(this.turn.boardId),
+        // The first ticket of a board starts both counters: its holder's turn is at once.
+        UpdateExpression: 'SET turn_next = if_not_exists(turn_next, :zero) + :one, turn_head = if_not_exists(turn_head, :zero)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    ).catch((error: unknown) => {
+      if (isConditionFailure(error)) throw new BoardGone();
+      throw error;
+    });
+    const board = Attributes as BoardRecord;
+    this.turn.ticket = (board.turn_next ?? 1) - 1;
+    return board;
+  }
+
+  /** Learns how long a turn takes from the heads it saw go by, and since when the head has not moved. */
+  private observe(board: BoardRecord): void {
+    const now = performance.now();
+    const head = headOf(board);
+    if (head !== this.seenHead) {
+      if (this.seenHead >= 0 && head > this.seenHead) {
+        const perTurn = (now - this.seenAt) / (head - this.seenHead);
+        this.turnMs = Math.min(500, Math.max(2, (this.turnMs + perTurn) / 2));
+      }
+      this.seenHead = head;
+      this.seenAt = now;
+    }
+  }
+}
+
+/**
+ * A single write of the board item meets the transactions of the changes in flight on it
+ * (TransactionConflictException): it is sent again, with jitter, a few times (retryingConflicts).
+ */
+const send = (command: UpdateCommand) => retryingConflicts(() => documentClient.send(command));
+
+/** The board went away while a writer queued: its change meets that in its own condition. */
+export class BoardGone extends Error {
+  override name = 'BoardGone';
+}
+
+async function readBoard(board: BoardRecord): Promise<BoardRecord> {
+  const found = await getItems([keys.board(board.id)]);
+  const now = found.get<BoardRecord>(keys.board(board.id));
+  if (!now) throw new BoardGone();
+  return now;
+}
+
+/**
+ * Moves the head past a ticket nobody will use (`gone`: its writer gave up) or past a holder that
+ * has kept it too long (`late`); one waiter wins, the others see it moved.
+ */
+async function skip(board: BoardRecord, why: 'gone' | 'late'): Promise<BoardRecord> {
+  const head = headOf(board);
+  try {
+    const { Attributes } = await send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.board(board.id),
+        UpdateExpression: why === 'gone' ? 'SET turn_head = :after DELETE turn_gone :heads' : 'SET turn_head = :after',
+        ConditionExpression: why === 'gone' ? 'turn_head = :head AND contains(turn_gone, :head)' : 'turn_head = :head',
+        ExpressionAttributeValues: {
+          ':head': head,
+          ':after': head + 1,
+          ...(why === 'gone' ? { ':heads': new Set([head]) } : {}),
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return Attributes as BoardRecord;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const now = itemAtConditionFailure<BoardRecord>(error);
+    if (!now) throw new BoardGone();
+    return now;
+  }
+}
+
+/**
+ * Lets the ticket go after a change that did not commit with it: hands the turn on when it is this
+ * writer's, or, when its turn has not come yet (it gave up waiting), leaves the ticket in
+ * `turn_gone` for the waiters to skip at once. A head already past it needs nothing.
+ */
+async function letGo(boardId: string, ticket: number): Promise<void> {
+  try {
+    await send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.board(boardId),
+        UpdateExpression: 'SET turn_head = :after',
+        ConditionExpression: 'turn_head = :ticket',
+        ExpressionAttributeValues: { ':ticket': ticket, ':after': ticket + 1 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const board = itemAtConditionFailure<BoardRecord>(error);
+    if (!board || headOf(board) > ticket) return;
+    await send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.board(boardId),
+        UpdateExpression: 'ADD turn_gone :tickets',
+        ConditionExpression: 'turn_head < :ticket',
+        ExpressionAttributeValues: { ':ticket': ticket, ':tickets': new Set([ticket]) },
+      }),
+    ).catch((refused: unknown) => {
+      // Its turn came meanwhile: hand it on after all.
+      if (isConditionFailure(refused)) return letGo(boardId, ticket);
+      throw refused;
+    });
+  }
+}

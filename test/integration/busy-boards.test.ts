@@ -1,0 +1,131 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { call, newBoard, newCard, newColumn, newUser, type TestUser } from '../support/api';
+import { oneTo, readAllEvents } from '../support/event-log';
+import { localDocumentClient, localEnv } from '../support/local-table';
+
+/**
+ * Busy boards: writers of one board wait their turn instead of failing. Checked over HTTP against
+ * the local stack: many clients writing one board at once all get their success, every change is
+ * numbered once and in order, and a writer that dies holding its turn does not stop the board.
+ * (What a turn costs in calls and time is measured by `npm run bench`, never here.)
+ */
+
+const db = localDocumentClient();
+const table = () => localEnv().TABLE_NAME!;
+
+afterAll(() => db.destroy());
+
+let owner: TestUser;
+beforeAll(async () => {
+  owner = await newUser();
+});
+
+/** The board item's queue counters, read behind the API. */
+async function queueOf(boardId: string): Promise<{ head: number; next: number }> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: table(), Key: { pk: `BOARD#${boardId}`, sk: '#BOARD' }, ConsistentRead: true }),
+  );
+  return { head: (Item?.turn_head as number | undefined) ?? 0, next: (Item?.turn_next as number | undefined) ?? 0 };
+}
+
+describe('many writers on one board', () => {
+  it('16 clients creating cards in one column at once all get 201, with distinct positions and one seq each', async () => {
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    const replies = await Promise.all(
+      oneTo(16).map((i) => call('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: `card ${i}` } })),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 201));
+    const positions = replies.map((reply) => reply.body.position as number).sort((a, b) => a - b);
+    expect(positions).toEqual(oneTo(16));
+    const { events } = await readAllEvents(owner, board.id);
+    const created = events.filter((event) => event.type === 'card.created');
+    expect(created.map((event) => (event.card as { id: string } | undefined)?.id).sort()).toEqual(
+      replies.map((reply) => reply.body.id).sort(),
+    );
+    // No gap, no repeat: the log is 1..n.
+    expect(events.map((event) => event.seq)).toEqual(oneTo(events.length));
+    // Everyone who queued handed the turn on: nobody is left waiting.
+    const queue = await queueOf(board.id);
+    expect(queue.head).toBe(queue.next);
+  });
+
+  it('16 clients editing their own cards of one board, three rounds each, all get 200 and every edit is in the log', async () => {
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    const cards = [];
+    for (const i of oneTo(16)) cards.push(await newCard(owner, column.id, { title: `own ${i}` }));
+    const replies = await Promise.all(
+      cards.map(async (card) => {
+        const statuses: number[] = [];
+        for (const round of oneTo(3)) {
+          statuses.push(
+            (await call('PATCH', `/cards/${card.id}`, { token: owner.token, body: { title: `${card.id} ${round}` } })).status,
+          );
+        }
+        return statuses;
+      }),
+    );
+    expect(replies.flat()).toEqual(replies.flat().map(() => 200));
+    const { events } = await readAllEvents(owner, board.id);
+    const updates = events.filter((event) => event.type === 'card.updated');
+    expect(updates).toHaveLength(48);
+    expect(events.map((event) => event.seq)).toEqual(oneTo(events.length));
+    // Each card's edits are in the order its client sent them.
+    for (const card of cards) {
+      const titles = updates
+        .filter((event) => (event.card as { id: string } | undefined)?.id === card.id)
+        .map((event) => (event.card as { title: string } | undefined)?.title);
+      expect(titles).toEqual(oneTo(3).map((round) => `${card.id} ${round}`));
+    }
+  });
+});
+
+describe('a writer that dies holding its turn', () => {
+  it('is skipped: later writes still succeed, in order, and the head moves past its ticket', async () => {
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    // A writer takes a ticket (the queue was empty: its turn is at once) and never writes: the
+    // function that held it timed out or crashed.
+    await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: `BOARD#${board.id}`, sk: '#BOARD' },
+        UpdateExpression: 'SET turn_next = if_not_exists(turn_next, :zero) + :one, turn_head = if_not_exists(turn_head, :zero)',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      }),
+    );
+    const stuck = await queueOf(board.id);
+    expect(stuck.next).toBe(stuck.head + 1);
+
+    const replies = await Promise.all(
+      oneTo(4).map((i) => call('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: `after ${i}` } })),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual([201, 201, 201, 201]);
+    const after = await queueOf(board.id);
+    expect(after.head).toBeGreaterThan(stuck.head);
+    expect(after.head).toBe(after.next);
+    const { events } = await readAllEvents(owner, board.id);
+    expect(events.map((event) => event.seq)).toEqual(oneTo(events.length));
+    expect(events.filter((event) => event.type === 'card.created')).toHaveLength(4);
+  });
+
+  it('writers refused when their turn comes (a stale If-Match) hand it on: exactly one of 12 wins, the board goes on', async () => {
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    const card = await newCard(owner, column.id);
+    const etag = (await call('GET', `/cards/${card.id}`, { token: owner.token })).headers.get('etag')!;
+    // All send the same If-Match: the first change makes it stale for the others, who queued
+    // after losing the race and find the card changed when their turn comes: 412.
+    const replies = await Promise.all(
+      oneTo(12).map((i) =>
+        call('PATCH', `/cards/${card.id}`, { token: owner.token, headers: { 'if-match': etag }, body: { title: `edit ${i}` } }),
+      ),
+    );
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, ...Array(11).fill(412)]);
+    const queue = await queueOf(board.id);
+    expect(queue.head).toBe(queue.next);
+    // The board is not stuck: the next write goes through at once.
+    expect((await call('PATCH', `/cards/${card.id}`, { token: owner.token, body: { title: 'after' } })).status).toBe(200);
+  });
+});
