@@ -603,6 +603,7 @@ export const card = /* @__PURE__ */ onFirstUse(() =>
         v.number(),
         v.integer(),
         v.minValue(0),
+        v.maxValue(2_147_483_647),
         v.metadata({ format: 'int32', description: 'How many comments the card has now.', examples: [3] }),
       ),
     }),
@@ -612,7 +613,7 @@ export const card = /* @__PURE__ */ onFirstUse(() =>
 const archivedCardList = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(v.array(card()), about("The board's archived cards, most recently archived first (ties: id); not paginated.")),
 );
-export const comment = /* @__PURE__ */ onFirstUse(() =>
+const comment = /* @__PURE__ */ onFirstUse(() =>
   v.pipe(
     v.strictObject({
       id: id('The comment id (time-ordered: a later comment of the card has a higher id).'),

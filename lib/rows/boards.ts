@@ -1,6 +1,14 @@
-import { DEFAULT_EVENTS_PAGE, eventsQuery, idParams, MAX_EVENTS_PAGE, titleBody, treeQuery } from '../contract/schemas';
+import {
+  DEFAULT_EVENTS_PAGE,
+  eventsQuery,
+  idParams,
+  MAX_EVENTS_PAGE,
+  titleBody,
+  treeQuery,
+  WELL_FORMED_PATTERN,
+} from '../contract/schemas';
 import { MAX_TREE_QUERY_LENGTH } from '../domain/limits';
-import { boardListTooLargeDetail, boardTooLargeDetail } from './oversize';
+import { archiveTooLargeDetail, boardListTooLargeDetail, boardTooLargeDetail } from './oversize';
 import type { RouteRow } from './row';
 import type { RouteText } from './text';
 
@@ -88,23 +96,23 @@ export const boardsGetText = {
   query: () => ({
     label_id: {
       description: 'Only the cards that carry this label of the board.',
-      schema: { type: 'string', format: 'uuid' },
+      schema: { type: 'string', format: 'uuid', minLength: 36, maxLength: 36 },
       example: '3c9e1f7a-2b4d-4e6f-8a1b-2c3d4e5f6a7b',
     },
     assignee_id: {
       description: 'Only the cards this user is assigned to.',
-      schema: { type: 'string', format: 'uuid' },
+      schema: { type: 'string', format: 'uuid', minLength: 36, maxLength: 36 },
       example: '9b2f6c1e-4d3a-4f5b-8c7d-1e2f3a4b5c6d',
     },
     due_before: {
       description:
         'Only the cards whose due date is strictly earlier than this ISO 8601 UTC timestamp (with `Z`); cards without one are left out.',
-      schema: { type: 'string', format: 'date-time' },
+      schema: { type: 'string', format: 'date-time', maxLength: 30 },
       example: '2026-12-01T00:00:00.000Z',
     },
     q: {
       description: `Only the cards whose title or description contains this text, compared case-insensitively: 1 to ${MAX_TREE_QUERY_LENGTH} characters.`,
-      schema: { type: 'string', minLength: 1, maxLength: MAX_TREE_QUERY_LENGTH },
+      schema: { type: 'string', minLength: 1, maxLength: MAX_TREE_QUERY_LENGTH, pattern: WELL_FORMED_PATTERN },
       example: 'release',
     },
   }),
@@ -127,6 +135,8 @@ export const boardsArchive = {
   params: idParams,
   success: { status: 200, schema: 'archivedCardList' },
   table: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
+  // An archive too large for one answer (over 6 MB even compressed) is 422, naming its cards.
+  errors: [422],
   cognito: [],
 } satisfies RouteRow;
 
@@ -134,7 +144,14 @@ export const boardsArchiveText = {
   of: boardsArchive,
   tag: 'boards',
   description:
-    "The board's archived cards, most recently archived first (ties: id), each as `GET /cards/{id}` shows it. One query of the board's archive, however many cards its columns hold.",
+    "The board's archived cards, most recently archived first (ties: id), each as `GET /cards/{id}` shows it. One query of the board's archive, however many cards its columns hold. An archive too large for one answer (over 6 MB even compressed) gets 422 listing its cards' ids, to be read one at a time.",
+  problems: () => ({
+    422: {
+      code: 'response_too_large',
+      detail: archiveTooLargeDetail(true),
+      extra: { card_ids: ['6e2a1b3c-4d5e-4f60-8a1b-2c3d4e5f6a7b'] },
+    },
+  }),
 } satisfies RouteText;
 
 export const boardsRename = {

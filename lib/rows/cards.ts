@@ -265,7 +265,6 @@ export const cardsArchive = {
   access: { scope: 'board', via: 'card', role: 'member' },
   params: idParams,
   success: { status: 200, schema: 'card' },
-  idempotent: 'caller',
   table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
   metric: 'CardArchived',
   conditional: 'write',
@@ -276,7 +275,7 @@ export const cardsArchiveText = {
   of: cardsArchive,
   tag: 'cards',
   description:
-    'Archives the card and answers it with `archived_at` set. An archived card leaves its column: it is in no tree and takes no part in positions, but `GET /cards/{id}`, `PATCH /cards/{id}`, its comments and `DELETE /cards/{id}` work on it; `GET /boards/{id}/archive` lists it. Archiving an archived card changes nothing (no event).',
+    'Archives the card and answers it with `archived_at` set. An archived card leaves its column: it is in no tree and takes no part in positions, but `GET /cards/{id}`, `PATCH /cards/{id}`, its comments and `DELETE /cards/{id}` work on it; `GET /boards/{id}/archive` lists it. Archiving an archived card changes nothing (no event), so a retry is safe without an Idempotency-Key.',
 } satisfies RouteText;
 
 export const cardsRestore = {
@@ -288,7 +287,6 @@ export const cardsRestore = {
   access: { scope: 'board', via: 'card', role: 'member' },
   params: idParams,
   success: { status: 200, schema: 'card' },
-  idempotent: 'caller',
   table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
   index: ['dynamodb:Query'],
   metric: 'CardRestored',
@@ -300,5 +298,5 @@ export const cardsRestoreText = {
   of: cardsRestore,
   tag: 'cards',
   description:
-    'Puts an archived card back in its column, at the end (highest card position + 1.0, or 1.0), with `archived_at` null, and answers it. Restoring a card that is not archived changes nothing (no event).',
+    'Puts an archived card back in its column, at the end (highest card position + 1.0, or 1.0), with `archived_at` null, and answers it. Restoring a card that is not archived changes nothing (no event), so a retry is safe without an Idempotency-Key.',
 } satisfies RouteText;

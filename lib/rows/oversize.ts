@@ -21,5 +21,8 @@ export const boardListTooLargeDetail = (compressed: boolean) =>
 export const boardTooLargeDetail = (compressed: boolean) =>
   `This board is too large to read in one answer${howSent(compressed)}. Read it one column at a time: ${routeKeyOf(columnsGet)} for each column listed in "columns".`;
 
+export const archiveTooLargeDetail = (compressed: boolean) =>
+  `This board's archive is too large to list in one answer${howSent(compressed)}. Read its cards one at a time: ${routeKeyOf(cardsGet)} for each id in "card_ids", most recently archived first.`;
+
 export const columnTooLargeDetail = (compressed: boolean) =>
   `This column is too large to read in one answer${howSent(compressed)}. Read its cards one at a time: ${routeKeyOf(cardsGet)} for each id in "card_ids", in column order.`;

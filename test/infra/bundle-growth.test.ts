@@ -18,28 +18,28 @@ import { poolTriggers, queueConsumers, routes, schedules, socketRoutes, streamCo
  */
 
 const ROOT = join(__dirname, '..', '..');
-const ADDED_PATH = '/boards/{id}/archive';
+const ADDED_PATH = '/boards/{id}/retire';
 
 /** What adding a row writes into each module, as text appended or replaced in its source. */
 const ADDITIONS: Record<string, (source: string) => string> = {
   'lib/contract/schemas.ts': (source) =>
     `${source}
-export const archiveBoardBody = /* @__PURE__ */ onFirstUse(() =>
-  v.object({ reason: v.pipe(title(), about('Why the board is archived (a row of the bundle-growth test only).', 'Done')) }),
+export const retireBoardBody = /* @__PURE__ */ onFirstUse(() =>
+  v.object({ reason: v.pipe(title(), about('Why the board is retired (a row of the bundle-growth test only).', 'Done')) }),
 );
 `,
   'lib/rows/boards.ts': (source) =>
-    `import { archiveBoardBody } from '../contract/schemas';
+    `import { retireBoardBody } from '../contract/schemas';
 ${source}
-export const boardsArchive = {
-  id: 'boards.archive',
+export const boardsRetire = {
+  id: 'boards.retire',
   method: 'POST',
   path: '${ADDED_PATH}',
-  entry: 'functions/boards/archive.ts',
+  entry: 'functions/boards/retire.ts',
   summary: 'Archive a board (owners only)',
   access: { scope: 'board', via: 'board', role: 'owner' },
   params: idParams,
-  body: archiveBoardBody,
+  body: retireBoardBody,
   success: { status: 200, schema: 'board' },
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
   errors: [409],
@@ -47,8 +47,8 @@ export const boardsArchive = {
   cognito: [],
 } satisfies RouteRow;
 
-export const boardsArchiveText = {
-  of: boardsArchive,
+export const boardsRetireText = {
+  of: boardsRetire,
   tag: 'boards',
   description: 'Archives the board: it stays readable, and changes to it are 409 until it is restored.',
 } satisfies RouteText;

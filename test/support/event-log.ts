@@ -140,6 +140,27 @@ export function applyEvent(board: ClientBoard, event: LoggedEvent): ClientBoard 
     case 'card.deleted':
       dropCard(event.card_id as string);
       break;
+    // An archived card leaves its column; a restored one comes back with its new position.
+    case 'card.archived':
+      dropCard((event.card as CardView).id);
+      break;
+    case 'card.restored':
+      putCard(event.card as CardView);
+      break;
+    // A comment changes only its card's count (no card.updated is sent for it).
+    case 'comment.created':
+    case 'comment.deleted': {
+      const cardId =
+        event.type === 'comment.created' ? (event.comment as { card_id: string }).card_id : (event.card_id as string);
+      for (const column of tree.columns) {
+        for (const card of column.cards as (CardView & { comment_count?: number })[]) {
+          if (card.id === cardId) card.comment_count = (card.comment_count ?? 0) + (event.type === 'comment.created' ? 1 : -1);
+        }
+      }
+      break;
+    }
+    case 'comment.updated':
+      break;
     case 'column.created':
     case 'column.updated':
     case 'column.moved': {
@@ -172,10 +193,16 @@ export function applyEvent(board: ClientBoard, event: LoggedEvent): ClientBoard 
         for (const card of column.cards) card.label_ids = card.label_ids?.filter((id) => id !== event.label_id);
       break;
     }
-    // Members are not part of the tree.
+    // Members are not part of the tree; one who leaves is no card's assignee any more.
     case 'member.added':
     case 'member.updated':
+      break;
     case 'member.removed':
+      for (const column of tree.columns) {
+        for (const card of column.cards as (CardView & { assignee_ids?: string[] })[]) {
+          card.assignee_ids = card.assignee_ids?.filter((id) => id !== event.user_id);
+        }
+      }
       break;
     default:
       throw new Error(`the reducer does not know ${event.type}`);

@@ -64,8 +64,9 @@ it('the change reader takes every log item INSERT (deletions included) and nothi
   expect(takes(change, streamRecord('INSERT', unnumbered))).toBe(false);
 });
 
-it('the cleanup reader takes board and column deletions and account deletion markers, through its two filters', () => {
-  expect(cleanup.filters).toHaveLength(2);
+it('the cleanup reader takes board and column deletions and account deletion markers, through its filters', () => {
+  // The third takes the deletions of cards with comments (test/unit/comment-cleanup-filter.test.ts).
+  expect(cleanup.filters).toHaveLength(3);
   expect(takes(cleanup, streamRecord('INSERT', logItem('board.deleted', 3)))).toBe(true);
   expect(takes(cleanup, streamRecord('INSERT', logItem('column.deleted', 4, { column_id: 'c' })))).toBe(true);
   expect(takes(cleanup, streamRecord('INSERT', marker))).toBe(true);
