@@ -24,9 +24,16 @@ export interface ContentionCase {
   writesPerSecond: number;
 }
 
-export interface ContentionReport {
+/** One number of writers: both cases. */
+export interface ContentionRun {
+  writers: number;
   hotColumn: ContentionCase;
   hotBoard: ContentionCase;
+}
+
+/** Every number of writers measured (1, 4, 16 and 32 by default), each on boards of its own. */
+export interface ContentionReport {
+  runs: ContentionRun[];
 }
 
 async function race(
@@ -68,7 +75,17 @@ async function race(
   };
 }
 
-export async function benchContention(client: Client, writers: number, writesPerWriter: number): Promise<ContentionReport> {
+export async function benchContention(
+  client: Client,
+  writerCounts: number[],
+  writesPerWriter: number,
+): Promise<ContentionReport> {
+  const runs: ContentionRun[] = [];
+  for (const writers of writerCounts) runs.push({ writers, ...(await contentionOf(client, writers, writesPerWriter)) });
+  return { runs };
+}
+
+async function contentionOf(client: Client, writers: number, writesPerWriter: number): Promise<Omit<ContentionRun, 'writers'>> {
   const { token } = await client.register('contention');
   const board = (await client.expect(201, 'POST', '/boards', { token, body: { title: 'Contention' } })).body.id as string;
   const column = (await client.expect(201, 'POST', `/boards/${board}/columns`, { token, body: { title: 'Hot' } })).body
@@ -97,22 +114,26 @@ export async function benchContention(client: Client, writers: number, writesPer
 }
 
 export function renderContention(r: ContentionReport): string[] {
-  const row = (name: string, c: ContentionCase) =>
-    `| ${name} | ${c.writers} × ${c.writesPerWriter} | ${Object.entries(c.statuses)
-      .map(([status, n]) => `${n}× ${status}`)
-      .join(
-        ', ',
-      )} | ${c.wallMs.p50} | ${c.wallMs.p99} | ${c.wallMs.max} | ${c.calls.p50} / ${c.calls.p99} / ${c.calls.max} (mean ${c.calls.mean}) | ${c.writesPerSecond} |`;
+  const rows = r.runs.flatMap((run) => [
+    row('hot column (creates)', run.hotColumn),
+    row('hot board (edits of own cards)', run.hotBoard),
+  ]);
   return [
     '## Writers racing on one board (DynamoDB Local)',
     '| case | writers × writes | answers | p50 ms | p99 ms | max ms | DynamoDB calls per write p50 / p99 / max | writes/s |',
     '|---|---|---|---|---|---|---|---|',
-    row('hot column (creates)', r.hotColumn),
-    row('hot board (edits of own cards)', r.hotBoard),
+    ...rows,
   ];
 }
 
-// Standalone: its own stack, the result as JSON on stdout (BENCH_WRITERS, BENCH_WRITES).
+function row(name: string, c: ContentionCase): string {
+  const answers = Object.entries(c.statuses)
+    .map(([status, n]) => `${n}× ${status}`)
+    .join(', ');
+  return `| ${name} | ${c.writers} × ${c.writesPerWriter} | ${answers} | ${c.wallMs.p50} | ${c.wallMs.p99} | ${c.wallMs.max} | ${c.calls.p50} / ${c.calls.p99} / ${c.calls.max} (mean ${c.calls.mean}) | ${c.writesPerSecond} |`;
+}
+
+// Standalone: its own stack, the result as JSON on stdout (BENCH_WRITERS: a list, BENCH_WRITES).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { join } = await import('node:path');
@@ -124,7 +145,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const dataDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'task-board-contention-'));
   const stack = await startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', LOG_LEVEL: 'WARN' });
   try {
-    const report = await benchContention(new Client(stack.url), envNumber('BENCH_WRITERS', 16), envNumber('BENCH_WRITES', 10));
+    const writers = (process.env.BENCH_WRITERS ?? '1,4,16,32').split(',').map(Number);
+    const report = await benchContention(new Client(stack.url), writers, envNumber('BENCH_WRITES', 10));
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n${renderContention(report).join('\n')}\n`);
   } finally {
     await stopStackProcess(stack.child);

@@ -46,7 +46,7 @@ import { benchWebhooks, renderWebhooks, type WebhookBench } from './webhooks';
  * BENCH_LIST_BOARDS (1000), BENCH_LOAD_SECONDS (5), BENCH_CONNECTIONS (16), BENCH_SEED=http (seed the
  * large board over HTTP too, instead of BatchWriteItem), BENCH_KEEP=1 keeps
  * the synthesized bundles, BENCH_DELIVERY_CHANGES (240 changes to one watcher), BENCH_FANOUT_CHANGES
- * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_WRITERS (16 concurrent writers) and BENCH_WRITES (10
+ * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_WRITERS (1,4,16,32: the numbers of concurrent writers) and BENCH_WRITES (10
  * writes each) of the contention phase, BENCH_CATCHUP_EVENTS (1000 changes to catch up on),
  * BENCH_CONDITIONAL_RUNS (15 re-reads of each board each way in the conditional phase),
  * BENCH_DETAILS_RUNS (50 reads of each tree each way in the details phase), BENCH_DETAILS_ROUTE_RUNS
@@ -97,7 +97,10 @@ const settings = {
     fanoutChanges: envNumber('BENCH_FANOUT_CHANGES', 60),
     fanoutWatchers: envNumber('BENCH_FANOUT_WATCHERS', 20),
   },
-  contention: { writers: envNumber('BENCH_WRITERS', 16), writes: envNumber('BENCH_WRITES', 10) },
+  contention: {
+    writers: (process.env.BENCH_WRITERS ?? '1,4,16,32').split(',').map(Number),
+    writes: envNumber('BENCH_WRITES', 10),
+  },
   catchUpEvents: envNumber('BENCH_CATCHUP_EVENTS', 1000),
   webhookEvents: envNumber('BENCH_WEBHOOK_EVENTS', 240),
   details: {

@@ -82,15 +82,24 @@ export const queueEmpty = (board: Pick<BoardRecord, 'turn_head' | 'turn_next'>) 
 /** The board item's condition and update for a change, by whether it holds a turn. */
 export function turnClauses(
   ticket: number | undefined,
+  seen: Pick<BoardRecord, 'turn_at' | 'turn_ms'>,
   deletesBoard = false,
-): { condition: string; set?: string; values: Record<string, number> } {
+): { condition: string; set?: string[]; values: Record<string, number> } {
   if (ticket === undefined) return { condition: 'attribute_not_exists(turn_next) OR turn_head >= turn_next', values: {} };
   if (deletesBoard) return { condition: 'turn_head = :turnTicket', values: { ':turnTicket': ticket } };
+  const now = Date.now();
   return {
     condition: 'turn_head = :turnTicket',
-    set: 'turn_head = :turnAfter',
-    values: { ':turnTicket': ticket, ':turnAfter': ticket + 1 },
+    // The hand-over, with the time it happens and how long turns take: what waiters time their reads by.
+    set: ['turn_head = :turnAfter', 'turn_at = :turnAt', 'turn_ms = :turnMs'],
+    values: { ':turnTicket': ticket, ':turnAfter': ticket + 1, ':turnAt': now, ':turnMs': turnLengthAfter(seen, now) },
   };
+}
+
+/** How long a turn takes, as an average weighted towards the latest (the one ending `now`). */
+function turnLengthAfter(seen: Pick<BoardRecord, 'turn_at' | 'turn_ms'>, now: number): number {
+  const last = seen.turn_at === undefined ? FIRST_TURN_ESTIMATE_MS : Math.min(TURN_DEADLINE_MS, Math.max(1, now - seen.turn_at));
+  return Math.round(seen.turn_ms === undefined ? last : 0.7 * seen.turn_ms + 0.3 * last);
 }
 
 /**
@@ -147,7 +156,9 @@ class Waiter {
         seen = await skip(seen, 'late');
         continue;
       }
-      await pause(Math.min(1_000, Math.max(3, (ticket - headOf(seen)) * this.turnMs)));
+      // Read again about when the turn before this writer's should end: every read is a call, and
+      // one too early costs a call, one too late the board's time.
+      await pause(this.untilLikelyTurn(seen, ticket));
       seen = await readBoard(seen);
     }
   }
@@ -159,9 +170,10 @@ class Waiter {
         TableName: tableName(),
         Key: keys.board(this.turn.boardId),
         // The first ticket of a board starts both counters: its holder's turn is at once.
-        UpdateExpression: 'SET turn_next = if_not_exists(turn_next, :zero) + :one, turn_head = if_not_exists(turn_head, :zero)',
+        UpdateExpression:
+          'SET turn_next = if_not_exists(turn_next, :zero) + :one, turn_head = if_not_exists(turn_head, :zero), turn_at = if_not_exists(turn_at, :now)',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':now': Date.now() },
         ReturnValues: 'ALL_NEW',
       }),
     ).catch((error: unknown) => {
@@ -171,6 +183,21 @@ class Waiter {
     const board = Attributes as BoardRecord;
     this.turn.ticket = (board.turn_next ?? 1) - 1;
     return board;
+  }
+
+  /**
+   * How long to wait before reading the board again: until about when the turn before this
+   * writer's should end, from when the head last moved (`turn_at`) and how long turns take
+   * (`turn_ms`, kept by each hand-over), or what this writer saw go by. Every read is a call: one
+   * too early costs a call, one too late the board's time.
+   */
+  private untilLikelyTurn(board: BoardRecord, ticket: number): number {
+    const perTurn = board.turn_ms ?? this.turnMs;
+    const ahead = ticket - headOf(board);
+    const headStarted = board.turn_at ?? Date.now();
+    const due = headStarted + (ahead - 0.25) * perTurn - Date.now();
+    // Overdue (the turn before runs long): not a read every few milliseconds, but a few a turn.
+    return Math.min(1_000, Math.max(3, perTurn / 2, due));
   }
 
   /** Learns how long a turn takes from the heads it saw go by, and since when the head has not moved. */
@@ -217,11 +244,15 @@ async function skip(board: BoardRecord, why: 'gone' | 'late'): Promise<BoardReco
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.board(board.id),
-        UpdateExpression: why === 'gone' ? 'SET turn_head = :after DELETE turn_gone :heads' : 'SET turn_head = :after',
+        UpdateExpression:
+          why === 'gone'
+            ? 'SET turn_head = :after, turn_at = :now DELETE turn_gone :heads'
+            : 'SET turn_head = :after, turn_at = :now',
         ConditionExpression: why === 'gone' ? 'turn_head = :head AND contains(turn_gone, :head)' : 'turn_head = :head',
         ExpressionAttributeValues: {
           ':head': head,
           ':after': head + 1,
+          ':now': Date.now(),
           ...(why === 'gone' ? { ':heads': new Set([head]) } : {}),
         },
         ReturnValues: 'ALL_NEW',
@@ -248,9 +279,9 @@ async function letGo(boardId: string, ticket: number): Promise<void> {
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.board(boardId),
-        UpdateExpression: 'SET turn_head = :after',
+        UpdateExpression: 'SET turn_head = :after, turn_at = :now',
         ConditionExpression: 'turn_head = :ticket',
-        ExpressionAttributeValues: { ':ticket': ticket, ':after': ticket + 1 },
+        ExpressionAttributeValues: { ':ticket': ticket, ':after': ticket + 1, ':now': Date.now() },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );

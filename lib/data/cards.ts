@@ -4,6 +4,7 @@ import type { moveCardBody } from '../contract/schemas';
 import { Archived, Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, relatedOnBoard, type ScopeVia } from './access';
+import { turnHeld } from './board-turns';
 import { getItems, type Item, type NamedItems, queryPages, type Refusal } from './db';
 import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
 import {
@@ -74,16 +75,25 @@ export async function createCard(
   let highest = highestAtFirstRead;
   let first = true;
   return retryChange({ board: scope.board, item: scope.columnCardVersion }, async ({ board, item: seenVersion }) => {
-    let version = seenVersion;
-    // A later attempt runs when this writer's turn on the board has come (lib/data/board-turns.ts):
-    // nothing else commits on the board while it holds it, so the column's version and highest
-    // card read now (one round trip) are those the write will meet.
+    let version: number | undefined = seenVersion;
     if (!first) {
-      const [found, top] = await Promise.all([getItems([keys.columnLookup(column.id)]), highestCardPosition(boardId, column.id)]);
-      const lookup = found.get<ColumnLookup>(keys.columnLookup(column.id));
-      if (!lookup) throw new NotFound('Column');
-      version = lookup.card_version;
-      highest = top;
+      if (turnHeld() !== undefined) {
+        // This writer's turn on the board has come (lib/data/board-turns.ts): nothing else
+        // commits on the board while it holds it, so the highest card read now is the one the
+        // write meets, and the column's version is only advanced, for the creates that read it.
+        highest = await highestCardPosition(boardId, column.id);
+        version = undefined;
+      } else {
+        // Only the column's version moved (no other change of the board): read both again.
+        const [found, top] = await Promise.all([
+          getItems([keys.columnLookup(column.id)]),
+          highestCardPosition(boardId, column.id),
+        ]);
+        const lookup = found.get<ColumnLookup>(keys.columnLookup(column.id));
+        if (!lookup) throw new NotFound('Column');
+        version = lookup.card_version;
+        highest = top;
+      }
     }
     first = false;
     const card: CardRecord = {
@@ -110,13 +120,22 @@ export async function createCard(
       },
       lookup: { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
       cardVersion: {
-        Update: {
-          Key: keys.columnLookup(column.id),
-          UpdateExpression: 'SET card_version = :next',
-          ConditionExpression: 'card_version = :seen',
-          ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
+        Update:
+          version === undefined
+            ? {
+                Key: keys.columnLookup(column.id),
+                UpdateExpression: 'ADD card_version :one',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':one': 1 },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              }
+            : {
+                Key: keys.columnLookup(column.id),
+                UpdateExpression: 'SET card_version = :next',
+                ConditionExpression: 'card_version = :seen',
+                ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
       },
       column: { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
     } satisfies NamedItems;

@@ -217,10 +217,8 @@ export async function commitChange<N extends string>(change: Change<N>): Promise
   const log: LogItem = { type: 'event', board_id: boardId, seq, kind: change.kind, event, kept_until: keptUntil };
   const ticket = turnHeld();
   // A deleted board item holds no queue: its last change needs only the turn, not the hand-over.
-  const turn = turnClauses(ticket, change.deletesBoard);
-  const own =
-    bothBoardChanges(change.board, { condition: turn.condition, set: turn.set ? [turn.set] : undefined, values: turn.values }) ??
-    {};
+  const turn = turnClauses(ticket, board, change.deletesBoard);
+  const own = bothBoardChanges(change.board, { condition: turn.condition, set: turn.set, values: turn.values }) ?? {};
   const counterCondition = seen === 0 ? `attribute_not_exists(${SEQ_ATTRIBUTE})` : `${SEQ_ATTRIBUTE} = :seenSeq`;
   const condition = `attribute_exists(pk) AND ${counterCondition}${own.condition ? ` AND (${own.condition})` : ''}`;
   const values = { ...own.values, ...(seen === 0 ? {} : { ':seenSeq': seen }) };

@@ -41,6 +41,9 @@ export interface BoardRecord {
   turn_head?: number;
   /** Tickets whose writers gave up before their turn: skipped at once when the head reaches them. */
   turn_gone?: Set<number>;
+  /** When the head last moved (epoch ms), and how long turns take (ms, a moving average): when waiters read again. */
+  turn_at?: number;
+  turn_ms?: number;
 }
 
 export interface MemberRecord {
