@@ -235,7 +235,7 @@ describe('Idempotency-Key in the document', () => {
 
   it('is a header parameter of exactly the POSTs that create something lasting (a socket ticket does not)', () => {
     expect(idempotent.map(({ operation }) => operation.operationId).sort()).toEqual(
-      ['auth.register', 'boards.create', 'cards.create', 'columns.create', 'labels.create', 'members.add'].sort(),
+      ['auth.register', 'boards.batch', 'boards.create', 'cards.create', 'columns.create', 'labels.create', 'members.add'].sort(),
     );
     for (const { operation } of operations) {
       const names = (operation.parameters ?? []).map((p: { $ref?: string }) => resolve(p).name);
