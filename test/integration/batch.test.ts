@@ -173,6 +173,36 @@ describe('POST /boards/{id}/batch', () => {
     expect(reply.body.results[2].position).toBe(2);
   });
 
+  it('refuses a batch whose writes do not fit in one transaction (409 limit_reached at the operation that crossed), and fits 100 exactly', async () => {
+    const board = await newBoard(user);
+    const made = await batch(
+      user,
+      board.id,
+      Array.from({ length: 25 }, (_, i) => ({ op: 'column.create', title: `column ${i}` })),
+    );
+    expect(made.status).toBe(200);
+    const columns = made.body.results as { id: string; position: number }[];
+    expect(columns.map((column) => column.position)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    const seq = await latestSeq(user, board.id);
+    // A create into an existing column writes the card, its lookup, the column's version and a log
+    // item: 25 columns make 100 items and the board item one more.
+    const spread = await batch(
+      user,
+      board.id,
+      columns.map((column) => ({ op: 'card.create', column_id: column.id, title: 'x' })),
+    );
+    const problem = expectOperationProblem(spread, 409, 24, 'limit_reached');
+    expect(problem.detail).toMatch(/two batches/);
+    expect(await latestSeq(user, board.id)).toBe(seq);
+    // 24 columns and a second card in the first: 100 items.
+    const fits = await batch(user, board.id, [
+      ...columns.slice(0, 24).map((column) => ({ op: 'card.create', column_id: column.id, title: 'x' })),
+      { op: 'card.create', column_id: columns[0]!.id, title: 'y' },
+    ]);
+    expect(fits.status).toBe(200);
+    expect(await latestSeq(user, board.id)).toBe(seq + 25);
+  });
+
   it('applies nothing when an operation fails: the first failure, with its index, and no event', async () => {
     const board = await newBoard(user);
     const column = await newColumn(user, board.id);
