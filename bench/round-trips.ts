@@ -59,6 +59,9 @@ export async function measureRoundTrips(url: string): Promise<RoundTrips[]> {
     target_column_id: other.id,
     before_id: card.id,
   });
+  await send('POST /boards/{id}/batch (25 card creates)', 'POST', `/boards/${board.id}/batch`, token, {
+    operations: Array.from({ length: 25 }, (_, i) => ({ op: 'card.create', column_id: column.id, title: `Batched ${i}` })),
+  });
   await send('GET /boards/{id}', 'GET', `/boards/${board.id}`, token);
   await send('PATCH /boards/{id}', 'PATCH', `/boards/${board.id}`, token, { title: 'Bench 2' });
   await send('DELETE /cards/{id}', 'DELETE', `/cards/${second.id}`, token);

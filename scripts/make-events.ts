@@ -105,6 +105,16 @@ const samples: Record<RouteId, Sample> & Record<string, Sample | undefined> = {
   'boards.delete': { id: PLACEHOLDER.board },
   'boards.events': { id: PLACEHOLDER.board, query: { after: '0', limit: '100' } },
   'boards.archive': { id: PLACEHOLDER.board },
+  'boards.batch': {
+    id: PLACEHOLDER.board,
+    body: {
+      operations: [
+        { op: 'card.create', column_id: PLACEHOLDER.column, title: 'Write the changelog', ref: 'changelog' },
+        { op: 'card.update', card_ref: 'changelog', description: 'Batch changes first' },
+        { op: 'card.update', card_id: PLACEHOLDER.card, title: 'Write the README and the changelog' },
+      ],
+    },
+  },
   'columns.create': { id: PLACEHOLDER.board, body: { title: 'To do' } },
   'cards.create': { id: PLACEHOLDER.column, body: { title: 'Write the README', description: 'Quick start first' } },
   'cards.get': { id: PLACEHOLDER.card },

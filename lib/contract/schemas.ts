@@ -3,6 +3,8 @@ import { BOARD_EVENT_KINDS, type BoardEventKind } from '../domain/events';
 import {
   DEFAULT_COMMENTS_PAGE,
   MAX_ASSIGNEES_PER_CARD,
+  MAX_BATCH_OPERATIONS,
+  MAX_BATCH_REF_LENGTH,
   MAX_COMMENT_LENGTH,
   MAX_COMMENTS_PAGE,
   MAX_DESCRIPTION_LENGTH,
@@ -479,6 +481,163 @@ export const moveColumnBody = /* @__PURE__ */ onFirstUse(() =>
 );
 
 /**
+ * A batch (POST /boards/{id}/batch): up to MAX_BATCH_OPERATIONS changes of one board, each the
+ * body of its single route with the id it addresses in a field. What an operation creates may be
+ * named by a `ref`, which later operations of the same batch use where they would take its id.
+ * Every rule about refs (unique, made before use, of the right kind, never beside the id it stands
+ * for) is checked here, with the rest of the body's shape, so that a malformed batch is 400 before
+ * anything is looked up.
+ */
+const batchRef = (text: string) =>
+  v.pipe(v.string(), wellFormed(), characters({ minLength: 1, maxLength: MAX_BATCH_REF_LENGTH }), about(text, 'todo'));
+const madeRef = () =>
+  v.optional(
+    batchRef(
+      `A name (1 to ${MAX_BATCH_REF_LENGTH} characters, unique within the batch) for what this operation creates: later operations may use it instead of its id.`,
+    ),
+  );
+const idOrRef = (field: string, what: 'column' | 'card') => ({
+  [`${field}_id`]: v.optional(v.pipe(uuid(), about(`The ${what}'s id (or \`${field}_ref\`, not both).`))),
+  [`${field}_ref`]: v.optional(
+    batchRef(`The \`ref\` of the ${what} an earlier operation of the batch created (or \`${field}_id\`, not both).`),
+  ),
+});
+/** The fields of an operation that name something by id or by ref, with the kind the ref must name. */
+const BATCH_REF_FIELDS = {
+  column: 'column',
+  card: 'card',
+  target_column: 'column',
+  before: 'card',
+  after: 'card',
+} as const;
+/** The id-or-ref fields each operation must have (the neighbours of a move are optional). */
+const BATCH_REQUIRED: Record<string, (keyof typeof BATCH_REF_FIELDS)[]> = {
+  'column.create': [],
+  'card.create': ['column'],
+  'card.update': ['card'],
+  'card.move': ['card', 'target_column'],
+  'card.delete': ['card'],
+};
+const BATCH_MADE: Record<string, 'column' | 'card' | undefined> = { 'column.create': 'column', 'card.create': 'card' };
+
+type BatchIssue = { index: number; field: string; message: string };
+/** Every broken ref rule of a batch's operations, in order (see `batchBody`). */
+function batchRefIssues(operations: readonly Record<string, unknown>[]): BatchIssue[] {
+  const issues: BatchIssue[] = [];
+  const made = new Map<string, { kind: 'column' | 'card'; index: number }>();
+  operations.forEach((operation, index) => {
+    const op = String(operation.op);
+    for (const field of Object.keys(BATCH_REF_FIELDS) as (keyof typeof BATCH_REF_FIELDS)[]) {
+      const id = operation[`${field}_id`];
+      const ref = operation[`${field}_ref`];
+      if (id != null && ref !== undefined) {
+        issues.push({
+          index,
+          field: `${field}_ref`,
+          message: `must not be given with ${field}_id: one names the ${BATCH_REF_FIELDS[field]}`,
+        });
+      } else if (ref !== undefined) {
+        const target = made.get(String(ref));
+        if (!target)
+          issues.push({ index, field: `${field}_ref`, message: 'must be the ref of an earlier operation of the batch' });
+        else if (target.kind !== BATCH_REF_FIELDS[field]) {
+          issues.push({
+            index,
+            field: `${field}_ref`,
+            message: `must name a ${BATCH_REF_FIELDS[field]} (operation ${target.index} made a ${target.kind})`,
+          });
+        }
+      } else if (id == null && BATCH_REQUIRED[op]?.includes(field)) {
+        issues.push({ index, field: `${field}_id`, message: `is required (or ${field}_ref)` });
+      }
+    }
+    const kind = BATCH_MADE[op];
+    if (kind && operation.ref !== undefined) {
+      const ref = String(operation.ref);
+      const earlier = made.get(ref);
+      if (earlier)
+        issues.push({ index, field: 'ref', message: `must be unique in the batch (operation ${earlier.index} has it)` });
+      else made.set(ref, { kind, index });
+    }
+  });
+  return issues;
+}
+
+export const batchBody = /* @__PURE__ */ onFirstUse(() => {
+  const newTitle = () =>
+    v.pipe(title(), about('1 to 256 characters, at least one not whitespace; stored as sent.', 'Write the release notes'));
+  const operation = v.variant('op', [
+    v.pipe(
+      v.object({ op: v.literal('column.create'), title: newTitle(), ref: madeRef() }),
+      about("`POST /boards/{id}/columns` on the batch's board: appends a column."),
+    ),
+    v.pipe(
+      v.object({
+        op: v.literal('card.create'),
+        ...idOrRef('column', 'column'),
+        title: newTitle(),
+        description: v.pipe(v.nullish(description()), about('Up to 16,384 characters; null or omitted: no description.')),
+        ref: madeRef(),
+      }),
+      about('`POST /columns/{id}/cards`: appends a card to the column.'),
+    ),
+    v.pipe(
+      v.object({
+        op: v.literal('card.update'),
+        ...idOrRef('card', 'card'),
+        title: v.pipe(v.nullish(title()), about('The new title; null or omitted leaves it unchanged.')),
+        description: v.pipe(v.nullish(description()), about('The new description; null or omitted leaves it unchanged.')),
+      }),
+      about('`PATCH /cards/{id}`: changes the title or description.'),
+    ),
+    v.pipe(
+      v.object({
+        op: v.literal('card.move'),
+        ...idOrRef('card', 'card'),
+        ...idOrRef('target_column', 'column'),
+        before_id: neighbour('card', 'before'),
+        before_ref: v.optional(batchRef('The `ref` of a card made earlier in the batch, instead of `before_id`.')),
+        after_id: neighbour('card', 'after'),
+        after_ref: v.optional(batchRef('The `ref` of a card made earlier in the batch, instead of `after_id`.')),
+      }),
+      about('`PATCH /cards/{id}/move`: moves the card between two neighbours.'),
+    ),
+    v.pipe(
+      v.object({ op: v.literal('card.delete'), ...idOrRef('card', 'card') }),
+      about('`DELETE /cards/{id}`: deletes the card.'),
+    ),
+  ]);
+  const list = v.array(operation);
+  return v.object({
+    operations: v.pipe(
+      list,
+      v.minLength(1, `must hold 1 to ${MAX_BATCH_OPERATIONS} operations`),
+      v.maxLength(MAX_BATCH_OPERATIONS, `must hold 1 to ${MAX_BATCH_OPERATIONS} operations`),
+      documented(
+        v.rawCheck<v.InferOutput<typeof list>>(({ dataset, addIssue }) => {
+          if (!dataset.typed) return;
+          const operations = dataset.value as Record<string, unknown>[];
+          for (const { index, field, message } of batchRefIssues(operations)) {
+            const item = operations[index]!;
+            addIssue({
+              message,
+              path: [
+                { type: 'array', origin: 'value', input: operations, key: index, value: item },
+                { type: 'object', origin: 'value', input: item, key: field, value: item[field] },
+              ],
+            });
+          }
+        }),
+        {},
+      ),
+      about(
+        `1 to ${MAX_BATCH_OPERATIONS} operations, applied in order, all or none. A \`ref\` is unique in the batch; a \`*_ref\` names what an earlier operation made (a column for \`column_ref\` and \`target_column_ref\`, a card for the others) and is never given with the matching \`*_id\`.`,
+      ),
+    ),
+  });
+});
+
+/**
  * The longest webhook URL (webhooks.md: 2,048 characters), for the response schemas. The same as
  * lib/domain/webhook-address.ts MAX_WEBHOOK_URL_LENGTH, which a unit test holds it to: that module
  * builds its address blocks at load, so only the webhook bodies (lib/contract/webhook-schemas.ts)
@@ -823,6 +982,20 @@ export const problem = /* @__PURE__ */ onFirstUse(() =>
           about('For 422 `response_too_large` on GET /boards/{id}: the columns, in board order.'),
         ),
       ),
+      operation: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.minValue(0),
+          v.maxValue(MAX_BATCH_OPERATIONS - 1),
+          v.metadata({
+            format: 'int32',
+            description:
+              'For an error of POST /boards/{id}/batch found in one of its operations: that operation (0-based); nothing of the batch was applied.',
+            examples: [2],
+          }),
+        ),
+      ),
       card_ids: v.optional(
         v.pipe(
           v.array(id('A card of the column, to read with GET /cards/{id}.')),
@@ -1030,6 +1203,22 @@ export const account = /* @__PURE__ */ onFirstUse(() =>
   ),
 );
 
+const batchResult = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.strictObject({
+      results: v.pipe(
+        v.array(v.nullable(v.union([column(), card()]))),
+        v.minLength(1),
+        v.maxLength(MAX_BATCH_OPERATIONS),
+        about(
+          'One entry per operation, in order: the body its single route answers (a Column for `column.create`, a Card for the card operations), null for `card.delete`.',
+        ),
+      ),
+    }),
+    about('What a batch did: every operation was applied.'),
+  ),
+);
+
 /**
  * The response schemas a row names as its success body (lib/rows/row.ts `success.schema`): by
  * name, so that only what reads them (the OpenAPI document, the contract tests) bundles them.
@@ -1053,6 +1242,7 @@ export const responseSchemas = {
   memberList,
   account,
   eventPage,
+  batchResult,
   webhook,
   webhookWithSecret,
   webhookList,

@@ -30,12 +30,20 @@ export interface RelatedIds {
   columns?: (string | null | undefined)[];
   cards?: (string | null | undefined)[];
   labels?: (string | null | undefined)[];
+  /**
+   * Read each related card where its lookup says it is, archived or not (a batch, whose
+   * operations address cards by id); without it, a card is read at its place in a column only
+   * (a move's neighbours: an archived one is not found).
+   */
+  archivedCards?: boolean;
 }
 
 /** A related id as found: `boardId` from its lookup, the item when it is on the addressed board. */
 export interface Related<T> {
   boardId: string;
   item?: T;
+  /** A column's card-create version, from its lookup (read first: lib/data/cards.ts says why). */
+  cardVersion?: number;
 }
 
 /** How a board route reaches its board: by its id, or through the lookup of the addressed child. */
@@ -151,17 +159,18 @@ export async function resolveBoardScope<P>(
     labels: present(related.labels),
   };
   const lookupKeys = lookupKeysOf(rule.via, addressedId, ids);
+  const archivedCards = related.archivedCards === true;
   const lookups = lookupKeys.length > 0 ? await getItems(lookupKeys) : undefined;
   const reached = boardReached(rule.via, addressedId, lookups);
   const { boardId } = reached;
 
   const [found, preloaded] = await Promise.all([
-    getItems(scopeItemKeys(rule.via, callerId, addressedId, reached, ids, lookups)),
+    getItems(scopeItemKeys(rule.via, callerId, addressedId, reached, ids, lookups, archivedCards)),
     preload?.({ boardId, columnId: rule.via === 'column' ? addressedId : undefined }),
   ]);
   const items = await withCardArchivedMeanwhile(rule.via, addressedId, reached, found);
 
-  const relatedItems = relatedItemsOf(ids, boardId, lookups, items);
+  const relatedItems = relatedItemsOf(ids, boardId, lookups, items, archivedCards);
   const { board, member, addressed } = checkAddressed(rule.via, addressedId, reached, callerId, items);
   if (rule.role === 'owner' && member.role !== 'owner') {
     throw new Forbidden('Only an owner of this board may do this.');
@@ -214,6 +223,7 @@ function scopeItemKeys(
   { boardId, lookup }: BoardReached,
   ids: RelatedIdLists,
   lookups: ItemSet | undefined,
+  archivedCards: boolean,
 ): ItemKey[] {
   const boardOf = (kind: RelatedKind, id: string) => lookups?.get<{ board_id: string }>(RELATED_KINDS[kind].lookup(id))?.board_id;
   // An id of another board is refused as such (403) only while that board exists: once its
@@ -230,10 +240,26 @@ function scopeItemKeys(
     keys.userProfile(callerId),
     ...(via === 'board' ? [] : CHILD_WAYS[via].items(boardId, addressedId, lookup)),
     ...RELATED_ORDER.flatMap((kind) =>
-      ids[kind].filter((id) => boardOf(kind, id) === boardId).map((id) => RELATED_KINDS[kind].item(boardId, id)),
+      ids[kind]
+        .filter((id) => boardOf(kind, id) === boardId)
+        .map((id) => relatedItemKey(kind, boardId, id, lookups, archivedCards)),
     ),
     ...otherBoards.map(keys.board),
   ];
+}
+
+/** Where a related id's item is read: its kind's key, or (`archivedCards`) a card's archived key when its lookup says so. */
+function relatedItemKey(
+  kind: RelatedKind,
+  boardId: string,
+  id: string,
+  lookups: ItemSet | undefined,
+  archivedCards: boolean,
+): ItemKey {
+  if (kind === 'cards' && archivedCards && lookups?.get<CardLookup>(keys.cardLookup(id))?.archived) {
+    return keys.archivedCard(boardId, id);
+  }
+  return RELATED_KINDS[kind].item(boardId, id);
 }
 
 /** The related ids found, each with its board, and its item when that is the addressed board. */
@@ -242,10 +268,17 @@ function relatedItemsOf(
   boardId: string,
   lookups: ItemSet | undefined,
   items: ItemSet,
+  archivedCards: boolean,
 ): Pick<ScopeOfBoard, 'relatedColumns' | 'relatedCards' | 'relatedLabels'> {
   const live = (otherBoardId: string) => otherBoardId === boardId || items.get(keys.board(otherBoardId)) !== undefined;
   const found = <T>(kind: RelatedKind) =>
-    relatedMap(ids[kind], RELATED_KINDS[kind].lookup, (id) => items.get<T>(RELATED_KINDS[kind].item(boardId, id)), lookups, live);
+    relatedMap(
+      ids[kind],
+      RELATED_KINDS[kind].lookup,
+      (id) => items.get<T>(relatedItemKey(kind, boardId, id, lookups, archivedCards)),
+      lookups,
+      live,
+    );
   return {
     relatedColumns: found<ColumnRecord>('columns'),
     relatedCards: found<CardRecord>('cards'),
@@ -339,8 +372,10 @@ function relatedMap<T>(
 ): Map<string, Related<T>> {
   const found = new Map<string, Related<T>>();
   for (const id of ids) {
-    const lookup = lookups?.get<{ board_id: string }>(lookupKey(id));
-    if (lookup && boardExists(lookup.board_id)) found.set(id, { boardId: lookup.board_id, item: item(id) });
+    const lookup = lookups?.get<{ board_id: string; card_version?: number }>(lookupKey(id));
+    if (!lookup || !boardExists(lookup.board_id)) continue;
+    const cardVersion = lookup.card_version;
+    found.set(id, { boardId: lookup.board_id, item: item(id), ...(cardVersion === undefined ? {} : { cardVersion }) });
   }
   return found;
 }

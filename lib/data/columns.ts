@@ -10,7 +10,7 @@ import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './even
 import { type CardRecord, type Column, type ColumnRecord, type ColumnWithCards, now, toCard, toColumn } from './records';
 import { type ItemKey, keys } from './table';
 
-async function highestColumnPosition(boardId: string): Promise<number | undefined> {
+export async function highestColumnPosition(boardId: string): Promise<number | undefined> {
   const columns = await queryAll({
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': keys.boardPartition(boardId), ':prefix': keys.columnPrefix },

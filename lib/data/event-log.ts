@@ -17,6 +17,7 @@ import {
   type TransactItem,
   transactWrite,
 } from './db';
+import { type FoldedCount, transactWriteCounted } from './rate-limits';
 import { type BoardRecord, now } from './records';
 import { keys, logSortKey, TTL_ATTRIBUTE } from './table';
 
@@ -264,6 +265,101 @@ export async function commitChange<N extends string>(change: Change<N>): Promise
   }
 }
 
+/** One change of several committed together (`commitChanges`): its event's kind and fields, as `Change` has them. */
+export interface ChangeOfMany {
+  kind: BoardEventKind;
+  fields?: Record<string, unknown>;
+  logAttributes?: Record<string, string | number>;
+}
+
+/**
+ * Several changes of one board committed as one transaction (a batch): what `Change` says, with
+ * a list of changes instead of one. Their writes are merged by the caller (a transaction touches
+ * an item once); `count` is the rate limiter's folded count, when the request carries one.
+ */
+export interface Changes<N extends string> extends Omit<Change<N>, 'kind' | 'fields' | 'logAttributes' | 'deletesBoard'> {
+  changes: ChangeOfMany[];
+  count?: FoldedCount;
+}
+
+/** The names commitChanges gives its log items, after the board item: `$log1` for the first change. */
+const logItemName = (index: number) => `${LOG_ITEM}${index + 1}`;
+
+/**
+ * Commits several changes of a board at once, numbered consecutively: the board item's `seq` goes
+ * from the value read (`seq = seen`, as for one change) to seen + k in the same transaction that
+ * puts the k log items and every write, so no other change can take a number in between and
+ * either all of them land or none. Each log item holds its event exactly as `commitChange` would
+ * have made it alone. Cancellations are read as commitChange reads them (`changeRefusal` by the
+ * names of `writes`); the counter's refusal is QuotaUsedUp (lib/data/rate-limits.ts). Returns the
+ * events, in order.
+ */
+export async function commitChanges<N extends string>(change: Changes<N>): Promise<BoardEvent[]> {
+  const { boardId, seen: board } = change;
+  const seen = seqOf(board);
+  const occurredAt = now();
+  const keptUntil = Math.floor(Date.parse(occurredAt) / 1000) + eventRetentionSeconds();
+  const events = change.changes.map(
+    (one, index): BoardEvent => ({
+      type: one.kind,
+      event_id: randomUUID(),
+      board_id: boardId,
+      actor_id: change.actor,
+      occurred_at: occurredAt,
+      seq: seen + index + 1,
+      ...one.fields,
+    }),
+  );
+  const logItems = Object.fromEntries(
+    change.changes.map((one, index) => {
+      const seq = seen + index + 1;
+      const log: LogItem = {
+        type: 'event',
+        board_id: boardId,
+        seq,
+        kind: one.kind,
+        event: events[index]!,
+        kept_until: keptUntil,
+      };
+      return [
+        logItemName(index),
+        { Put: { Item: { ...one.logAttributes, ...keys.logEntry(boardId, seq), ...log, [TTL_ATTRIBUTE]: keptUntil } } },
+      ];
+    }),
+  ) as NamedItems;
+  // The batch takes its turn on a busy board like a single change (lib/data/board-turns.ts).
+  const ticket = turnHeld();
+  const turn = turnClauses(ticket, board);
+  const own = bothBoardChanges(change.board, { condition: turn.condition, set: turn.set, values: turn.values }) ?? {};
+  const counterCondition = seen === 0 ? `attribute_not_exists(${SEQ_ATTRIBUTE})` : `${SEQ_ATTRIBUTE} = :seenSeq`;
+  const condition = `attribute_exists(pk) AND ${counterCondition}${own.condition ? ` AND (${own.condition})` : ''}`;
+  const values = { ...own.values, ...(seen === 0 ? {} : { ':seenSeq': seen }) };
+  const boardItem: TransactItem = {
+    Update: {
+      Key: keys.board(boardId),
+      UpdateExpression: updateExpression(own),
+      ConditionExpression: condition,
+      ...(own.names && Object.keys(own.names).length > 0 ? { ExpressionAttributeNames: own.names } : {}),
+      ExpressionAttributeValues: { ...values, ':nextSeq': seen + change.changes.length },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+  try {
+    await transactWriteCounted({ ...change.writes, [BOARD_ITEM]: boardItem, ...logItems } as NamedItems, change.count);
+    turnCommitted();
+  } catch (error) {
+    const refusal = refusalOf<N | OwnItem>(error, sentNames(change.writes));
+    if (!refusal) throw error;
+    if ([...refusal.failed].some((name) => !isOwnItem(name))) throw error;
+    if (!refusal.failed.has(BOARD_ITEM)) throw error;
+    const current = refusal.itemAt<BoardRecord>(BOARD_ITEM);
+    if (!current) throw (change.gone ?? (() => new NotFound('Board')))();
+    if (seqOf(current) !== seen || !turnAllows(current, ticket)) throw new ChangeRaceLost(current);
+    throw change.boardRefused?.(current) ?? error;
+  }
+  return events;
+}
+
 /** Two parts of one board item update (a transaction touches an item once). */
 export function bothBoardChanges(a: BoardItemChange | undefined, b: BoardItemChange | undefined): BoardItemChange | undefined {
   if (!a || !b) return a ?? b;
@@ -281,7 +377,10 @@ export function bothBoardChanges(a: BoardItemChange | undefined, b: BoardItemCha
 }
 
 /** The board when this writer's turn comes; the board as it was if it went away meanwhile (the attempt's own condition then says 404). */
-async function waitOrGone(untilTurn: (board: BoardRecord) => Promise<BoardRecord>, board: BoardRecord): Promise<BoardRecord> {
+export async function waitOrGone(
+  untilTurn: (board: BoardRecord) => Promise<BoardRecord>,
+  board: BoardRecord,
+): Promise<BoardRecord> {
   try {
     return await untilTurn(board);
   } catch (error) {

@@ -72,15 +72,20 @@ function rememberExhausted(id: string, resetAt: number, now: number): void {
   exhausted.set(id, resetAt);
 }
 
-/** The counter's conditional increment: the same for a request of its own and an item of a transaction. */
-function increment(quota: number, windowStart: number, windowSeconds: number) {
+/**
+ * The counter's conditional increment: the same for a request of its own and an item of a
+ * transaction. A request that costs `cost` requests (a batch: one per operation) is counted whole
+ * or not at all: it needs `cost` left, so its condition is that the count is at most quota - cost.
+ */
+function increment(quota: number, windowStart: number, windowSeconds: number, cost = 1) {
   return {
     UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-    ConditionExpression: 'attribute_not_exists(#count) OR #count < :quota',
+    ConditionExpression:
+      cost === 1 ? 'attribute_not_exists(#count) OR #count < :quota' : 'attribute_not_exists(#count) OR #count <= :room',
     ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': TTL_ATTRIBUTE } as Record<string, string>,
     ExpressionAttributeValues: {
-      ':one': 1,
-      ':quota': quota,
+      ':one': cost,
+      ...(cost === 1 ? { ':quota': quota } : { ':room': quota - cost }),
       ':type': 'rate_limit',
       ':ttl': windowStart + 2 * windowSeconds,
     } as Record<string, unknown>,
@@ -112,6 +117,7 @@ export async function countRequest(
   quota: number,
   windowSeconds: number,
   at: number = Date.now(),
+  cost = 1,
 ): Promise<RateLimitCount> {
   const windowStart = windowStartOf(at, windowSeconds);
   const resetAt = (windowStart + windowSeconds) * 1000;
@@ -125,16 +131,17 @@ export async function countRequest(
           new UpdateCommand({
             TableName: tableName(),
             Key: key,
-            ...increment(quota, windowStart, windowSeconds),
+            ...increment(quota, windowStart, windowSeconds, cost),
             ReturnValues: 'UPDATED_NEW',
           }),
         ),
       CONFLICT_RETRY,
     );
-    return { allowed: true, count: Number(out.Attributes?.count ?? 1), resetAt };
+    return { allowed: true, count: Number(out.Attributes?.count ?? cost), resetAt };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    rememberExhausted(id, resetAt, at);
+    // A costlier request refused leaves room for smaller ones: the window is not used up.
+    if (cost === 1) rememberExhausted(id, resetAt, at);
     return { allowed: false, count: quota, resetAt };
   }
 }
@@ -171,7 +178,7 @@ export class FoldedCount {
   private readonly windowStart: number;
   private readonly key: ItemKey;
   readonly resetAt: number;
-  private state: 'held' | 'sent' | 'committed' | 'refused' | 'failed' = 'held';
+  private state: 'held' | 'sent' | 'committed' | 'refused' | 'refusedWhole' | 'failed' = 'held';
   private read?: Promise<{ count?: number; marker?: string } | undefined>;
 
   constructor(
@@ -179,6 +186,8 @@ export class FoldedCount {
     private readonly quota: number,
     private readonly windowSeconds: number,
     private readonly at: number = Date.now(),
+    /** What the request counts as (a batch: its operations); see `increment`. */
+    readonly cost = 1,
   ) {
     this.windowStart = windowStartOf(at, windowSeconds);
     this.resetAt = (this.windowStart + windowSeconds) * 1000;
@@ -194,7 +203,8 @@ export class FoldedCount {
    * QuotaUsedUp, without a write, when this instance already saw the window refused.
    */
   claim(): TransactItem {
-    if (this.state !== 'held') throw new Error('a folded count is claimed once');
+    // A transaction that failed for another reason (a lost race) is sent again with the count.
+    if (this.state !== 'held' && this.state !== 'failed') throw new Error('a folded count is claimed once');
     if ((exhausted.get(this.id) ?? 0) > this.at) {
       this.state = 'refused';
       throw new QuotaUsedUp();
@@ -204,6 +214,7 @@ export class FoldedCount {
       this.quota,
       this.windowStart,
       this.windowSeconds,
+      this.cost,
     );
     this.read = getItems([this.key]).then(
       (found) => {
@@ -239,10 +250,17 @@ export class FoldedCount {
    * when the counter refused.
    */
   cancelled(refused: boolean): boolean {
-    if (this.state !== 'sent') return this.state === 'refused';
-    this.state = refused ? 'refused' : 'failed';
+    if (this.state !== 'sent') return this.state === 'refused' || this.state === 'refusedWhole';
+    // A costlier request refused leaves room for smaller ones: the window is not used up.
+    const whole = refused && this.cost > 1;
+    this.state = whole ? 'refusedWhole' : refused ? 'refused' : 'failed';
     if (this.state === 'refused') rememberExhausted(this.id, this.resetAt, this.at);
-    return this.state === 'refused';
+    return refused;
+  }
+
+  /** Refused for its cost alone, with room left for smaller requests (the caller counts it as one). */
+  get refusedWhole(): boolean {
+    return this.state === 'refusedWhole';
   }
 
   /**
@@ -255,7 +273,7 @@ export class FoldedCount {
     const seen = await this.read;
     if (!seen) return { counted: true };
     const before = seen.count ?? 0;
-    const count = seen.marker === this.token ? before : Math.min(this.quota, before + 1);
+    const count = seen.marker === this.token ? before : Math.min(this.quota, before + this.cost);
     return { counted: true, count: { allowed: true, count: Math.max(1, count), resetAt: this.resetAt } };
   }
 }

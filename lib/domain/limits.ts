@@ -29,3 +29,7 @@ export const MAX_COMMENTS_PAGE = 100;
 export const DEFAULT_COMMENTS_PAGE = 50;
 /** The longest text filter (`q`) of a board's tree, in characters. */
 export const MAX_TREE_QUERY_LENGTH = 256;
+/** Operations one batch (POST /boards/{id}/batch) may hold. */
+export const MAX_BATCH_OPERATIONS = 25;
+/** The longest `ref` a batch's operation may name what it creates by, in characters. */
+export const MAX_BATCH_REF_LENGTH = 64;

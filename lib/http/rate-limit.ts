@@ -150,8 +150,13 @@ function rateLimitedResponse(outcome: RateLimitOutcome, requestId?: string): API
  * Counts one request, never rejecting: a store failure is logged, counted in the metric and
  * resolves undefined, and the request goes on uncounted.
  */
-function startCount(quota: RateLimitQuota, subject: RateLimitSubject, routeId: string): Promise<RateLimitOutcome | undefined> {
-  return countRequest(subject, quota.quota, quota.windowSeconds).then(
+function startCount(
+  quota: RateLimitQuota,
+  subject: RateLimitSubject,
+  routeId: string,
+  cost = 1,
+): Promise<RateLimitOutcome | undefined> {
+  return countRequest(subject, quota.quota, quota.windowSeconds, Date.now(), cost).then(
     (count) => outcomeOf(quota, count),
     (error: unknown) => {
       logger.warn('rate limit not counted', { route: routeId, policy: quota.policy, error });
@@ -261,7 +266,7 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
           }
         : undefined,
     ...(placement === 'fold'
-      ? { beside: <T>(state: RouteState, work: () => Promise<T>) => foldCount(row.id, user, state, work) }
+      ? { beside: <T>(state: RouteState, work: () => Promise<T>) => foldCount(row.id, user, state, work, costOf(row, state)) }
       : placement === 'beside'
         ? { beside: besideCount }
         : placement === 'inside'
@@ -276,6 +281,22 @@ export function rateLimitSteps(row: RouteRow, config: RateLimitConfig = rateLimi
   };
 }
 
+/** What a request counts as: one, or (a row whose `rateLimitCost` says so) its body's operations. */
+function costOf(row: RouteRow, state: RouteState): number {
+  if (row.rateLimitCost !== 'operations') return 1;
+  const operations = (state.body as { operations?: unknown } | undefined)?.operations;
+  return Array.isArray(operations) && operations.length > 0 ? operations.length : 1;
+}
+
+/**
+ * A request refused for its cost alone (fewer left than it counts as, yet some left): it is
+ * counted as one, as every refused request is, and answered 429 whatever that count says.
+ */
+async function refusedWhole(quota: RateLimitQuota, subject: RateLimitSubject, routeId: string, resetAt: number) {
+  const one = await startCount(quota, subject, routeId);
+  return { ...(one ?? outcomeOf(quota, { allowed: false, count: quota.quota, resetAt })), allowed: false };
+}
+
 /**
  * A `fold` row's handler with its count in its own transaction (`heldCount()`): no round trip
  * before it, and a refused request cancels the transaction, so it writes nothing. A request the
@@ -288,16 +309,21 @@ async function foldCount<T>(
   quota: RateLimitQuota | undefined,
   state: RouteState,
   work: () => Promise<T>,
+  cost = 1,
 ): Promise<T> {
   if (!quota) return work();
   const subject: RateLimitSubject = { policy: 'user', userId: state.caller!.id };
   if (state.idempotencyKey !== undefined) {
-    state.rateLimit = startCount(quota, subject, routeId);
+    state.rateLimit = startCount(quota, subject, routeId, cost).then(async (outcome) =>
+      outcome && !outcome.allowed && cost > 1
+        ? refusedWhole(quota, subject, routeId, Date.now() + outcome.resetSeconds * 1000)
+        : outcome,
+    );
     const outcome = await state.rateLimit;
     if (outcome && !outcome.allowed) throw new RateLimited(outcome);
     return work();
   }
-  const folded = new FoldedCount(subject, quota.quota, quota.windowSeconds);
+  const folded = new FoldedCount(subject, quota.quota, quota.windowSeconds, Date.now(), cost);
   let settle!: (outcome: RateLimitOutcome | undefined) => void;
   state.rateLimit = new Promise((resolve) => {
     settle = resolve;
@@ -310,6 +336,8 @@ async function foldCount<T>(
       outcome = counted.count && outcomeOf(quota, counted.count);
       // Served and counted, but the read beside the transaction failed: no fields (as failing open).
       if (!counted.count) logger.warn('rate limit counted, fields unknown', { route: routeId, error: folded.readError });
+    } else if (folded.refusedWhole) {
+      outcome = await refusedWhole(quota, subject, routeId, folded.resetAt);
     } else {
       if (done.status === 'fulfilled') logger.error('a fold row answered without its count', { route: routeId });
       outcome = await startCount(quota, subject, routeId);

@@ -1,4 +1,5 @@
 import {
+  batchBody,
   DEFAULT_EVENTS_PAGE,
   eventsQuery,
   idParams,
@@ -7,7 +8,7 @@ import {
   treeQuery,
   WELL_FORMED_PATTERN,
 } from '../contract/schemas';
-import { MAX_TREE_QUERY_LENGTH } from '../domain/limits';
+import { MAX_BATCH_OPERATIONS, MAX_TREE_QUERY_LENGTH } from '../domain/limits';
 import { archiveTooLargeDetail, boardListTooLargeDetail, boardTooLargeDetail } from './oversize';
 import type { RouteRow } from './row';
 import type { RouteText } from './text';
@@ -230,6 +231,53 @@ export const boardsEventsText = {
       description: `The most events to return: 1 to ${MAX_EVENTS_PAGE}, default ${DEFAULT_EVENTS_PAGE}.`,
       schema: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_EVENTS_PAGE, default: DEFAULT_EVENTS_PAGE },
       example: 100,
+    },
+  }),
+} satisfies RouteText;
+
+export const boardsBatch = {
+  id: 'boards.batch',
+  method: 'POST',
+  path: '/boards/{id}/batch',
+  entry: 'functions/boards/batch.ts',
+  summary: `Apply up to ${MAX_BATCH_OPERATIONS} changes to a board at once, all or none`,
+  access: { scope: 'board', via: 'board', role: 'member' },
+  // The count (one per operation) is one more item of the batch's own transaction.
+  rateLimitPlacement: 'fold',
+  rateLimitCost: 'operations',
+  params: idParams,
+  body: batchBody,
+  success: { status: 200, schema: 'batchResult' },
+  // An operation's own refusal (a card archived: 409) and a batch whose writes do not fit in one
+  // transaction (409 limit_reached).
+  errors: [409],
+  idempotent: 'caller',
+  // Lookups and items (BatchGetItem), the columns' highest positions (Query, the index for cards),
+  // then one TransactWriteItems of puts, updates, deletes and checks; the folded count is read back
+  // beside it (BatchGetItem).
+  table: [
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+  index: ['dynamodb:Query'],
+  metric: 'BatchApplied',
+  cognito: [],
+} satisfies RouteRow;
+
+export const boardsBatchText = {
+  of: boardsBatch,
+  tag: 'boards',
+  description: `Applies 1 to ${MAX_BATCH_OPERATIONS} operations to the board, in order, exactly as their single routes would one after another (the same checks, positions and limits), or none of them: \`column.create\` (POST /boards/{id}/columns), \`card.create\` (POST /columns/{id}/cards), \`card.update\` (PATCH /cards/{id}), \`card.move\` (PATCH /cards/{id}/move) and \`card.delete\` (DELETE /cards/{id}). An operation may name what it creates with a \`ref\`, which later operations use instead of its id (\`column_ref\`, \`card_ref\`, \`target_column_ref\`, \`before_ref\`, \`after_ref\`). Answers one result per operation: the body its single route answers, null for a delete. Each operation is one change of the board's event log, with the events its single route sends; the batch's are consecutive, nothing else between them. When an operation fails, nothing is applied and the answer is the problem that operation would get alone, with \`operation\` (its 0-based index); an operation naming a column or card of another board is 403. A malformed batch (an unknown \`op\`, a bad field, a \`ref\` used twice or before it is made, an id given with a ref) is 400 before anything is read. Counts as one request per operation against the rate limit (fewer left than operations: 429, nothing applied); a refused batch counts as one. \`If-Match\` is ignored and the answer has no \`ETag\`.`,
+  problems: () => ({
+    404: { code: 'not_found', detail: 'Card was not found.', extra: { operation: 2 } },
+    409: {
+      code: 'archived',
+      detail: 'The card is archived: restore it (POST /cards/{id}/restore) before moving it.',
+      extra: { operation: 0 },
     },
   }),
 } satisfies RouteText;

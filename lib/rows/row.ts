@@ -144,6 +144,12 @@ export interface RouteRow extends FunctionRow {
    * logout (a revoked token stays revoked).
    */
   rateLimitPlacement?: 'fold' | 'beside' | 'inside';
+  /**
+   * `operations`: a request counts as many requests as its body has `operations` (a batch), taken
+   * at once: with fewer left in the window it is refused whole (429) and counts as one, as does a
+   * request refused for anything else. Without it, a request counts as one.
+   */
+  rateLimitCost?: 'operations';
 }
 
 /**

@@ -20,6 +20,7 @@ export const servedMethods: Record<string, readonly string[]> = {
   '/boards': ['GET', 'POST'],
   '/boards/{id}': ['GET', 'PATCH', 'DELETE'],
   '/boards/{id}/archive': ['GET'],
+  '/boards/{id}/batch': ['POST'],
   '/boards/{id}/columns': ['POST'],
   '/boards/{id}/events': ['GET'],
   '/boards/{id}/labels': ['GET', 'POST'],

@@ -46,3 +46,9 @@ export const socketLimits = {
   /** …and after 2 hours in any case. */
   connectionMs: 2 * 60 * 60 * 1000,
 } as const;
+
+/** Amazon DynamoDB quotas (developer guide, "Quotas in Amazon DynamoDB"). */
+export const dynamoLimits = {
+  /** Actions in one TransactWriteItems: 100, each on a different item. */
+  transactItems: 100,
+} as const;

@@ -212,6 +212,39 @@ const cardMoveVariants: Variant[] = [
   ),
 ];
 
+/**
+ * A batch on the path's board naming a column or card of each board: one of another board is 403
+ * and one that does not exist 404, both with the operation's index; nothing is applied.
+ */
+const batchVariants: Variant[] = BODY_KINDS.flatMap((kind): Variant[] => {
+  const outcome = () => (kind === 'A' ? 200 : kind === 'missing' ? 404 : 403);
+  const batch = (operation: (w: World) => Record<string, unknown>) => (w: World) => ({
+    operations: [{ op: 'column.create', title: 'Column by the matrix' }, operation(w)],
+  });
+  return [
+    {
+      name: `card.create into a column from ${kind}`,
+      body: batch((w) => ({ op: 'card.create', column_id: bodyId(w, kind, 'column'), title: 'Card by the matrix' })),
+      outcome,
+    },
+    {
+      name: `card.update of a card from ${kind}`,
+      body: batch((w) => ({ op: 'card.update', card_id: bodyId(w, kind, 'card'), title: 'Updated by the matrix' })),
+      outcome,
+    },
+    {
+      name: `card.move of a card of A before a card from ${kind}`,
+      body: batch((w) => ({
+        op: 'card.move',
+        card_id: w.A.cards[0],
+        target_column_id: w.A.columns[1],
+        before_id: bodyId(w, kind, 'card', 1),
+      })),
+      outcome,
+    },
+  ];
+});
+
 const columnMoveVariants: Variant[] = [
   { name: 'no neighbours', body: () => ({}), outcome: () => 200 },
   ...(['before_id', 'after_id'] as const).flatMap((field) =>
@@ -315,6 +348,7 @@ const PROFILES: Record<string, Profile> = {
     variants: [{ name: 'the board', effect: gone((ctx) => `/boards/${ctx.board!.id}`, 403) }],
   },
   'columns.create': { body: () => ({ title: 'Column by the matrix' }) },
+  'boards.batch': { variants: batchVariants },
   'cards.create': { body: () => ({ title: 'Card by the matrix', description: 'x' }) },
   'cards.get': {},
   'cards.update': { body: () => ({ title: 'Updated by the matrix', description: 'y' }) },

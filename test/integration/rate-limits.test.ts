@@ -729,6 +729,75 @@ describe('routes that check a mailed code: the count beside their first read, an
   });
 });
 
+describe('POST /boards/{id}/batch: one request per operation, taken whole', () => {
+  it('counts a batch as its operations; with fewer left it is refused whole and counts as one; a refused batch counts as one', async () => {
+    const { owner, column, replies } = await inOneWindow(async () => {
+      const owner = await newUser();
+      const member = await newUser();
+      await verifyAddress(member, baseUrl);
+      const address = newAddress();
+      const board = await call('POST', '/boards', { from: address, token: owner.token, body: { title: 'Batches' } });
+      expect(board.status).toBe(201);
+      const added = await call('POST', `/boards/${board.body.id}/members`, {
+        from: address,
+        token: owner.token,
+        body: { email: member.email },
+      });
+      expect(added.status).toBe(201);
+      const column = await call('POST', `/boards/${board.body.id}/columns`, {
+        from: address,
+        token: owner.token,
+        body: { title: 'Cards' },
+      });
+      expect(column.status).toBe(201);
+      await atWindowStart();
+      const creates = (n: number, key?: string) =>
+        call('POST', `/boards/${board.body.id}/batch`, {
+          from: address,
+          token: member.token,
+          body: {
+            operations: Array.from({ length: n }, (_, i) => ({
+              op: 'card.create',
+              column_id: column.body.id,
+              title: `card ${i}`,
+            })),
+          },
+          headers: key ? { 'idempotency-key': key } : {},
+        });
+      // The member's quota is 5: 2 served; 4 (with an Idempotency-Key: counted before the work)
+      // and 3 (counted in the batch's transaction) each refused whole and counted as one; 1
+      // served; then a malformed batch, counted, past the quota.
+      const replies = [];
+      replies.push(await creates(2));
+      replies.push(await creates(4, randomUUID()));
+      replies.push(await creates(3));
+      replies.push(await creates(1));
+      replies.push(
+        await call('POST', `/boards/${board.body.id}/batch`, { from: address, token: member.token, body: { operations: [] } }),
+      );
+      return { replies, result: { owner, column: column.body, replies } };
+    });
+    const [two, four, three, one, malformed] = replies as [Reply, Reply, Reply, Reply, Reply];
+    expect(two.status).toBe(200);
+    expect(fieldsOf(two)).toMatchObject({ policy: 'user', r: 3 });
+    for (const [reply, left] of [
+      [four, 2],
+      [three, 1],
+    ] as const) {
+      expect(reply.status).toBe(429);
+      expect(reply.body).toMatchObject({ status: 429, code: 'rate_limited' });
+      expect(fieldsOf(reply)).toMatchObject({ policy: 'user', r: left });
+    }
+    expect(one.status).toBe(200);
+    expect(fieldsOf(one)).toMatchObject({ policy: 'user', r: 0 });
+    expectRefused(malformed, 'user');
+    // Only the served batches' cards exist (the owner reads on its own quota).
+    const read = await call('GET', `/columns/${column.id}`, { from: newAddress(), token: owner.token });
+    expect(read.status).toBe(200);
+    expect(read.body.cards).toHaveLength(3);
+  });
+});
+
 describe('requests refused for their body or parameters count too', () => {
   it('counts POST /boards refused for its body or Idempotency-Key (400, 413, 415): r goes down on each, then 429', async () => {
     const { refused, over, user } = await inOneWindow(async () => {

@@ -82,6 +82,7 @@ describe('a client generated from GET /openapi.json (openapi-typescript + openap
         'create cards',
         'read and update cards',
         'move cards',
+        'batch',
         'read, rename, move and delete a column',
         'members',
         'read tree',

@@ -175,6 +175,42 @@ const between = ok(
 check(between.position > 0, 'move card between two: a position');
 step('move cards');
 
+// --- a batch: several changes at once, all or none --------------------------------------------------
+
+const batched = ok(
+  'batch',
+  200,
+  await client.POST('/boards/{id}/batch', {
+    ...boardPath,
+    body: {
+      operations: [
+        { op: 'card.create', column_id: scratch.id, title: 'Batched', ref: 'note' },
+        { op: 'card.update', card_ref: 'note', description: 'Made and edited in one request' },
+        { op: 'card.move', card_ref: 'note', target_column_id: scratch.id, before_id: null },
+      ],
+    },
+  }),
+);
+const [batchMade, batchEdited] = batched.results;
+check(
+  batchMade !== null && batchMade !== undefined && 'column_id' in batchMade && batchMade.column_id === scratch.id,
+  'batch: the created card first',
+);
+check(
+  batchEdited !== null &&
+    batchEdited !== undefined &&
+    'description' in batchEdited &&
+    batchEdited.description === 'Made and edited in one request',
+  'batch: then edited',
+);
+const batchRefused = await client.POST('/boards/{id}/batch', {
+  ...boardPath,
+  body: { operations: [{ op: 'card.delete', card_id: randomUUID() }] },
+});
+const batchRefusal = problemOf('batch with a missing card', batchRefused.error);
+check(batchRefused.response.status === 404 && batchRefusal.operation === 0, 'batch: the failing operation named');
+step('batch');
+
 // --- columns -----------------------------------------------------------------------------------------
 
 const columnPath = (id: string) => ({ params: { path: { id } } });

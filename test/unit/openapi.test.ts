@@ -237,6 +237,7 @@ describe('Idempotency-Key in the document', () => {
     expect(idempotent.map(({ operation }) => operation.operationId).sort()).toEqual(
       [
         'auth.register',
+        'boards.batch',
         'boards.create',
         'cards.create',
         'columns.create',
