@@ -1,5 +1,6 @@
 import type { Lazy, ResponseSchemaName } from '../contract/schemas';
 import type { AccessRule } from '../data/access';
+import type { PersonalTokenScope } from '../domain/personal-tokens';
 import type { EnvName } from '../runtime/config';
 
 /**
@@ -227,6 +228,30 @@ export function rateLimitOf(row: Pick<RouteRow, 'access' | 'throttle'>): RateLim
   if (row.access.scope !== 'public') return 'user';
   return row.throttle === 'identity' ? 'address' : undefined;
 }
+
+/** The board paths a personal token's `boards:` scopes reach: these first segments, and what is under them. */
+const BOARD_PATH_SEGMENTS = ['boards', 'columns', 'cards', 'labels'];
+
+/**
+ * The scope a personal access token needs on a route (docs/tokens.md), derived from the row's id,
+ * method and path so that no row states it and a new row under a board path is covered as it is
+ * added: `webhooks:admin` for the webhook rows (`webhooks.*`, those under /boards/{id}/webhooks
+ * included); under /boards, /columns, /cards and /labels, `boards:read` for a GET and
+ * `boards:write` for any other method; `boards:read` for the socket ticket. Undefined: no personal
+ * token may call the route (the account and token routes, the service's own).
+ */
+export function personalTokenScopeOf(row: Pick<RouteRow, 'id' | 'method' | 'path'>): PersonalTokenScope | undefined {
+  if (row.id.startsWith('webhooks.')) return 'webhooks:admin';
+  if (row.method === 'POST' && row.path === '/realtime/tickets') return 'boards:read';
+  if (!BOARD_PATH_SEGMENTS.includes(row.path.split('/')[1] ?? '')) return undefined;
+  return row.method === 'GET' ? 'boards:read' : 'boards:write';
+}
+
+/**
+ * POST /boards: `boards:write` allows it, except to a token limited to boards (`board_ids`), which
+ * could not reach the board it made.
+ */
+export const createsBoard = (row: Pick<RouteRow, 'method' | 'path'>) => row.method === 'POST' && row.path === '/boards';
 
 /** The one table action the rate limiter needs: an atomic conditional UpdateItem of the window's counter item. */
 const RATE_LIMIT_ACTION = 'dynamodb:UpdateItem' satisfies TableAction;
