@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
  * scanners find leaked ones; the checksum lets a mistyped or made-up token be refused without a
  * table read.
  */
-export const PERSONAL_TOKEN_PREFIX = 'tbp_';
+const PERSONAL_TOKEN_PREFIX = 'tbp_';
 export const PERSONAL_TOKEN_SCOPES = ['boards:read', 'boards:write', 'webhooks:admin'] as const;
 export type PersonalTokenScope = (typeof PERSONAL_TOKEN_SCOPES)[number];
 

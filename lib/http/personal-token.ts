@@ -14,7 +14,7 @@ import type { RouteState } from './types';
  * one read of its item), then the route's scope (403 `insufficient_scope`), before input checks.
  * The token's text goes nowhere: not in a log line, an error or the state; only its id does.
  */
-export const PERSONAL_TOKEN_REFUSED = 'The access token is invalid or has expired.';
+const PERSONAL_TOKEN_REFUSED = 'The access token is invalid or has expired.';
 
 export async function authenticatePersonalToken(token: string, row: RouteRow, state: RouteState): Promise<void> {
   if (!isWellFormedPersonalToken(token)) {
