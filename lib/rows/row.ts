@@ -257,12 +257,24 @@ export const createsBoard = (row: Pick<RouteRow, 'method' | 'path'>) => row.meth
 const RATE_LIMIT_ACTION = 'dynamodb:UpdateItem' satisfies TableAction;
 
 /**
- * Every table action a function uses: its row's, plus the limiter's on a counted route. What its
- * IAM role is granted (infra/api-function.ts) and what the local stack's stand-in allows.
+ * What a personal access token needs on every token route, whatever the route does with the table:
+ * the read of the token's item by hash, and the write of its last use (docs/tokens.md).
+ */
+const PERSONAL_TOKEN_ACTIONS: TableAction[] = ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'];
+
+/**
+ * Every table action a function uses: its row's, plus the limiter's on a counted route and a
+ * personal token's on a token route. What its IAM role is granted (infra/api-function.ts) and
+ * what the local stack's stand-in allows.
  */
 export function tableActionsOf(row: FunctionRow): TableAction[] {
-  const counted = 'method' in row && rateLimitOf(row as RouteRow) !== undefined;
-  return counted && !row.table.includes(RATE_LIMIT_ACTION) ? [...row.table, RATE_LIMIT_ACTION] : [...row.table];
+  const route = 'method' in row ? (row as RouteRow) : undefined;
+  const counted = route !== undefined && rateLimitOf(route) !== undefined;
+  const tokens = route !== undefined && route.access.scope !== 'public';
+  const added: TableAction[] = [];
+  if (counted) added.push(RATE_LIMIT_ACTION);
+  if (tokens) added.push(...PERSONAL_TOKEN_ACTIONS);
+  return [...row.table, ...new Set(added.filter((action) => !row.table.includes(action)))];
 }
 
 /** The WebSocket API's stage: the path of every socket address, on AWS and on the local stack. */
