@@ -6,8 +6,8 @@ import { keyHash, keys } from './table';
 
 /**
  * What a request with a personal access token reads and writes (docs/tokens.md): apart from the
- * token routes' module (lib/data/personal-tokens.ts), so that the request path, loaded only when a
- * `tbp_` token comes, carries nothing else.
+ * token routes' module (lib/data/personal-tokens.ts), so that every token function's bundle, which
+ * holds this path, carries nothing else of them (no socket or revocation code).
  */
 
 /** The item a request reads, by the hash of the token's text. */

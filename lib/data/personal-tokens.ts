@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BadRequest, LimitReached, NotFound } from '../domain/errors';
 import { MAX_PERSONAL_TOKENS, newPersonalTokenText, type PersonalTokenScope } from '../domain/personal-tokens';
 import { nowSeconds } from './changes';
-import { deleteItems, getItems, type NamedItems, queryAll, refusalOf, transactNamed } from './db';
+import { deleteItems, getItems, type NamedItems, namesOf, queryAll, refusalOf, transactNamed } from './db';
 import type { TokenItem } from './personal-token-lookup';
 import { expireTokenSockets } from './sockets';
 import { keyHash, keys, TTL_ATTRIBUTE } from './table';
@@ -82,8 +82,8 @@ export async function createPersonalToken(
     board_ids: boardIds,
     expires_at: expiresAt,
   };
-  const userItem: UserTokenItem = { ...token, token_hash: tokenHash };
-  delete (userItem as Partial<PersonalToken>).last_used_at;
+  const { last_used_at: _unused, ...listed } = token;
+  const userItem: UserTokenItem = { ...listed, token_hash: tokenHash };
   const items = {
     profile: {
       Update: {
@@ -155,11 +155,12 @@ export async function deletePersonalToken(userId: string, tokenId: string, befor
   const item = (await getItems([key])).get<UserTokenItem>(key);
   if (!item) throw new NotFound('Personal access token');
   await beforeChange();
+  const items = deletionOf(userId, [item], true);
   try {
-    await transactNamed(deletionOf(userId, [item], true));
+    await transactNamed(items);
   } catch (error) {
     // Deleted meanwhile (another request, a revocation): gone either way.
-    if (refusalOf(error, ['mine0'] as const)?.failed.has('mine0')) throw new NotFound('Personal access token');
+    if (refusalOf(error, namesOf(items))?.failed.has('mine0')) throw new NotFound('Personal access token');
     throw error;
   }
   await expireTokenSockets(userId, [tokenId]);
@@ -199,27 +200,27 @@ const REVOKE_ATTEMPTS = 5;
 /**
  * Deletes every token of the account (a password changed or reset, the account deleted): the list
  * read, then one transaction for all of them (20 tokens are 41 items, within a transaction's 100);
- * a token deleted or made meanwhile makes it read again. `profile`: false once the profile is gone
+ * a token deleted meanwhile makes it read again. `profile`: false once the profile is gone
  * (a deletion), whose count then goes with it. Their sockets are then given to the sweeper.
  */
 export async function revokePersonalTokens(userId: string, { profile = true }: { profile?: boolean } = {}): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const tokens = await tokensOf(userId);
     if (tokens.length === 0) return;
+    const items = deletionOf(userId, tokens, profile);
     try {
-      await transactNamed(deletionOf(userId, tokens, profile));
-      await expireTokenSockets(
-        userId,
-        tokens.map((token) => token.id),
-      );
-      return;
+      await transactNamed(items);
     } catch (error) {
-      const raced = refusalOf(
-        error,
-        tokens.map((_, i) => `mine${i}`),
-      )?.failed.size;
-      if (!raced || attempt >= REVOKE_ATTEMPTS) throw error;
+      // A token deleted meanwhile (its route, another revocation): list them again.
+      const failed = refusalOf(error, namesOf(items))?.failed ?? new Set<string>();
+      if (![...failed].some((name) => name.startsWith('mine')) || attempt >= REVOKE_ATTEMPTS) throw error;
+      continue;
     }
+    await expireTokenSockets(
+      userId,
+      tokens.map((token) => token.id),
+    );
+    return;
   }
 }
 

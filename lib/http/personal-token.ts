@@ -7,9 +7,9 @@ import { logger } from '../runtime/logger';
 import type { RouteState } from './types';
 
 /**
- * A request with a personal access token (docs/tokens.md): loaded by lib/http/authenticate.ts only
- * when the bearer token starts with `tbp_`, so that a request with a session token never loads it.
- * Its checks, in the contract's order: the token itself (401 as for a refused session token: a
+ * A request with a personal access token (docs/tokens.md): run by lib/http/authenticate.ts only
+ * when the bearer token starts with `tbp_`, so that a request with a session token runs none of it
+ * (nothing here or in lib/data/personal-token-lookup.ts runs when the bundle is loaded). Its checks, in the contract's order: the token itself (401 as for a refused session token: a
  * malformed one or a wrong checksum without any read, an unknown, deleted or expired one after the
  * one read of its item), then the route's scope (403 `insufficient_scope`), before input checks.
  * The token's text goes nowhere: not in a log line, an error or the state; only its id does.
