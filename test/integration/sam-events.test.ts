@@ -96,6 +96,16 @@ describe('sample events (events/)', () => {
             })
           ).body
         : undefined;
+    // The token's delete acts on a personal token of the user.
+    const personalToken =
+      routeId === 'auth.tokens.delete'
+        ? (
+            await call<{ id: string }>('POST', '/auth/tokens', {
+              token: user.token,
+              body: { name: 'Sample', scopes: ['boards:read'], expires_in_days: 1 },
+            })
+          ).body
+        : undefined;
     if (routeId === 'cards.labels.detach') {
       await call('PUT', `/cards/${card.id}/labels/${label!.id}`, { token: user.token });
     }
@@ -117,6 +127,7 @@ describe('sample events (events/)', () => {
       .replaceAll(PLACEHOLDER.teammateEmail, teammate.email)
       .replaceAll(PLACEHOLDER.label, label?.id ?? PLACEHOLDER.label)
       .replaceAll(PLACEHOLDER.webhook, webhook?.id ?? PLACEHOLDER.webhook)
+      .replaceAll(PLACEHOLDER.personalToken, personalToken?.id ?? PLACEHOLDER.personalToken)
       .replaceAll('new-user@example.com', ownAccount ? user.email : email)
       .replaceAll('correct horse battery', ownAccount ? user.password : 'correct horse battery')
       .replaceAll('123456', code);
