@@ -204,6 +204,9 @@ const TEMPLATES: Record<string, (world: World) => Template> = {
     body: { current_password: 'not the password', new_password: 'long enough password' },
   }),
   'auth.account.delete': () => ({ params: {}, body: { password: 'not the password' } }),
+  'auth.tokens.create': () => ({ params: {}, body: { name: 'Fuzz', scopes: ['boards:read'], expires_in_days: 1 } }),
+  // An id no token has: a template sent as is deletes nothing.
+  'auth.tokens.delete': () => ({ params: { id: randomUUID() } }),
   'boards.create': () => ({ params: {}, body: { title: 'Fuzz' } }),
   'boards.get': (x) => ({ params: { id: x.A.id } }),
   'boards.rename': (x) => ({ params: { id: x.A.id }, body: { title: 'Fuzz' } }),
