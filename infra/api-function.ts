@@ -57,10 +57,17 @@ export const functionIdOf = (rowId: string) =>
 
 /**
  * Configuration a row may name in `env` and leave unset: the code has a default (lib/runtime/config.ts):
- * a socket ticket's 60 s, the event log's 7 days, the webhook retry schedule of about a day, and
- * no webhook host let through the address check (WEBHOOK_ALLOW_HOSTS is for the local stack only).
+ * a socket ticket's 60 s, the event log's 7 days, the webhook retry schedule of about a day, no
+ * webhook host let through the address check (WEBHOOK_ALLOW_HOSTS is for the local stack only), and
+ * a personal token's day of 86400 s.
  */
-const OPTIONAL_ENV: EnvName[] = [ENV.ticketSeconds, ENV.eventRetentionSeconds, ENV.webhookRetrySchedule, ENV.webhookAllowHosts];
+const OPTIONAL_ENV: EnvName[] = [
+  ENV.ticketSeconds,
+  ENV.eventRetentionSeconds,
+  ENV.webhookRetrySchedule,
+  ENV.webhookAllowHosts,
+  ENV.personalTokenDaySeconds,
+];
 
 /**
  * Files a function reads at run time, by its entry: copied after bundling from the repository's

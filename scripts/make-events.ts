@@ -58,6 +58,8 @@ export const PLACEHOLDER = {
   comment: '88888888-8888-4888-8888-888888888888',
   /** A delivery's `webhook-id` (lib/webhooks/signature.ts deliveryId). */
   delivery: 'msg_c2FtcGxlLWRlbGl2ZXJ5AA',
+  /** A personal access token's id (auth.tokens.delete). */
+  personalToken: '88888888-8888-4888-8888-888888888888',
 } as const;
 
 /** Sample time: 2026-11-23T10:00:00Z. */
@@ -98,6 +100,11 @@ const samples: Record<RouteId, Sample> & Record<string, Sample | undefined> = {
   'auth.password.reset': { body: { email: 'new-user@example.com', code: '123456', new_password: 'correct horse staple' } },
   'auth.password.change': { body: { current_password: 'correct horse battery', new_password: 'correct horse staple' } },
   'auth.account.delete': { body: { password: 'correct horse battery' } },
+  'auth.tokens.create': {
+    body: { name: 'CI: file release cards', scopes: ['boards:read', 'boards:write'], expires_in_days: 30 },
+  },
+  'auth.tokens.list': {},
+  'auth.tokens.delete': { id: PLACEHOLDER.personalToken },
   'boards.list': {},
   'boards.create': { body: { title: 'Roadmap' } },
   'boards.get': { id: PLACEHOLDER.board },

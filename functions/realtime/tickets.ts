@@ -12,6 +12,7 @@ const ticketSeconds = secondsFromEnv(ENV.ticketSeconds, 60);
  * The rate limiter's count goes in the ticket's own transaction (no round trip before it).
  */
 export const handler = route(realtimeTickets, async ({ caller }) => {
-  const { ticket, expiresIn } = await issueTicket(caller.id, caller.expiresAt, ticketSeconds, heldCount());
+  // A personal token's ticket names it: its deletion closes the socket, its boards bound what it watches.
+  const { ticket, expiresIn } = await issueTicket(caller.id, caller.expiresAt, ticketSeconds, heldCount(), caller.personal);
   return { status: 201, body: { ticket, url: socketUrl, expires_in: expiresIn } };
 });

@@ -7,6 +7,7 @@ import {
   takeResetTry,
   takeVerifyTry,
 } from '../data/code-tries';
+import { revokePersonalTokens } from '../data/personal-tokens';
 import { findUserByEmail, markAddressVerified, putUserProfile, readAccount } from '../data/users';
 import { Conflict, InvalidCode, Unauthorized, WrongPassword } from '../domain/errors';
 import {
@@ -120,7 +121,8 @@ export async function resetForgottenPassword(
   const account = found && (await markedVerified(found.user_id, email)) ? found : await findUserByEmail(email);
   if (!account) return;
   if (account !== found) await markAddressVerified(account.user_id, email);
-  await signOutEverywhere(account.user_id);
+  // Whoever held the old password may hold its personal tokens too: they go with it.
+  await Promise.all([revokePersonalTokens(account.user_id), signOutEverywhere(account.user_id)]);
 }
 
 /**
@@ -157,7 +159,7 @@ export async function changeMyPassword(
     throw error instanceof WrongPassword ? new WrongPassword('The current password is wrong; nothing was changed.') : error;
   });
   await changePassword(caller.token, current, next);
-  await signOutEverywhere(caller.id);
+  await Promise.all([revokePersonalTokens(caller.id), signOutEverywhere(caller.id)]);
 }
 
 /**
@@ -173,5 +175,7 @@ export async function deleteMyAccount(caller: Caller, password: string, beforeCh
     throw error instanceof WrongPassword ? wrongDeletionPassword() : error;
   });
   if (!begun) await beginAccountDeletion(caller.id, email);
+  // At once, not by the collector: the next request with one of its personal tokens gets 401.
+  await revokePersonalTokens(caller.id, { profile: false });
   await deleteIdentity(caller.id);
 }

@@ -3,6 +3,7 @@ import { assertIsJwks, type Jwks } from 'aws-jwt-verify/jwk';
 import { JwtVerifier } from 'aws-jwt-verify/jwt-verifier';
 import { Unauthorized, Unavailable } from '../domain/errors';
 import { MAX_TOKEN_LENGTH } from '../domain/limits';
+import type { PersonalTokenGrant } from '../domain/personal-tokens';
 import { ENV, requireEnv } from '../runtime/config';
 import { logger } from '../runtime/logger';
 
@@ -60,8 +61,13 @@ export interface Caller {
   id: string;
   /** Seconds since the epoch at which the token stops being accepted. */
   expiresAt: number;
-  /** The verified access token itself, for Cognito's own token-authorized calls (lib/auth/cognito.ts). */
+  /**
+   * The verified access token itself, for Cognito's own token-authorized calls (lib/auth/cognito.ts);
+   * empty for a personal access token, which reaches none of the routes that make such calls.
+   */
   token: string;
+  /** Set when the request came with a personal access token: its id, scopes and boards (docs/tokens.md). */
+  personal?: PersonalTokenGrant;
 }
 
 /** One detail for every rejected token, so a 401 says nothing about why. */

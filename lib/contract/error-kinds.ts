@@ -8,6 +8,7 @@ export const KINDS: Record<ErrorKind | 'internal', { status: number; title: stri
   bad_request: { status: 400, title: 'Bad Request' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },
+  insufficient_scope: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not Found' },
   method_not_allowed: { status: 405, title: 'Method Not Allowed' },
   conflict: { status: 409, title: 'Conflict' },

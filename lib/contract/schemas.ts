@@ -14,6 +14,14 @@ import {
   MAX_TOKEN_LENGTH,
   MAX_TREE_QUERY_LENGTH,
 } from '../domain/limits';
+import {
+  MAX_PERSONAL_TOKEN_BOARDS,
+  MAX_PERSONAL_TOKEN_DAYS,
+  MAX_PERSONAL_TOKENS,
+  PERSONAL_TOKEN_LENGTH,
+  PERSONAL_TOKEN_SCOPES,
+  type PersonalTokenScope,
+} from '../domain/personal-tokens';
 import { KINDS } from './error-kinds';
 
 /**
@@ -1218,6 +1226,104 @@ const batchResult = /* @__PURE__ */ onFirstUse(() =>
     about('What a batch did: every operation was applied.'),
   ),
 );
+/** What each scope allows (docs/tokens.md); the OpenAPI document says the same per operation. */
+const SCOPES_TEXT =
+  '`boards:read`: every GET under /boards, /columns, /cards, /labels and /comments but the webhook routes, and socket tickets; `boards:write`: every other route under those paths (POST /boards only without `board_ids`); `webhooks:admin`: the webhook routes.';
+const tokenScopes = (description: string) =>
+  v.pipe(
+    v.array(v.picklist(PERSONAL_TOKEN_SCOPES)),
+    v.minLength(1),
+    v.maxLength(PERSONAL_TOKEN_SCOPES.length),
+    documented(
+      v.check((scopes: PersonalTokenScope[]) => new Set(scopes).size === scopes.length, 'must not name a scope twice'),
+      { uniqueItems: true },
+    ),
+    about(description, ['boards:read', 'boards:write']),
+  );
+const tokenName = (description: string) =>
+  v.pipe(v.string(), wellFormed(), characters({ minLength: 1, maxLength: 100 }), about(description, 'CI: file release cards'));
+
+export const createPersonalTokenBody = /* @__PURE__ */ onFirstUse(() =>
+  v.object({
+    name: tokenName('What the token is for: 1 to 100 characters.'),
+    scopes: tokenScopes(`What the token may do, at least one of: ${SCOPES_TEXT}`),
+    expires_in_days: v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(MAX_PERSONAL_TOKEN_DAYS),
+      v.metadata({
+        format: 'int32',
+        description: `Days until the token expires: 1 to ${MAX_PERSONAL_TOKEN_DAYS}. There is no token without an expiry.`,
+        examples: [30],
+      }),
+    ),
+    board_ids: v.pipe(
+      v.nullish(
+        v.pipe(
+          v.array(uuid()),
+          v.minLength(1),
+          v.maxLength(MAX_PERSONAL_TOKEN_BOARDS),
+          documented(
+            v.check((ids: string[]) => new Set(ids).size === ids.length, 'must not name a board twice'),
+            { uniqueItems: true },
+          ),
+        ),
+      ),
+      about(
+        `Limits the token to these boards (1 to ${MAX_PERSONAL_TOKEN_BOARDS}), each one the caller is a member of now (400 otherwise); any other board is answered as for a non-member. Null or omitted: every board of the user.`,
+      ),
+    ),
+  }),
+);
+
+const personalTokenEntries = () => ({
+  id: id('The token id: the only thing about a token that logs and lists name.'),
+  name: tokenName('What the token is for.'),
+  scopes: tokenScopes(`What the token may do: ${SCOPES_TEXT}`),
+  board_ids: v.pipe(
+    v.nullable(v.pipe(v.array(id('A board id.')), v.maxLength(MAX_PERSONAL_TOKEN_BOARDS))),
+    about('The boards the token is limited to; null: every board of its user.'),
+  ),
+  created_at: timestamp('When the token was created'),
+  expires_at: timestamp('When the token stops being accepted'),
+  last_used_at: v.pipe(
+    v.nullable(timestamp('The latest use recorded')),
+    about('The latest request made with the token, at most 60 s behind; null before the first.'),
+  ),
+});
+const personalToken = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.strictObject(personalTokenEntries()),
+    about('A personal access token (its text is never shown again after creation).'),
+  ),
+);
+const personalTokenWithText = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.strictObject({
+      ...personalTokenEntries(),
+      token: v.pipe(
+        v.string(),
+        documented(v.regex(/^tbp_[0-9A-Za-z]{49}$/, 'must be a personal access token'), {
+          minLength: PERSONAL_TOKEN_LENGTH,
+          maxLength: PERSONAL_TOKEN_LENGTH,
+        }),
+        about(
+          'The token: `tbp_`, 256 random bits in base62, then a checksum. Shown only in this answer (the service keeps only its hash): send it as `Authorization: Bearer <token>`.',
+          'tbp_hetkU3Cw87MjhJMqW8ZGmzHpKY11Uj8HgGWdnihbnnn3QscxF',
+        ),
+      ),
+    }),
+    about('A personal access token with its text: the answer of its creation only.'),
+  ),
+);
+const personalTokenList = /* @__PURE__ */ onFirstUse(() =>
+  v.pipe(
+    v.array(personalToken()),
+    v.maxLength(MAX_PERSONAL_TOKENS),
+    about(`The caller's personal access tokens, newest first (expired ones too, until deleted); at most ${MAX_PERSONAL_TOKENS}.`),
+  ),
+);
 
 /**
  * The response schemas a row names as its success body (lib/rows/row.ts `success.schema`): by
@@ -1241,6 +1347,9 @@ export const responseSchemas = {
   member,
   memberList,
   account,
+  personalToken,
+  personalTokenWithText,
+  personalTokenList,
   eventPage,
   batchResult,
   webhook,

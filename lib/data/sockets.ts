@@ -34,6 +34,16 @@ export interface ConnectionRecord {
   expires_at: number;
   connected_at: string;
   watching?: Set<string>;
+  /** A socket opened with a personal access token's ticket: that token's id (its deletion closes the socket). */
+  token_id?: string;
+  /** That token's boards, when it is limited to some: the only ones the socket may watch. */
+  board_ids?: string[] | null;
+}
+
+/** The personal access token a ticket is issued for: its id and boards (docs/tokens.md). */
+export interface TicketGrant {
+  tokenId: string;
+  boardIds: readonly string[] | null;
 }
 
 export interface WatchRecord {
@@ -59,6 +69,7 @@ export async function issueTicket(
   tokenExpiresAt: number,
   lifetimeSeconds: number,
   count?: FoldedCount,
+  grant?: TicketGrant,
 ): Promise<{ ticket: string; expiresIn: number }> {
   const ticket = randomBytes(32).toString('base64url');
   const now = nowSeconds();
@@ -75,6 +86,7 @@ export async function issueTicket(
           type: 'ticket',
           user_id: userId,
           token_expires_at: tokenExpiresAt,
+          ...(grant ? { token_id: grant.tokenId, board_ids: grant.boardIds } : {}),
           expires_at: expiresAt,
           [TTL_ATTRIBUTE]: expiresAt,
         },
@@ -97,7 +109,7 @@ export async function issueTicket(
  * ticket can never open a second socket), then records the connection and its sweeper entry.
  */
 export async function openConnection(ticket: string, connectionId: string): Promise<ConnectionRecord> {
-  let consumed: { user_id: string; token_expires_at: number } | undefined;
+  let consumed: { user_id: string; token_expires_at: number; token_id?: string; board_ids?: string[] | null } | undefined;
   try {
     const out = await documentClient.send(
       new DeleteCommand({
@@ -120,6 +132,7 @@ export async function openConnection(ticket: string, connectionId: string): Prom
     user_id: consumed.user_id,
     expires_at: consumed.token_expires_at,
     connected_at: new Date().toISOString(),
+    ...(consumed.token_id ? { token_id: consumed.token_id, board_ids: consumed.board_ids ?? null } : {}),
   };
   const ttl = connection.expires_at + AFTER_EXPIRY_SECONDS;
   await openConnectionItems(connection, ttl, keyHash(ticket));
@@ -145,7 +158,17 @@ async function openConnectionItems(connection: ConnectionRecord, ttl: number, ti
         },
       },
     },
-    userSocket: { Put: { Item: { ...keys.userSocket(userId, connectionId), type: 'user_socket', [TTL_ATTRIBUTE]: ttl } } },
+    userSocket: {
+      Put: {
+        Item: {
+          ...keys.userSocket(userId, connectionId),
+          type: 'user_socket',
+          // What a personal token's deletion looks for: the sockets it opened, and their sweeper entry.
+          ...(connection.token_id ? { token_id: connection.token_id, expires_at: connection.expires_at } : {}),
+          [TTL_ATTRIBUTE]: ttl,
+        },
+      },
+    },
     userTicket: { Delete: { Key: keys.userTicket(userId, ticketHash) } },
     profile: { ConditionCheck: { Key: keys.userProfile(userId), ConditionExpression: 'attribute_exists(pk)' } },
   } satisfies NamedItems;
@@ -183,6 +206,8 @@ export const socketClosed = () => new Forbidden('This socket is closed; reconnec
  * higher `seq` reaches the socket while it watches). One read more than the watch itself needs.
  */
 export async function watchBoard(connection: ConnectionRecord, boardId: string): Promise<number> {
+  // A personal token limited to boards: any other board is answered as a non-member's.
+  if (connection.board_ids && !connection.board_ids.includes(boardId)) throw new Forbidden();
   const memberKey = keys.member(boardId, connection.user_id);
   const profileKey = keys.userProfile(connection.user_id);
   const found = await getItems([keys.board(boardId), memberKey, profileKey]);
@@ -283,6 +308,62 @@ export async function closeConnection(connectionId: string): Promise<void> {
     keys.connectionExpiry(expiryMinute(connection.expires_at), connectionId),
     keys.userSocket(connection.user_id, connectionId),
   ]);
+}
+
+/**
+ * Hands the sockets opened with these personal tokens (just deleted) to the sweeper: each one's
+ * expiry becomes now, in a sweeper entry of this minute, so that it is told `token.expired` and
+ * closed at the sweeper's next run (within a minute), as at its token's own expiry. One query of
+ * the user's sockets, then one transaction per socket of those tokens, in parallel.
+ */
+export async function expireTokenSockets(userId: string, tokenIds: string[]): Promise<void> {
+  const sockets = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':prefix': keys.userSocketPrefix },
+  });
+  const at = nowSeconds();
+  const ended = sockets.filter((item) => tokenIds.includes(item.token_id as string) && (item.expires_at as number) > at);
+  await Promise.all(
+    ended.map(async (item) => {
+      const connectionId = item.sk.slice(keys.userSocketPrefix.length);
+      const ttl = at + AFTER_EXPIRY_SECONDS;
+      const items = {
+        connection: {
+          Update: {
+            Key: keys.connection(connectionId),
+            UpdateExpression: 'SET expires_at = :at',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':at': at },
+          },
+        },
+        earlier: { Delete: { Key: keys.connectionExpiry(expiryMinute(item.expires_at as number), connectionId) } },
+        expiry: {
+          Put: {
+            Item: {
+              ...keys.connectionExpiry(expiryMinute(at), connectionId),
+              type: 'connection_expiry',
+              connection_id: connectionId,
+              expires_at: at,
+              [TTL_ATTRIBUTE]: ttl,
+            },
+          },
+        },
+        userSocket: {
+          Update: {
+            Key: keys.userSocket(userId, connectionId),
+            UpdateExpression: 'SET expires_at = :at',
+            ExpressionAttributeValues: { ':at': at },
+          },
+        },
+      } satisfies NamedItems;
+      try {
+        await transactNamed(items);
+      } catch (error) {
+        // Closed meanwhile: nothing left to hand over.
+        if (!refusalOf(error, namesOf(items))?.failed.has('connection')) throw error;
+      }
+    }),
+  );
 }
 
 export interface Audience {

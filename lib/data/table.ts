@@ -60,6 +60,12 @@ import { SEQ_DIGITS } from '../domain/limits';
  *                                          account collector, which removes it last
  *   USER#<userId>     #CODE#VERIFY         tries of the address verification code mailed last; a `ttl`
  *   EMAIL#<email>     #CODE#RESET          tries of the password reset code mailed last; a `ttl`
+ *
+ * Personal access tokens (docs/tokens.md); the profile's `token_count` caps them:
+ *   TOKEN#<sha256>    #TOKEN               a token by the hash of its text (what a request reads): its
+ *                                          user, scopes, boards, expiry, last use; a `ttl` past its expiry
+ *   USER#<userId>     TOKEN#<tokenId>      the user's side (what the list, a deletion and revocation read),
+ *                                          naming the hash
  */
 
 const PARTITION_KEY = 'pk';
@@ -155,6 +161,9 @@ export const keys = {
   userSocketPrefix: 'SOCKET#',
   userTicket: (userId: string, ticketHash: string): ItemKey => ({ pk: `USER#${userId}`, sk: `TICKET#${ticketHash}` }),
   userTicketPrefix: 'TICKET#',
+  personalToken: (tokenHash: string): ItemKey => ({ pk: `TOKEN#${tokenHash}`, sk: '#TOKEN' }),
+  userToken: (userId: string, tokenId: string): ItemKey => ({ pk: `USER#${userId}`, sk: `TOKEN#${tokenId}` }),
+  userTokenPrefix: 'TOKEN#',
   webhook: (boardId: string, webhookId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `WEBHOOK#${webhookId}` }),
   webhookPrefix: 'WEBHOOK#',
   webhookLookup: (webhookId: string): ItemKey => ({ pk: `WEBHOOK#${webhookId}`, sk: LOOKUP_SK }),

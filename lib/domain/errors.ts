@@ -6,6 +6,7 @@ export type ErrorKind =
   | 'bad_request'
   | 'unauthorized'
   | 'forbidden'
+  | 'insufficient_scope'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
@@ -56,6 +57,21 @@ export class Unauthorized extends DomainError {
 export class Forbidden extends DomainError {
   constructor(detail = 'You are not allowed to do this on this board.') {
     super('forbidden', detail);
+  }
+}
+
+/**
+ * A personal access token presented where its scopes do not reach (RFC 6750 `insufficient_scope`):
+ * `scope` is the one scope that would allow the route, absent where no personal token may be used.
+ */
+export class InsufficientScope extends DomainError {
+  constructor(readonly scope: string | undefined) {
+    super(
+      'insufficient_scope',
+      scope
+        ? `This personal access token lacks the scope this route needs: ${scope}.`
+        : 'A personal access token cannot be used here; use a session access token.',
+    );
   }
 }
 

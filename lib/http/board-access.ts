@@ -1,4 +1,6 @@
 import { type AccessRule, type Preload, type RelatedIds, resolveBoardScope } from '../data/access';
+import { Forbidden } from '../domain/errors';
+import { reachesBoard } from '../domain/personal-tokens';
 import type { RouteMiddleware } from './types';
 
 export interface BoardAccessOptions<B, P> {
@@ -19,6 +21,11 @@ export function requireBoardMember<B, P>(
   return {
     before: async ({ context }) => {
       const { route } = context;
+      const grant = route.caller!.personal;
+      // A personal token limited to boards is a non-member of every other board: by id, refused
+      // before any read (a non-member's 403 comes before the board's existence); by a child, once
+      // its board is known, in the same place a non-member's 403 comes.
+      if (rule.via === 'board' && !reachesBoard(grant, route.params.id as string)) throw new Forbidden();
       const { scope, preloaded } = await resolveBoardScope(
         rule,
         route.caller!.id,
@@ -26,6 +33,7 @@ export function requireBoardMember<B, P>(
         options.related?.(route.body as B, route.params),
         options.preload && ((found) => options.preload!(found, route.body as B)),
       );
+      if (!reachesBoard(grant, scope.boardId)) throw new Forbidden();
       route.scope = scope;
       route.preloaded = preloaded;
     },

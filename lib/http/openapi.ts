@@ -5,9 +5,9 @@ import { version } from '../../package.json';
 import { KINDS } from '../contract/error-kinds';
 import * as s from '../contract/schemas';
 import { documentedKeywordsOf, type Lazy } from '../contract/schemas';
-import { IdempotencyKeyInUse, IdempotencyKeyReused, PreconditionFailed } from '../domain/errors';
+import { IdempotencyKeyInUse, IdempotencyKeyReused, InsufficientScope, PreconditionFailed } from '../domain/errors';
 import { type DocumentedRouteId, isCatchAll, type RouteRow, routes, routeTexts } from '../routes';
-import { type RateLimitPolicy, rateLimitOf } from '../rows/row';
+import { createsBoard, personalTokenScopeOf, type RateLimitPolicy, rateLimitOf } from '../rows/row';
 import { type ProblemExample, type RouteText, TAGS } from '../rows/text';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './parse';
 
@@ -55,6 +55,8 @@ export function errorStatuses(row: RouteRow): number[] {
   // Any body sent is checked (lib/http/parse.ts): too large, not JSON, not a JSON object.
   for (const status of [400, 413, 415]) statuses.add(status);
   if (row.access.scope !== 'public') statuses.add(401);
+  // A personal access token outside its scopes (`insufficient_scope`), on every token route.
+  if (row.access.scope !== 'public') statuses.add(403);
   if (row.access.scope === 'board') for (const status of [403, 404]) statuses.add(status);
   if (row.access.scope !== 'public' || row.table.length > 0 || row.cognito.length > 0) statuses.add(503);
   if (row.idempotent) for (const status of [409, 422]) statuses.add(status);
@@ -208,6 +210,7 @@ const IDEMPOTENCY_ERRORS: Record<number, { code: keyof typeof KINDS; detail: str
 function errorResponse(status: number, row: RouteRow, text: RouteText): Json {
   const headers: Json = { 'Access-Control-Allow-Origin': header('Access-Control-Allow-Origin') };
   if (status === 401) headers['WWW-Authenticate'] = header('WWW-Authenticate');
+  if (status === 403 && row.access.scope !== 'public') headers['WWW-Authenticate'] = insufficientScopeHeader(row);
   if (status === 503) headers['Retry-After'] = header('Retry-After');
   if (status === 412) headers.ETag = { ...header('ETag'), description: "The card's current entity tag." };
   const idempotency = row.idempotent ? IDEMPOTENCY_ERRORS[status] : undefined;
@@ -219,8 +222,16 @@ function errorResponse(status: number, row: RouteRow, text: RouteText): Json {
     };
   }
   const ownRule = (row.errors ?? []).includes(status);
+  // A 403 that only a personal token can meet (no board, no rule of the route's own): its example is that.
+  const scopeOnly = status === 403 && row.access.scope === 'user' && !ownRule;
+  const example = scopeOnly
+    ? { code: 'insufficient_scope' as const, detail: new InsufficientScope(personalTokenScopeOf(row)).detail }
+    : undefined;
   const content: Json = {
-    'application/problem+json': problemContent(status, idempotency && !ownRule ? idempotency : text.problems?.()[status]),
+    'application/problem+json': problemContent(
+      status,
+      idempotency && !ownRule ? idempotency : (text.problems?.()[status] ?? example),
+    ),
   };
   if (status === 413) {
     content['application/json'] = {
@@ -229,14 +240,35 @@ function errorResponse(status: number, row: RouteRow, text: RouteText): Json {
     };
   }
   const description =
-    status === 401 && row.access.scope === 'public'
-      ? 'The credential in the body was refused: a wrong email or password (login, or a registration retried under its Idempotency-Key with another password), or a wrong, expired or revoked refresh token (refresh, logout)'
-      : idempotency
-        ? ownRule
-          ? `${STATUS_TEXT[status]}; or: ${idempotency.description}`
-          : idempotency.description
-        : STATUS_TEXT[status];
+    status === 403 && row.access.scope !== 'public'
+      ? scopeOnly
+        ? INSUFFICIENT_SCOPE_TEXT
+        : `${STATUS_TEXT[403]}; or: ${INSUFFICIENT_SCOPE_TEXT.toLowerCase()}`
+      : status === 401 && row.access.scope === 'public'
+        ? 'The credential in the body was refused: a wrong email or password (login, or a registration retried under its Idempotency-Key with another password), or a wrong, expired or revoked refresh token (refresh, logout)'
+        : idempotency
+          ? ownRule
+            ? `${STATUS_TEXT[status]}; or: ${idempotency.description}`
+            : idempotency.description
+          : STATUS_TEXT[status];
   return { description, headers, content };
+}
+
+const INSUFFICIENT_SCOPE_TEXT =
+  'A personal access token whose scopes do not allow this operation, or one that no personal token may call (`code` `insufficient_scope`, see `WWW-Authenticate`)';
+
+/** RFC 6750's header of a 403 `insufficient_scope`: with the scope that would allow the operation, where one would. */
+function insufficientScopeHeader(row: RouteRow): Json {
+  const scope = personalTokenScopeOf(row);
+  const value = scope ? `Bearer error="insufficient_scope", scope="${scope}"` : 'Bearer error="insufficient_scope"';
+  return {
+    description: `With \`code\` \`insufficient_scope\` only (a personal access token): \`${value}\`.${
+      scope && createsBoard(row)
+        ? ' A token limited to boards (`board_ids`) gets it without `scope`: it may not create boards.'
+        : ''
+    }`,
+    schema: { type: 'string', enum: [...new Set([value, 'Bearer error="insufficient_scope"'])] },
+  };
 }
 
 const RATE_LIMIT_TEXT: Record<RateLimitPolicy, string> = {
@@ -500,7 +532,8 @@ function operation(id: DocumentedRouteId, row: RouteRow, text: RouteText): Json 
     summary: row.summary,
     description: text.description,
     tags: [text.tag],
-    ...(row.access.scope === 'public' ? { security: [] } : {}),
+    ...(securityOf(row) ? { security: securityOf(row) } : {}),
+    ...(row.access.scope !== 'public' ? { 'x-required-scopes': requiredScopesOf(row) } : {}),
     ...(parameters ? { parameters } : {}),
     ...(row.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: requestSchema(row.body) } } } }
@@ -550,7 +583,7 @@ function operationResponses(id: DocumentedRouteId, row: RouteRow, text: RouteTex
 /** What the operations refer to by `$ref`: the token scheme, schemas, the Idempotency-Key, the gateway's 429, headers. */
 function documentComponents() {
   return {
-    securitySchemes: { bearer: bearerScheme() },
+    securitySchemes: { bearer: bearerScheme(), personalToken: personalTokenScheme() },
     schemas: {
       ...componentSchemas(),
       GatewayMessage: gatewayMessageSchema(),
@@ -576,6 +609,34 @@ function bearerScheme() {
       "Each function verifies it itself with aws-jwt-verify, following RFC8725 (JWT Best Current Practices): the signature against the user pool's JWKS " +
       "(Cognito signs RS256; the token's `alg` must be the key's, never `none`), the issuer (the pool), `client_id` (the app client), `token_use` = `access`, and expiry. " +
       'Missing: 401 with `WWW-Authenticate: Bearer`; rejected for any reason: 401 with `WWW-Authenticate: Bearer error="invalid_token"` and the same body.',
+  };
+}
+
+/**
+ * Who may call an operation: nobody needs a token on a public one; a session token every other
+ * (the document's default); a personal token those its scopes reach, the scope in
+ * `x-required-scopes` (a role list in the requirement itself is read as OAuth scopes by linters).
+ */
+function securityOf(row: RouteRow): Json[] | undefined {
+  if (row.access.scope === 'public') return [];
+  return personalTokenScopeOf(row) ? [{ bearer: [] }, { personalToken: [] }] : undefined;
+}
+
+/** The personal token scopes an operation needs: one, or none where no personal token may call it. */
+const requiredScopesOf = (row: RouteRow): string[] => {
+  const scope = personalTokenScopeOf(row);
+  return scope ? [scope] : [];
+};
+
+function personalTokenScheme() {
+  return {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'tbp_',
+    description:
+      'A personal access token from `POST /auth/tokens` (`tbp_…`), sent as `Authorization: Bearer <token>`: it acts as its user on the operations whose security names it, with the scope their `x-required-scopes` names ' +
+      '(`boards:read`, `boards:write`, `webhooks:admin`), and only on the boards of its `board_ids` when set. Unknown, deleted, expired or mistyped: 401 as for a session token. ' +
+      'Outside its scopes, or on an operation that does not list it: 403 `insufficient_scope` with `WWW-Authenticate: Bearer error="insufficient_scope"` (and `scope="…"` where a scope would allow it).',
   };
 }
 

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { KINDS } from '../contract/error-kinds';
 import { asDomainError } from '../data/sdk-errors';
-import { MethodNotAllowed, PreconditionFailed, Unauthorized } from '../domain/errors';
+import { InsufficientScope, MethodNotAllowed, PreconditionFailed, Unauthorized } from '../domain/errors';
 
 /** The one place where an error becomes an HTTP answer (RFC 9457 problem+json), by lib/contract/error-kinds.ts. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -13,6 +13,10 @@ export function problemResponse(error: unknown, requestId?: string): APIGatewayP
   const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE };
   if (known instanceof Unauthorized) {
     headers['www-authenticate'] = known.tokenPresented ? 'Bearer error="invalid_token"' : 'Bearer';
+  }
+  // RFC 6750 section 3: the scope that would allow the request, where one would.
+  if (known instanceof InsufficientScope) {
+    headers['www-authenticate'] = `Bearer error="insufficient_scope"${known.scope ? `, scope="${known.scope}"` : ''}`;
   }
   if (known instanceof MethodNotAllowed) headers.allow = known.allow.join(', ');
   // A refused If-Match names the state to re-read: the card's current entity tag.

@@ -1,6 +1,6 @@
 import { beginInvocation, logger } from '../runtime/logger';
 import { problemResponse } from './problem';
-import { type RouteMiddleware, requestIdOf } from './types';
+import { type RouteMiddleware, type RouteState, requestIdOf } from './types';
 
 /**
  * One structured line per request (and the invocation's fields on every line: lib/runtime/logger.ts): successes at DEBUG (the HTTP API's access log already has a
@@ -10,11 +10,13 @@ import { type RouteMiddleware, requestIdOf } from './types';
  * (never in the body).
  */
 export function requestLog(routeId: string): RouteMiddleware {
-  const line = (statusCode: number | undefined, startedAt: number, requestId: string | undefined) => ({
+  const line = (statusCode: number | undefined, startedAt: number, requestId: string | undefined, state?: RouteState) => ({
     route: routeId,
     requestId,
     status: statusCode,
     durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
+    // A personal access token is named by its id, never its text (docs/tokens.md).
+    ...(state?.caller?.personal ? { tokenId: state.caller.personal.tokenId } : {}),
   });
   return {
     before: (request) => {
@@ -23,11 +25,11 @@ export function requestLog(routeId: string): RouteMiddleware {
       request.context.route = { params: {}, body: undefined, startedAt: performance.now() };
     },
     after: ({ event, context, response }) => {
-      logger.debug('request', line(response?.statusCode, context.route.startedAt, requestIdOf(event)));
+      logger.debug('request', line(response?.statusCode, context.route.startedAt, requestIdOf(event), context.route));
     },
     onError: ({ event, context, response, error }) => {
       const status = response?.statusCode;
-      const fields = line(status, context.route?.startedAt ?? performance.now(), requestIdOf(event));
+      const fields = line(status, context.route?.startedAt ?? performance.now(), requestIdOf(event), context.route);
       if (status !== undefined && status < 500) logger.info('request', fields);
       else logger.error('request failed', { ...fields, error });
     },

@@ -26,7 +26,7 @@ export function route<R extends ProtectedRow, P = undefined>(
   // Rows of scope 'user' (the caller's own boards) need the token only; board rows also membership.
   const authorize = access.scope === 'board' ? requireBoardMember(access, options) : undefined;
   return buildRoute(row, handler, {
-    authenticate: authenticate(),
+    authenticate: authenticate(row),
     authorize,
     once: idempotent ? answerOnce : undefined,
     limit: rateLimitSteps(row),

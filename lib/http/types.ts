@@ -22,6 +22,8 @@ export interface RouteState {
    * resolves undefined when the request goes uncounted.
    */
   rateLimit?: Promise<RateLimitOutcome | undefined>;
+  /** A personal access token's use being recorded beside the request (never rejects); awaited before the answer. */
+  personalTokenUse?: Promise<void>;
 }
 
 export type RouteContext = Context & { route: RouteState };

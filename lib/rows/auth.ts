@@ -1,7 +1,9 @@
 import {
   changePasswordBody,
+  createPersonalTokenBody,
   deleteAccountBody,
   forgotPasswordBody,
+  idParams,
   loginBody,
   refreshBody,
   registerBody,
@@ -235,7 +237,9 @@ export const authPasswordReset = {
   rateLimitPlacement: 'inside',
   body: resetPasswordBody,
   success: { status: 204 },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'],
+  // The account's personal tokens deleted too: listed (Query), deleted with the count in one
+  // transaction, their sockets handed to the sweeper (Update, Put, Delete of its entries).
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
   // ConfirmForgotPassword evaluates no IAM but needs the client secret.
   cognito: ['cognito-idp:AdminUserGlobalSignOut', 'cognito-idp:DescribeUserPoolClient'],
 } satisfies RouteRow;
@@ -259,7 +263,8 @@ export const authPasswordChange = {
   rateLimitPlacement: 'inside',
   body: changePasswordBody,
   success: { status: 204 },
-  table: ['dynamodb:BatchGetItem'],
+  // The account's personal tokens deleted too, as by a reset.
+  table: ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   errors: [403],
   // The password is checked with AdminInitiateAuth; ChangePassword is authorized by the access token.
   cognito: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminUserGlobalSignOut', 'cognito-idp:DescribeUserPoolClient'],
@@ -284,7 +289,9 @@ export const authAccountDelete = {
   rateLimitPlacement: 'inside',
   body: deleteAccountBody,
   success: { status: 204 },
-  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
+  // The account's personal tokens deleted at once too (Query, then one transaction), their
+  // sockets handed to the sweeper (UpdateItem).
+  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
   errors: [403],
   metric: 'AccountDeleted',
   cognito: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminDeleteUser', 'cognito-idp:DescribeUserPoolClient'],
@@ -295,6 +302,88 @@ export const authAccountDeleteText = {
   tag: 'auth',
   description:
     "Deletes the caller's account (403 `wrong_password` for a wrong password). At once: the token reaches nothing, refresh tokens stop working and the address can register again. Then, in the background: the account leaves every board as a removal would (`member.removed`), and each board it owned alone is deleted with everything on it (`board.deleted`).",
+} satisfies RouteText;
+
+/**
+ * Personal access tokens (docs/tokens.md): a session access token makes, lists and deletes them;
+ * a personal token is refused here (403 insufficient_scope), as on every route its scopes do not
+ * name (lib/rows/row.ts `personalTokenScopeOf`).
+ */
+export const authTokensCreate = {
+  id: 'auth.tokens.create',
+  method: 'POST',
+  path: '/auth/tokens',
+  entry: 'functions/auth/tokens-create.ts',
+  summary: 'Create a personal access token for scripts and integrations (its text is shown once)',
+  access: { scope: 'user' },
+  // The memberships of `board_ids` read first, beside the count; the transaction waits for it.
+  rateLimitPlacement: 'inside',
+  body: createPersonalTokenBody,
+  success: { status: 201, schema: 'personalTokenWithText' },
+  // The memberships read; the profile's count, the token and the user's side in one transaction.
+  table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+  errors: [409],
+  env: ['PERSONAL_TOKEN_DAY_SECONDS'],
+  metric: 'PersonalTokenCreated',
+  cognito: [],
+} satisfies RouteRow;
+
+export const authTokensCreateText = {
+  of: authTokensCreate,
+  tag: 'auth',
+  description:
+    "Creates a personal access token: send it as `Authorization: Bearer tbp_…` and it acts as its user, with the user's roles, on the routes its scopes allow (403 `insufficient_scope` elsewhere), until it expires or is deleted. Its text is in this answer only; the service keeps a hash. `board_ids` must name boards the caller is a member of (400). At most 20 tokens per user (409). Needs a session access token.",
+  problems: () => ({
+    409: {
+      code: 'limit_reached',
+      detail: 'A user holds at most 20 personal access tokens (expired ones included); delete one first.',
+    },
+  }),
+} satisfies RouteText;
+
+export const authTokensList = {
+  id: 'auth.tokens.list',
+  method: 'GET',
+  path: '/auth/tokens',
+  entry: 'functions/auth/tokens-list.ts',
+  summary: "The caller's personal access tokens, newest first (never their text)",
+  access: { scope: 'user' },
+  success: { status: 200, schema: 'personalTokenList' },
+  // The user's side of the tokens (Query), then their items for the last use (BatchGetItem).
+  table: ['dynamodb:Query', 'dynamodb:BatchGetItem'],
+  cognito: [],
+} satisfies RouteRow;
+
+export const authTokensListText = {
+  of: authTokensList,
+  tag: 'auth',
+  description:
+    "The caller's personal access tokens, newest first, expired ones included until deleted; `last_used_at` is at most 60 s behind. A token's text is never shown again. Needs a session access token.",
+} satisfies RouteText;
+
+export const authTokensDelete = {
+  id: 'auth.tokens.delete',
+  method: 'DELETE',
+  path: '/auth/tokens/{id}',
+  entry: 'functions/auth/tokens-delete.ts',
+  summary: 'Delete one of your personal access tokens: refused from the next request on',
+  access: { scope: 'user' },
+  // The token read first, beside the count; the deletion waits for it.
+  rateLimitPlacement: 'inside',
+  params: idParams,
+  success: { status: 204 },
+  // The token read; both its items and the count in one transaction; then the sockets it opened
+  // found (Query) and handed to the sweeper (their expiry moved: Update, Put and Delete of entries).
+  table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:PutItem'],
+  errors: [404],
+  cognito: [],
+} satisfies RouteRow;
+
+export const authTokensDeleteText = {
+  of: authTokensDelete,
+  tag: 'auth',
+  description:
+    "Deletes a personal access token of the caller: every later request with it gets 401, and a socket it opened is closed (`token.expired`) within 60 s. Another user's token id, or an unknown one, gets 404. Needs a session access token.",
 } satisfies RouteText;
 
 /**

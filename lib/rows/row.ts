@@ -1,5 +1,6 @@
 import type { Lazy, ResponseSchemaName } from '../contract/schemas';
 import type { AccessRule } from '../data/access';
+import type { PersonalTokenScope } from '../domain/personal-tokens';
 import type { EnvName } from '../runtime/config';
 
 /**
@@ -234,16 +235,56 @@ export function rateLimitOf(row: Pick<RouteRow, 'access' | 'throttle'>): RateLim
   return row.throttle === 'identity' ? 'address' : undefined;
 }
 
+/**
+ * The board paths a personal token's `boards:` scopes reach: these first segments, and what is
+ * under them. A card's comments are board content like its card (`/comments/{id}` edits and
+ * deletes one), so they take the same scopes.
+ */
+const BOARD_PATH_SEGMENTS = ['boards', 'columns', 'cards', 'labels', 'comments'];
+
+/**
+ * The scope a personal access token needs on a route (docs/tokens.md), derived from the row's id,
+ * method and path so that no row states it and a new row under a board path is covered as it is
+ * added: `webhooks:admin` for the webhook rows (`webhooks.*`, those under /boards/{id}/webhooks
+ * included); under /boards, /columns, /cards, /labels and /comments, `boards:read` for a GET and
+ * `boards:write` for any other method; `boards:read` for the socket ticket. Undefined: no personal
+ * token may call the route (the account and token routes, the service's own).
+ */
+export function personalTokenScopeOf(row: Pick<RouteRow, 'id' | 'method' | 'path'>): PersonalTokenScope | undefined {
+  if (row.id.startsWith('webhooks.')) return 'webhooks:admin';
+  if (row.method === 'POST' && row.path === '/realtime/tickets') return 'boards:read';
+  if (!BOARD_PATH_SEGMENTS.includes(row.path.split('/')[1] ?? '')) return undefined;
+  return row.method === 'GET' ? 'boards:read' : 'boards:write';
+}
+
+/**
+ * POST /boards: `boards:write` allows it, except to a token limited to boards (`board_ids`), which
+ * could not reach the board it made.
+ */
+export const createsBoard = (row: Pick<RouteRow, 'method' | 'path'>) => row.method === 'POST' && row.path === '/boards';
+
 /** The one table action the rate limiter needs: an atomic conditional UpdateItem of the window's counter item. */
 const RATE_LIMIT_ACTION = 'dynamodb:UpdateItem' satisfies TableAction;
 
 /**
- * Every table action a function uses: its row's, plus the limiter's on a counted route. What its
- * IAM role is granted (infra/api-function.ts) and what the local stack's stand-in allows.
+ * What a personal access token needs on every token route, whatever the route does with the table:
+ * the read of the token's item by hash, and the write of its last use (docs/tokens.md).
+ */
+const PERSONAL_TOKEN_ACTIONS: TableAction[] = ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'];
+
+/**
+ * Every table action a function uses: its row's, plus the limiter's on a counted route and a
+ * personal token's on a token route. What its IAM role is granted (infra/api-function.ts) and
+ * what the local stack's stand-in allows.
  */
 export function tableActionsOf(row: FunctionRow): TableAction[] {
-  const counted = 'method' in row && rateLimitOf(row as RouteRow) !== undefined;
-  return counted && !row.table.includes(RATE_LIMIT_ACTION) ? [...row.table, RATE_LIMIT_ACTION] : [...row.table];
+  const route = 'method' in row ? (row as RouteRow) : undefined;
+  const counted = route !== undefined && rateLimitOf(route) !== undefined;
+  const tokens = route !== undefined && route.access.scope !== 'public';
+  const added: TableAction[] = [];
+  if (counted) added.push(RATE_LIMIT_ACTION);
+  if (tokens) added.push(...PERSONAL_TOKEN_ACTIONS);
+  return [...row.table, ...new Set(added.filter((action) => !row.table.includes(action)))];
 }
 
 /** The WebSocket API's stage: the path of every socket address, on AWS and on the local stack. */

@@ -15,6 +15,8 @@ export const servedMethods: Record<string, readonly string[]> = {
   '/auth/password/reset': ['POST'],
   '/auth/refresh': ['POST'],
   '/auth/register': ['POST'],
+  '/auth/tokens': ['GET', 'POST'],
+  '/auth/tokens/{id}': ['DELETE'],
   '/auth/verify-email': ['POST'],
   '/auth/verify-email/request': ['POST'],
   '/boards': ['GET', 'POST'],

@@ -23,6 +23,11 @@ export const ENV = {
   ticketSeconds: 'TICKET_SECONDS',
   /** How long a board's event log keeps each event, in seconds (default 604800, 7 days; realtime.md). */
   eventRetentionSeconds: 'EVENT_RETENTION_SECONDS',
+  /**
+   * The length in seconds of one of a personal access token's `expires_in_days` days (default
+   * 86400): set short on a local stack so that tests can watch a token expire.
+   */
+  personalTokenDaySeconds: 'PERSONAL_TOKEN_DAY_SECONDS',
   /** Per-user quota of requests per window (api-contract.md "Rate limits"); unset locally = no limit. */
   rateLimitRequests: 'RATE_LIMIT_REQUESTS',
   /** The length of a rate-limit window in seconds, for both policies. */

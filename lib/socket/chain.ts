@@ -57,6 +57,7 @@ export type SocketHandler<R extends SocketRouteRow = SocketRouteRow> = (
 const ERROR_CODES: Record<DomainError['kind'], SocketErrorCode> = {
   bad_request: 'bad_request',
   forbidden: 'forbidden',
+  insufficient_scope: 'internal',
   limit_reached: 'limit',
   resync_required: 'internal',
   unavailable: 'unavailable',

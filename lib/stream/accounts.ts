@@ -1,6 +1,7 @@
 import type { DynamoDBBatchResponse } from 'aws-lambda';
 import { accountLeftovers, forgetAccount, leaveBoardForGood } from '../data/accounts';
 import { accountDeletionOfRecord, type ChangeRecord } from '../data/change-events';
+import { forgetPersonalTokens } from '../data/personal-tokens';
 import { closeConnection } from '../data/sockets';
 import { logger } from '../runtime/logger';
 import { closeSocket } from '../socket/management';
@@ -41,6 +42,7 @@ async function collectAccount(userId: string, email: string): Promise<void> {
       await closeConnection(connectionId);
     }),
   );
+  await forgetPersonalTokens(userId);
   await forgetAccount(userId, email, leftovers);
   logger.info('account deleted', { userId, boards: leftovers.boards.length, sockets: leftovers.sockets.length });
 }

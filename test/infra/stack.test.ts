@@ -219,7 +219,13 @@ describe('functions', () => {
     // The table name exactly when it may use the table; the socket addresses its row names.
     expect('TABLE_NAME' in variables).toBe(tableActionsOf(r).length + (r.index ?? []).length > 0);
     // What a row may name and leave unset, the code's default holding (infra/api-function.ts).
-    const optional = ['TICKET_SECONDS', 'EVENT_RETENTION_SECONDS', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_ALLOW_HOSTS'];
+    const optional = [
+      'TICKET_SECONDS',
+      'EVENT_RETENTION_SECONDS',
+      'WEBHOOK_RETRY_SCHEDULE',
+      'WEBHOOK_ALLOW_HOSTS',
+      'PERSONAL_TOKEN_DAY_SECONDS',
+    ];
     const named = Object.keys(variables).filter(
       (name) => name.startsWith('SOCKET_') || name.startsWith('WEBHOOK_') || optional.includes(name),
     );

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { errorStatuses } from '../../lib/http/openapi';
 import { type RouteRow, routes } from '../../lib/routes';
+import { createsBoard, personalTokenScopeOf } from '../../lib/rows/row';
 import { addMember, call, expectProblem, newBoardWithCards, newUser, type Reply, type TestUser } from '../support/api';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { codeSentBy } from '../support/mail';
@@ -14,7 +15,10 @@ import { codeSentBy } from '../support/mail';
  * nothing}; the card label rows also take their label id from {A, B, C, nothing}; the webhook rows address
  * A's or B's webhook or an unknown id; the assignee rows take their user id from {a member of A, the
  * owner of B only, nobody, a malformed id}; the comment rows address a comment of A's owner or member,
- * of B's owner, or an unknown id. The expected status is derived from the row's declared access rule, never written
+ * of B's owner, or an unknown id. The owner's personal access tokens call every row too: one
+ * per scope, and one with every scope limited to board C (docs/tokens.md): a scope that does not
+ * reach the row is 403 `insufficient_scope` (with the scope that would, where one would), the one
+ * that does is the owner's answer, and the limited token gets a stranger's answer on any other board. The expected status is derived from the row's declared access rule, never written
  * per case; the few domain outcomes (a member removing somebody else, a cross-board target) are
  * the spec's. Every answer must also be one the row documents (errorStatuses ∪ success), and a
  * rejected write leaves the addressed board's partition exactly as it was.
@@ -22,12 +26,21 @@ import { codeSentBy } from '../support/mail';
 
 // ---- helpers ------------------------------------------------------------------------------------
 
-type Caller = 'owner' | 'member' | 'stranger' | 'none' | 'bad';
+type PersonalCaller = 'pat-read' | 'pat-write' | 'pat-admin' | 'pat-elsewhere';
+type Caller = 'owner' | 'member' | 'stranger' | 'none' | 'bad' | PersonalCaller;
 type Authorized = 'owner' | 'member';
 type PathKind = 'A' | 'B' | 'missing';
 type BodyKind = 'A' | 'B' | 'C' | 'missing';
 
-const CALLERS: Caller[] = ['owner', 'member', 'stranger', 'none', 'bad'];
+const PERSONAL_CALLERS: PersonalCaller[] = ['pat-read', 'pat-write', 'pat-admin', 'pat-elsewhere'];
+const CALLERS: Caller[] = ['owner', 'member', 'stranger', 'none', 'bad', ...PERSONAL_CALLERS];
+/** The one scope of each single-scope token of the owner. */
+const PAT_SCOPE: Record<Exclude<PersonalCaller, 'pat-elsewhere'>, string> = {
+  'pat-read': 'boards:read',
+  'pat-write': 'boards:write',
+  'pat-admin': 'webhooks:admin',
+};
+const isPersonal = (caller: Caller): caller is PersonalCaller => (PERSONAL_CALLERS as string[]).includes(caller);
 const PATH_KINDS: PathKind[] = ['A', 'B', 'missing'];
 const BODY_KINDS: BodyKind[] = ['A', 'B', 'C', 'missing'];
 
@@ -55,6 +68,8 @@ interface World {
   candidate: TestUser;
   /** `owner`'s access token with one signature byte flipped: names a real user, fails verification. */
   badToken: string;
+  /** `owner`'s personal access tokens: one per scope, and one with every scope limited to board C. */
+  pats: Record<PersonalCaller, string>;
   A: BoardWorld;
   B: BoardWorld;
   /** Another board of A's owner, where A's member is a member too (cross-board moves). */
@@ -123,6 +138,35 @@ function tamperSignature(token: string): string {
   return `${header}.${payload}.${bytes.toString('base64url')}`;
 }
 
+/** A new personal token's id, made by `user` with a session token. */
+async function tokenIdOf(user: TestUser): Promise<string> {
+  const reply = await call('POST', '/auth/tokens', {
+    token: user.token,
+    body: { name: 'To delete', scopes: ['boards:read'], expires_in_days: 1 },
+  });
+  if (reply.status !== 201) throw new Error(`create token failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.id as string;
+}
+
+/** The owner's personal tokens (made again after the owner's password change deletes them). */
+async function personalTokens(owner: TestUser, elsewhere: string): Promise<Record<PersonalCaller, string>> {
+  const make = async (scopes: string[], boardIds?: string[]) => {
+    const reply = await call('POST', '/auth/tokens', {
+      token: owner.token,
+      body: { name: 'Matrix', scopes, expires_in_days: 1, ...(boardIds ? { board_ids: boardIds } : {}) },
+    });
+    if (reply.status !== 201) throw new Error(`create token failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+    return reply.body.token as string;
+  };
+  const [read, write, admin, limited] = await Promise.all([
+    make(['boards:read']),
+    make(['boards:write']),
+    make(['webhooks:admin']),
+    make(['boards:read', 'boards:write', 'webhooks:admin'], [elsewhere]),
+  ]);
+  return { 'pat-read': read, 'pat-write': write, 'pat-admin': admin, 'pat-elsewhere': limited };
+}
+
 let documentClient: DynamoDBDocumentClient;
 let tableName: string;
 const partition = (pk: string) => readPartition(documentClient, tableName, pk);
@@ -161,6 +205,8 @@ interface Variant {
   target?: (ctx: CaseContext) => string | Promise<string>;
   /** The answer every authenticated caller gets before the access check, whatever the path id (a malformed id: 400). */
   beforeAccess?: number;
+  /** The {id} of the path of a row that reaches no board (a personal token's id). */
+  pathId?: (ctx: CaseContext) => Promise<string>;
   /** The answer to an authorized caller (member of the path's board, owner where required). */
   outcome?: (caller: Authorized) => number;
   /** The problem's `code` when an authorized caller on A is refused by the row itself (outcome). */
@@ -422,6 +468,25 @@ const PROFILES: Record<string, Profile> = {
   // The same password again: a success that leaves every caller able to sign in.
   'auth.password.change': {
     body: (_w, ctx) => ({ current_password: ctx.user.password, new_password: ctx.user.password }),
+    variants: [
+      {
+        name: 'the same password again',
+        // A password change deletes the account's personal tokens: the owner's are made again.
+        effect: async (ctx) => {
+          if (ctx.user === ctx.world.owner) ctx.world.pats = await personalTokens(ctx.world.owner, ctx.world.C.id);
+        },
+      },
+    ],
+  },
+  // A session token makes, lists and deletes its user's own personal tokens; a personal token none.
+  'auth.tokens.create': { body: () => ({ name: 'Made by the matrix', scopes: ['boards:read'], expires_in_days: 1 }) },
+  'auth.tokens.list': {},
+  'auth.tokens.delete': {
+    variants: [
+      { name: "a token of the caller's", pathId: (ctx) => tokenIdOf(ctx.user) },
+      // Another user's token is as unknown as one that never was.
+      { name: "another user's token", pathId: (ctx) => tokenIdOf(ctx.world.other), outcome: () => 404 },
+    ],
   },
   'auth.account.delete': {
     succeedsElsewhere: 'test/integration/accounts.test.ts',
@@ -549,13 +614,32 @@ interface Case {
   kind?: PathKind;
   variant?: Variant;
   expected: number;
+  /** A personal token refused for its scope: the scope the answer's WWW-Authenticate names (null: none). */
+  insufficient?: string | null;
 }
 
 const protectedRows = (Object.entries(routes) as [string, RouteRow][]).filter(([, row]) => row.access.scope !== 'public');
 
+/**
+ * A personal token's refusal for its scope, before anything else: undefined where its scope
+ * reaches the row; else the scope to name in WWW-Authenticate (null: no token may call the row,
+ * or a token limited to boards may not create one).
+ */
+function insufficientScope(row: RouteRow, caller: PersonalCaller): string | null | undefined {
+  const needed = personalTokenScopeOf(row);
+  if (!needed || (caller === 'pat-elsewhere' && createsBoard(row))) return null;
+  if (caller !== 'pat-elsewhere' && PAT_SCOPE[caller] !== needed) return needed;
+  return undefined;
+}
+
 /** The answer the row's access rule (then the spec's domain rule) prescribes. */
 function expectedStatus(row: RouteRow, caller: Caller, kind: PathKind | undefined, variant: Variant | undefined): number {
   if (caller === 'none' || caller === 'bad') return 401;
+  if (isPersonal(caller)) {
+    if (insufficientScope(row, caller) !== undefined) return 403;
+    // With the scope, a token acts as its user (the owner); limited to C, as a stranger to A and B.
+    return expectedStatus(row, caller === 'pat-elsewhere' ? 'stranger' : 'owner', kind, variant);
+  }
   if (variant?.beforeAccess) return variant.beforeAccess;
   const access = row.access;
   if (access.scope === 'public') throw new Error('public rows are not in the matrix');
@@ -581,8 +665,9 @@ function casesOf(row: RouteRow, profile: Profile): Case[] {
     kinds.flatMap((kind) =>
       variants.map((variant) => {
         const expected = expectedStatus(row, caller, kind, variant);
+        const insufficient = isPersonal(caller) ? insufficientScope(row, caller) : undefined;
         const where = [kind && `path id from ${kind}`, variant?.name].filter(Boolean).join(', ');
-        return { name: `${caller}${where ? `, ${where}` : ''} → ${expected}`, caller, kind, variant, expected };
+        return { name: `${caller}${where ? `, ${where}` : ''} → ${expected}`, caller, kind, variant, expected, insufficient };
       }),
     ),
   );
@@ -603,7 +688,8 @@ beforeAll(async () => {
   ]);
   A.comment = ownerComment;
   B.comment = otherComment;
-  world = { owner, member, stranger, other, candidate, badToken: tamperSignature(owner.token), A, B, C, memberComment };
+  const pats = await personalTokens(owner, C.id);
+  world = { owner, member, stranger, other, candidate, badToken: tamperSignature(owner.token), pats, A, B, C, memberComment };
 });
 
 afterAll(() => documentClient?.destroy());
@@ -628,14 +714,16 @@ describe.each(protectedRows.filter(([id]) => PROFILES[id]).map(([id, row]) => ({
     beforeAll(async () => {
       if (!profile.fresh) return;
       const extra = profile.fresh.candidate ? [world.candidate] : [];
-      const needing = cases.filter((c) => c.kind === 'A' || c.kind === 'B');
+      // A personal token refused (for its scope, or on a board it does not reach) changes nothing: it
+      // needs no board of its own.
+      const needing = cases.filter((c) => (c.kind === 'A' || c.kind === 'B') && (!isPersonal(c.caller) || c.expected < 400));
       const boards = await mapLimit(needing, 8, (c) =>
         c.kind === 'A' ? buildBoard(world.owner, [world.member, ...extra]) : buildBoard(world.other, extra),
       );
       for (const [i, c] of needing.entries()) fresh.set(c.name, boards[i]!);
     });
 
-    it.each(cases)('$name', async ({ name, caller, kind, variant, expected }) => {
+    it.each(cases)('$name', async ({ name, caller, kind, variant, expected, insufficient }) => {
       const user = caller === 'member' ? world.member : caller === 'stranger' ? world.stranger : world.owner;
       const board = kind === 'missing' || kind === undefined ? undefined : (fresh.get(name) ?? world[kind]);
       const ctx: CaseContext = { world, board, caller, user };
@@ -660,12 +748,14 @@ describe.each(protectedRows.filter(([id]) => PROFILES[id]).map(([id, row]) => ({
                         ? board.comment!
                         : board.cards[0];
       ctx.addressed = addressed;
+      const pathId = addressed ?? (await variant?.pathId?.(ctx)) ?? '';
       const path = row.path
-        .replace('{id}', addressed ?? '')
+        .replace('{id}', pathId)
         .replace('{user_id}', (variant?.userId ?? ((c: CaseContext) => c.world.member.id))(ctx))
         .replace('{label_id}', (variant?.labelId ?? ((c: CaseContext) => c.world.A.label))(ctx));
       const body = (await variant?.body?.(world, ctx)) ?? (await profile.body?.(world, ctx));
-      const token = caller === 'none' ? undefined : caller === 'bad' ? world.badToken : user.token;
+      const token =
+        caller === 'none' ? undefined : caller === 'bad' ? world.badToken : isPersonal(caller) ? world.pats[caller] : user.token;
 
       const isWrite = row.method !== 'GET';
       const before = isWrite && board ? await partition(`BOARD#${board.id}`) : undefined;
@@ -679,8 +769,22 @@ describe.each(protectedRows.filter(([id]) => PROFILES[id]).map(([id, row]) => ({
         if (reply.status === 401) {
           expect(reply.headers.get('www-authenticate')).toBe(caller === 'none' ? 'Bearer' : 'Bearer error="invalid_token"');
         }
+        if (insufficient !== undefined) {
+          expect((reply.body as { code: string }).code).toBe('insufficient_scope');
+          expect(reply.headers.get('www-authenticate')).toBe(
+            insufficient ? `Bearer error="insufficient_scope", scope="${insufficient}"` : 'Bearer error="insufficient_scope"',
+          );
+        } else if (reply.status === 403) {
+          expect((reply.body as { code: string }).code).not.toBe('insufficient_scope');
+        }
         // The row's own refusal of an authorized caller names its reason.
-        if (variant?.code && kind === 'A' && (caller === 'owner' || caller === 'member') && !variant.beforeAccess) {
+        if (
+          insufficient === undefined &&
+          variant?.code &&
+          kind === 'A' &&
+          (caller === 'owner' || caller === 'member') &&
+          !variant.beforeAccess
+        ) {
           expect(reply.body.code).toBe(variant.code);
         }
         // A rejected write changed nothing on the addressed board.
@@ -700,7 +804,9 @@ describe.each(protectedRows.filter(([id]) => PROFILES[id]).map(([id, row]) => ({
       if (!profile.succeedsElsewhere) expect(successes.length).toBeGreaterThan(0);
       // ... and only after authentication, and for a board route only on the caller's own board.
       for (const success of successes) {
-        expect(['owner', 'member', ...(row.access.scope === 'user' ? ['stranger'] : [])]).toContain(success.caller);
+        expect(['owner', 'member', ...PERSONAL_CALLERS, ...(row.access.scope === 'user' ? ['stranger'] : [])]).toContain(
+          success.caller,
+        );
         if (row.access.scope === 'board') expect(success.kind).toBe('A');
       }
       const unauthenticated = seen.filter((answer) => answer.caller === 'none' || answer.caller === 'bad');

@@ -104,6 +104,8 @@ interface World {
   labelB: string;
   /** A webhook of A that no event reaches: no delivery ever touches A's partition. */
   webhookA: string;
+  /** A comment of the owner on A's first card. */
+  commentA: string;
 }
 
 let w: World;
@@ -141,7 +143,9 @@ beforeAll(async () => {
     newWebhook(owner, A.id),
   ]);
   if (added.status !== 201) throw new Error(`add member failed: ${added.status}`);
-  w = { owner, member, other, A, B, labelA, labelB, webhookA };
+  const comment = await call('POST', `/cards/${A.cards[0]}/comments`, { token: owner.token, body: { body: 'Fuzzed comment' } });
+  if (comment.status !== 201) throw new Error(`create comment failed: ${comment.status}`);
+  w = { owner, member, other, A, B, labelA, labelB, webhookA, commentA: comment.body.id };
 });
 
 afterAll(() => documentClient?.destroy());
@@ -204,6 +208,9 @@ const TEMPLATES: Record<string, (world: World) => Template> = {
     body: { current_password: 'not the password', new_password: 'long enough password' },
   }),
   'auth.account.delete': () => ({ params: {}, body: { password: 'not the password' } }),
+  'auth.tokens.create': () => ({ params: {}, body: { name: 'Fuzz', scopes: ['boards:read'], expires_in_days: 1 } }),
+  // An id no token has: a template sent as is deletes nothing.
+  'auth.tokens.delete': () => ({ params: { id: randomUUID() } }),
   'boards.create': () => ({ params: {}, body: { title: 'Fuzz' } }),
   'boards.get': (x) => ({ params: { id: x.A.id } }),
   'boards.rename': (x) => ({ params: { id: x.A.id }, body: { title: 'Fuzz' } }),
@@ -248,6 +255,20 @@ const TEMPLATES: Record<string, (world: World) => Template> = {
   'webhooks.rotate-secret': (x) => ({ params: { id: x.webhookA } }),
   'webhooks.ping': (x) => ({ params: { id: x.webhookA } }),
   'webhooks.deliveries': (x) => ({ params: { id: x.webhookA } }),
+  'boards.archive': (x) => ({ params: { id: x.A.id } }),
+  'boards.batch': (x) => ({
+    params: { id: x.A.id },
+    body: { operations: [{ op: 'card.create', column_id: x.A.columns[0], title: 'Fuzz', ref: 'fuzz' }] },
+  }),
+  'cards.due.clear': (x) => ({ params: { id: x.A.cards[0] } }),
+  'cards.assignees.add': (x) => ({ params: { id: x.A.cards[0], user_id: x.member.id } }),
+  'cards.assignees.remove': (x) => ({ params: { id: x.A.cards[0], user_id: x.member.id } }),
+  'cards.archive': (x) => ({ params: { id: x.A.cards[0] } }),
+  'cards.restore': (x) => ({ params: { id: x.A.cards[0] } }),
+  'comments.create': (x) => ({ params: { id: x.A.cards[0] }, body: { body: 'Fuzz' } }),
+  'comments.list': (x) => ({ params: { id: x.A.cards[0] } }),
+  'comments.update': (x) => ({ params: { id: x.commentA }, body: { body: 'Fuzz' } }),
+  'comments.delete': (x) => ({ params: { id: x.commentA } }),
 };
 
 const allRows = Object.entries(routes) as [string, RouteRow][];
@@ -1161,7 +1182,8 @@ describe('mass assignment: server-owned and key attributes in a valid body chang
         expect({ ...changes, added: [...changes.added].sort() }).toEqual({
           added: [A(w, `#MEMBER#${newcomer.id}`), nextLog(before)].sort(),
           removed: [],
-          changed: { [A(w, '#BOARD')]: ['seq'] },
+          // The board's member map gains the newcomer (what assignee_ids are shown against).
+          changed: { [A(w, '#BOARD')]: ['members', 'seq'] },
         });
         await expectLogged(before, 'member.added', w.owner.id);
         expect(await partition(`USER#${newcomer.id}`)).toEqual(

@@ -7,9 +7,9 @@ import { DEPLOYED_OPTIONS } from '../../bench/esbuild-options';
 import { functionIdOf } from '../../infra/api-function';
 import { type RouteId, type RouteRow, routes, socketRoutes } from '../../lib/routes';
 import { eventFileOf, PLACEHOLDER } from '../../scripts/make-events';
-import { call, newBoard, newCard, newColumn, newUser, uniqueEmail } from '../support/api';
-import { codeSentBy } from '../support/mail';
+import { newUser } from '../support/api';
 import { REPO_ROOT, runCommand, runNode } from '../support/run-node';
+import { filledSampleEvent } from '../support/sample-events';
 import { getTicket } from '../support/sockets';
 
 /**
@@ -163,55 +163,7 @@ describe('each bundled HTTP function, with the environment sam:env wrote, on its
   const rows = Object.entries(routes) as [RouteId, RouteRow][];
 
   it.each(rows)('events/%s: its success status', async (routeId, row) => {
-    const user = await newUser();
-    const board = await newBoard(user, `Seen through SAM's environment (${routeId})`);
-    const column = await newColumn(user, board.id);
-    const card = await newCard(user, column.id);
-    const teammate = await newUser();
-    if (routeId === 'members.update' || routeId === 'members.remove') {
-      await call('POST', `/boards/${board.id}/members`, { token: user.token, body: { email: teammate.email } });
-    }
-    const label =
-      routeId.startsWith('labels.') || routeId.startsWith('cards.labels.')
-        ? (
-            await call<{ id: string }>('POST', `/boards/${board.id}/labels`, {
-              token: user.token,
-              body: { name: `L-${randomUUID().slice(0, 8)}`, color: '#d73a4a' },
-            })
-          ).body
-        : undefined;
-    // The /webhooks/{id} routes act on a webhook of the board (the local stack lets 127.0.0.1 through).
-    const webhook =
-      routeId.startsWith('webhooks.') && !['webhooks.create', 'webhooks.list'].includes(routeId)
-        ? (
-            await call<{ id: string }>('POST', `/boards/${board.id}/webhooks`, {
-              token: user.token,
-              body: { url: 'http://127.0.0.1:9/sample-hook' },
-            })
-          ).body
-        : undefined;
-    if (routeId === 'cards.labels.detach') await call('PUT', `/cards/${card.id}/labels/${label!.id}`, { token: user.token });
-    const ownAccount = ['auth.login', 'auth.password.reset', 'auth.password.change', 'auth.account.delete'].includes(routeId);
-    const code =
-      routeId === 'auth.verify-email'
-        ? await codeSentBy(user.email, () => call('POST', '/auth/verify-email/request', { token: user.token }))
-        : routeId === 'auth.password.reset'
-          ? await codeSentBy(user.email, () => call('POST', '/auth/password/forgot', { body: { email: user.email } }))
-          : '123456';
-    const text = readFileSync(join(REPO_ROOT, 'events', eventFileOf(routeId)), 'utf8')
-      .replaceAll(PLACEHOLDER.token, user.token)
-      .replaceAll(PLACEHOLDER.refreshToken, user.refreshToken!)
-      .replaceAll(PLACEHOLDER.board, board.id)
-      .replaceAll(PLACEHOLDER.column, column.id)
-      .replaceAll(PLACEHOLDER.card, card.id)
-      .replaceAll(PLACEHOLDER.user, teammate.id)
-      .replaceAll(PLACEHOLDER.teammateEmail, teammate.email)
-      .replaceAll(PLACEHOLDER.label, label?.id ?? PLACEHOLDER.label)
-      .replaceAll(PLACEHOLDER.webhook, webhook?.id ?? PLACEHOLDER.webhook)
-      .replaceAll('new-user@example.com', ownAccount ? user.email : uniqueEmail())
-      .replaceAll('correct horse battery', ownAccount ? user.password : 'correct horse battery')
-      .replaceAll('123456', code);
-
+    const { text, board } = await filledSampleEvent(routeId);
     const reply = await invokeBundle(routeId, JSON.parse(text));
     const json = /json/.test(String(reply.headers?.['content-type']));
     const body = reply.body && json ? JSON.parse(reply.body) : undefined;

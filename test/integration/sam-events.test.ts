@@ -16,9 +16,9 @@ import {
   streamConsumers,
 } from '../../lib/routes';
 import { eventFileOf, PLACEHOLDER } from '../../scripts/make-events';
-import { call, newBoard, newCard, newColumn, newUser, type TestUser, uniqueEmail } from '../support/api';
+import { call, newBoard, newCard, newColumn, newUser, type TestUser } from '../support/api';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
-import { codeSentBy } from '../support/mail';
+import { filledSampleEvent } from '../support/sample-events';
 import { closeAllSockets, connect, getTicket } from '../support/sockets';
 
 /**
@@ -66,73 +66,7 @@ describe('sample events (events/)', () => {
   });
 
   it.each(rows)("events/%s runs through its real handler and gets the route's success status", async (routeId, row) => {
-    const user = await newUser();
-    const board = await newBoard(user);
-    const column = await newColumn(user, board.id);
-    const card = await newCard(user, column.id);
-    const email = uniqueEmail();
-    // The member routes act on a second user: not yet a member for add, already one otherwise.
-    const teammate = await newUser();
-    if (['members.update', 'members.remove', 'cards.assignees.add', 'cards.assignees.remove'].includes(routeId)) {
-      await call('POST', `/boards/${board.id}/members`, { token: user.token, body: { email: teammate.email } });
-    }
-    // The label routes act on a label of the board (on the card already, for detach).
-    const label =
-      routeId.startsWith('labels.') || routeId.startsWith('cards.labels.')
-        ? (
-            await call<{ id: string }>('POST', `/boards/${board.id}/labels`, {
-              token: user.token,
-              body: { name: `L-${randomUUID().slice(0, 8)}`, color: '#d73a4a' },
-            })
-          ).body
-        : undefined;
-    // The /webhooks/{id} routes act on a webhook of the board (the local stack lets 127.0.0.1 through).
-    const webhook =
-      routeId.startsWith('webhooks.') && !['webhooks.create', 'webhooks.list'].includes(routeId)
-        ? (
-            await call<{ id: string }>('POST', `/boards/${board.id}/webhooks`, {
-              token: user.token,
-              body: { url: 'http://127.0.0.1:9/sample-hook' },
-            })
-          ).body
-        : undefined;
-    if (routeId === 'cards.labels.detach') {
-      await call('PUT', `/cards/${card.id}/labels/${label!.id}`, { token: user.token });
-    }
-    // Taking an assignee off, clearing a due date and restoring act on a card that has one to lose.
-    if (routeId === 'cards.assignees.remove') {
-      await call('PUT', `/cards/${card.id}/assignees/${teammate.id}`, { token: user.token });
-    }
-    if (routeId === 'cards.due.clear') {
-      await call('PATCH', `/cards/${card.id}`, { token: user.token, body: { due_at: '2026-12-01T17:00:00.000Z' } });
-    }
-    if (routeId === 'cards.restore') await call('POST', `/cards/${card.id}/archive`, { token: user.token });
-    // The /comments/{id} routes act on a comment of the card, by the user who wrote it.
-    const comment = routeId.startsWith('comments.')
-      ? (await call<{ id: string }>('POST', `/cards/${card.id}/comments`, { token: user.token, body: { body: 'First!' } })).body
-      : undefined;
-    // The account routes act on the user's own account: its address, its password, a code mailed to it.
-    const ownAccount = ['auth.login', 'auth.password.reset', 'auth.password.change', 'auth.account.delete'].includes(routeId);
-    const code =
-      routeId === 'auth.verify-email'
-        ? await codeSentBy(user.email, () => call('POST', '/auth/verify-email/request', { token: user.token }))
-        : routeId === 'auth.password.reset'
-          ? await codeSentBy(user.email, () => call('POST', '/auth/password/forgot', { body: { email: user.email } }))
-          : '123456';
-    const text = readFileSync(join(root, 'events', eventFileOf(routeId)), 'utf8')
-      .replaceAll(PLACEHOLDER.token, user.token)
-      .replaceAll(PLACEHOLDER.refreshToken, user.refreshToken!)
-      .replaceAll(PLACEHOLDER.board, board.id)
-      .replaceAll(PLACEHOLDER.column, column.id)
-      .replaceAll(PLACEHOLDER.card, card.id)
-      .replaceAll(PLACEHOLDER.user, teammate.id)
-      .replaceAll(PLACEHOLDER.teammateEmail, teammate.email)
-      .replaceAll(PLACEHOLDER.label, label?.id ?? PLACEHOLDER.label)
-      .replaceAll(PLACEHOLDER.webhook, webhook?.id ?? PLACEHOLDER.webhook)
-      .replaceAll(PLACEHOLDER.comment, comment?.id ?? PLACEHOLDER.comment)
-      .replaceAll('new-user@example.com', ownAccount ? user.email : email)
-      .replaceAll('correct horse battery', ownAccount ? user.password : 'correct horse battery')
-      .replaceAll('123456', code);
+    const { text } = await filledSampleEvent(routeId);
     const event = JSON.parse(text) as APIGatewayProxyEventV2;
     const { handler } = (await import(join(root, row.entry))) as { handler: Handler };
     const reply = await handler(event, { awsRequestId: 'sample' } as Context);

@@ -72,6 +72,7 @@ const validBodies: Partial<Record<keyof typeof routes, unknown>> = {
   'auth.verify-email': { code: '000000' },
   'auth.password.change': { current_password: 'not the password', new_password: 'long enough password' },
   'auth.account.delete': { password: 'not the password' },
+  'auth.tokens.create': { name: 'Token', scopes: ['boards:read'], expires_in_days: 1 },
 };
 
 const authenticatedRoutes = Object.entries(routes)

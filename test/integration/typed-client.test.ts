@@ -90,6 +90,7 @@ describe('a client generated from GET /openapi.json (openapi-typescript + openap
         'labels',
         'board events',
         'realtime ticket',
+        'personal token',
         'errors',
         'delete card and board',
       ],

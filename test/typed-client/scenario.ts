@@ -474,6 +474,35 @@ const ticket: Schemas['TicketResponse'] = ok('realtime ticket', 201, await clien
 check(ticket.ticket.length > 0 && /^wss?:/.test(ticket.url) && ticket.expires_in > 0, 'realtime ticket');
 step('realtime ticket');
 
+// --- a personal access token: what a script holds instead of a password ------------------------------
+
+const made = ok(
+  'create personal token',
+  201,
+  await client.POST('/auth/tokens', {
+    body: { name: 'Typed script', scopes: ['boards:read', 'boards:write'], expires_in_days: 7, board_ids: [board.id] },
+  }),
+);
+check(made.token.startsWith('tbp_') && made.board_ids?.[0] === board.id && made.last_used_at === null, 'personal token: made');
+const script = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${made.token}` } });
+const scripted = ok('tree by personal token', 200, await script.GET('/boards/{id}', boardPath));
+check(scripted.id === board.id, 'personal token: reads its board');
+const hooks = await script.GET('/boards/{id}/webhooks', boardPath);
+check(
+  hooks.response.status === 403 &&
+    problemOf('webhooks by personal token', hooks.error).code === 'insufficient_scope' &&
+    hooks.response.headers.get('www-authenticate') === 'Bearer error="insufficient_scope", scope="webhooks:admin"',
+  'personal token: no webhooks without webhooks:admin',
+);
+const listedTokens = ok('list personal tokens', 200, await client.GET('/auth/tokens'));
+check(
+  listedTokens.length === 1 && listedTokens[0]?.id === made.id && !('token' in listedTokens[0]),
+  'personal tokens: listed without text',
+);
+noContent('delete personal token', await client.DELETE('/auth/tokens/{id}', { params: { path: { id: made.id } } }));
+check((await script.GET('/boards/{id}', boardPath)).response.status === 401, 'personal token: refused once deleted');
+step('personal token');
+
 // --- errors ------------------------------------------------------------------------------------------
 
 const missing = await client.GET('/cards/{id}', cardPath(randomUUID()));

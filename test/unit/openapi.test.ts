@@ -8,6 +8,7 @@ import * as s from '../../lib/contract/schemas';
 import type { ErrorKind } from '../../lib/domain/errors';
 import { buildOpenApiDocument, documentedRows, errorStatuses, GATEWAY_STATUSES, serversFor } from '../../lib/http/openapi';
 import { routes } from '../../lib/routes';
+import { personalTokenScopeOf } from '../../lib/rows/row';
 import { openApiText } from '../../scripts/write-openapi';
 
 const document = buildOpenApiDocument();
@@ -67,8 +68,14 @@ describe('OpenAPI document', () => {
     // A GET that honours If-None-Match also answers 304.
     const notModified = row.conditional === 'read' ? [304] : [];
     expect(statuses).toEqual([row.success.status, ...notModified, ...errorStatuses(row), ...GATEWAY_STATUSES].sort());
-    // Token-protected operations inherit the bearer requirement; public ones opt out.
-    expect(operation.security).toEqual(row.access.scope === 'public' ? [] : undefined);
+    // Token-protected operations inherit the bearer requirement, and add the personal token's
+    // where a scope reaches them (that scope in x-required-scopes); public ones opt out.
+    const scope = personalTokenScopeOf(row);
+    expect({ security: operation.security, scopes: operation['x-required-scopes'] }).toEqual(
+      row.access.scope === 'public'
+        ? { security: [], scopes: undefined }
+        : { security: scope ? [{ bearer: [] }, { personalToken: [] }] : undefined, scopes: scope ? [scope] : [] },
+    );
   });
 
   it('documents path ids as UUIDs and request bodies from the validators', () => {
