@@ -1,8 +1,8 @@
 import {
   addMember,
   type CallOptions,
-  type CardView,
   call,
+  type DetailedCard,
   expectProblem,
   newBoard,
   newCard,
@@ -24,13 +24,7 @@ import { eventually, pause } from '../support/wait';
 
 // --- helpers -------------------------------------------------------------------------------------
 
-interface Card extends CardView {
-  label_ids: string[];
-  due_at: string | null;
-  assignee_ids: string[];
-  archived_at: string | null;
-  comment_count: number;
-}
+type Card = DetailedCard;
 interface Tree {
   id: string;
   columns: { id: string; cards: Card[] }[];

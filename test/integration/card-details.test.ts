@@ -1,7 +1,8 @@
 import {
   addMember,
-  type CardView,
+  CARD_FIELDS,
   call,
+  type DetailedCard,
   expectProblem,
   newBoard,
   newCard,
@@ -29,13 +30,7 @@ import { eventually } from '../support/wait';
 
 // --- helpers -------------------------------------------------------------------------------------
 
-interface Card extends CardView {
-  label_ids: string[];
-  due_at: string | null;
-  assignee_ids: string[];
-  archived_at: string | null;
-  comment_count: number;
-}
+type Card = DetailedCard;
 interface Tree {
   id: string;
   title: string;
@@ -44,19 +39,6 @@ interface Tree {
   columns: { id: string; title: string; position: number; cards: Card[] }[];
 }
 
-const CARD_FIELDS = [
-  'archived_at',
-  'assignee_ids',
-  'column_id',
-  'comment_count',
-  'created_at',
-  'description',
-  'due_at',
-  'id',
-  'label_ids',
-  'position',
-  'title',
-];
 const ISO_MS_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 type Headers = Record<string, string>;

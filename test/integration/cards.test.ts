@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  CARD_FIELDS,
   type CardView,
   call,
   expectProblem,
@@ -16,19 +17,6 @@ import {
 // --- helpers -------------------------------------------------------------------------------------
 
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const CARD_FIELDS = [
-  'archived_at',
-  'assignee_ids',
-  'column_id',
-  'comment_count',
-  'created_at',
-  'description',
-  'due_at',
-  'id',
-  'label_ids',
-  'position',
-  'title',
-];
 
 /** A user with a board and one column on it. */
 async function setup() {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   addMember,
+  CARD_FIELDS,
   type CardView,
   call,
   expectProblem,
@@ -42,19 +43,6 @@ interface LabeledTree {
 }
 
 const LABEL_FIELDS = ['board_id', 'color', 'id', 'name'];
-const CARD_FIELDS = [
-  'archived_at',
-  'assignee_ids',
-  'column_id',
-  'comment_count',
-  'created_at',
-  'description',
-  'due_at',
-  'id',
-  'label_ids',
-  'position',
-  'title',
-];
 
 const postLabel = (user: TestUser | undefined, boardId: string, body: unknown) =>
   call<LabelView>('POST', `/boards/${boardId}/labels`, { token: user?.token, body });

@@ -98,6 +98,30 @@ export interface CardView {
   created_at: string;
 }
 
+/** A card as every answer shows it, with what the card-detail routes keep on it. */
+export interface DetailedCard extends CardView {
+  label_ids: string[];
+  due_at: string | null;
+  assignee_ids: string[];
+  archived_at: string | null;
+  comment_count: number;
+}
+
+/** Exactly the fields of a card answer, sorted: REST, the tree, the column and events all show these. */
+export const CARD_FIELDS = [
+  'archived_at',
+  'assignee_ids',
+  'column_id',
+  'comment_count',
+  'created_at',
+  'description',
+  'due_at',
+  'id',
+  'label_ids',
+  'position',
+  'title',
+];
+
 export async function newCard(
   user: TestUser,
   columnId: string,
