@@ -73,6 +73,9 @@ const validBodies: Partial<Record<keyof typeof routes, unknown>> = {
   'auth.password.change': { current_password: 'not the password', new_password: 'long enough password' },
   'auth.account.delete': { password: 'not the password' },
   'auth.tokens.create': { name: 'Token', scopes: ['boards:read'], expires_in_days: 1 },
+  'comments.create': { body: 'Comment' },
+  'comments.update': { body: 'Comment' },
+  'boards.batch': { operations: [{ op: 'column.create', title: 'Column' }] },
 };
 
 const authenticatedRoutes = Object.entries(routes)
