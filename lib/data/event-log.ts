@@ -217,52 +217,78 @@ export async function commitChange<N extends string>(change: Change<N>): Promise
   const keptUntil = Math.floor(Date.parse(occurredAt) / 1000) + retention;
   const log: LogItem = { type: 'event', board_id: boardId, seq, kind: change.kind, event, kept_until: keptUntil };
   const ticket = turnHeld();
+  const boardItem = boardItemWrite(change, ticket, change.deletesBoard ? 'delete' : seq);
+  try {
+    await transactWrite([...itemsOf(change.writes), boardItem, logPut(boardId, log, change.logAttributes)]);
+    // The turn, if this writer held one, went on in the same transaction.
+    turnCommitted();
+  } catch (error) {
+    throw boardRefusal(error, change, ticket);
+  }
+}
+
+/**
+ * The board item's write in a change's transaction: its counter from the `seq` as read to `nextSeq`
+ * (or the item deleted, for `board.deleted`), the change's own clauses and condition, and the
+ * writer's turn (lib/data/board-turns.ts: the queue empty, or its ticket at the head and the
+ * hand-over in the same update).
+ */
+function boardItemWrite(
+  change: Pick<Change<string>, 'boardId' | 'seen' | 'board'>,
+  ticket: number | undefined,
+  nextSeq: number | 'delete',
+): TransactItem {
+  const seen = seqOf(change.seen);
   // A deleted board item holds no queue: its last change needs only the turn, not the hand-over.
-  const turn = turnClauses(ticket, board, change.deletesBoard);
+  const turn = turnClauses(ticket, change.seen, nextSeq === 'delete');
   const own = bothBoardChanges(change.board, { condition: turn.condition, set: turn.set, values: turn.values }) ?? {};
   const counterCondition = seen === 0 ? `attribute_not_exists(${SEQ_ATTRIBUTE})` : `${SEQ_ATTRIBUTE} = :seenSeq`;
   const condition = `attribute_exists(pk) AND ${counterCondition}${own.condition ? ` AND (${own.condition})` : ''}`;
   const values = { ...own.values, ...(seen === 0 ? {} : { ':seenSeq': seen }) };
   const names = own.names && Object.keys(own.names).length > 0 ? { ExpressionAttributeNames: own.names } : {};
-  const boardItem: TransactItem = change.deletesBoard
+  const common = { Key: keys.board(change.boardId), ConditionExpression: condition, ...names };
+  return nextSeq === 'delete'
     ? {
         Delete: {
-          Key: keys.board(boardId),
-          ConditionExpression: condition,
-          ...names,
+          ...common,
           ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       }
     : {
         Update: {
-          Key: keys.board(boardId),
+          ...common,
           UpdateExpression: updateExpression(own),
-          ConditionExpression: condition,
-          ...names,
-          ExpressionAttributeValues: { ...values, ':nextSeq': seq },
+          ExpressionAttributeValues: { ...values, ':nextSeq': nextSeq },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       };
-  try {
-    await transactWrite([
-      ...itemsOf(change.writes),
-      boardItem,
-      { Put: { Item: { ...change.logAttributes, ...keys.logEntry(boardId, seq), ...log, [TTL_ATTRIBUTE]: keptUntil } } },
-    ]);
-    // The turn, if this writer held one, went on in the same transaction.
-    turnCommitted();
-  } catch (error) {
-    const refusal = refusalOf<N | OwnItem>(error, sentNames(change.writes));
-    if (!refusal) throw error;
-    if ([...refusal.failed].some((name) => !isOwnItem(name))) throw error;
-    if (!refusal.failed.has(BOARD_ITEM)) throw error;
-    const current = refusal.itemAt<BoardRecord>(BOARD_ITEM);
-    if (!current) throw (change.gone ?? (() => new NotFound('Board')))();
-    // Another change first, or writers queued (and this one not at their head): its turn, then again.
-    if (seqOf(current) !== seen || !turnAllows(current, ticket)) throw new ChangeRaceLost(current);
-    throw change.boardRefused?.(current) ?? error;
-  }
+}
+
+/** A log item's write: the event under its `seq`, with its attributes for the stream filters and its TTL. */
+const logPut = (boardId: string, log: LogItem, attributes?: Record<string, string | number>): TransactItem => ({
+  Put: { Item: { ...attributes, ...keys.logEntry(boardId, log.seq), ...log, [TTL_ATTRIBUTE]: log.kept_until } },
+});
+
+/**
+ * What a cancelled change's transaction means (see commitChange): one of its own writes failed
+ * (the error as it is, for the caller to read by name); the board gone (`gone()`); the counter
+ * moved on or writers queued ahead (ChangeRaceLost); or its own board condition (`boardRefused`).
+ */
+function boardRefusal(
+  error: unknown,
+  change: Pick<Change<string>, 'seen' | 'writes' | 'gone' | 'boardRefused'>,
+  ticket: number | undefined,
+): unknown {
+  const refusal = refusalOf<string>(error, sentNames(change.writes));
+  if (!refusal) return error;
+  if ([...refusal.failed].some((name) => !isOwnItem(name))) return error;
+  if (!refusal.failed.has(BOARD_ITEM)) return error;
+  const current = refusal.itemAt<BoardRecord>(BOARD_ITEM);
+  if (!current) return (change.gone ?? (() => new NotFound('Board')))();
+  // Another change first, or writers queued (and this one not at their head): its turn, then again.
+  if (seqOf(current) !== seqOf(change.seen) || !turnAllows(current, ticket)) return new ChangeRaceLost(current);
+  return change.boardRefused?.(current) ?? error;
 }
 
 /** One change of several committed together (`commitChanges`): its event's kind and fields, as `Change` has them. */
@@ -321,41 +347,17 @@ export async function commitChanges<N extends string>(change: Changes<N>): Promi
         event: events[index]!,
         kept_until: keptUntil,
       };
-      return [
-        logItemName(index),
-        { Put: { Item: { ...one.logAttributes, ...keys.logEntry(boardId, seq), ...log, [TTL_ATTRIBUTE]: keptUntil } } },
-      ];
+      return [logItemName(index), logPut(boardId, log, one.logAttributes)];
     }),
   ) as NamedItems;
   // The batch takes its turn on a busy board like a single change (lib/data/board-turns.ts).
   const ticket = turnHeld();
-  const turn = turnClauses(ticket, board);
-  const own = bothBoardChanges(change.board, { condition: turn.condition, set: turn.set, values: turn.values }) ?? {};
-  const counterCondition = seen === 0 ? `attribute_not_exists(${SEQ_ATTRIBUTE})` : `${SEQ_ATTRIBUTE} = :seenSeq`;
-  const condition = `attribute_exists(pk) AND ${counterCondition}${own.condition ? ` AND (${own.condition})` : ''}`;
-  const values = { ...own.values, ...(seen === 0 ? {} : { ':seenSeq': seen }) };
-  const boardItem: TransactItem = {
-    Update: {
-      Key: keys.board(boardId),
-      UpdateExpression: updateExpression(own),
-      ConditionExpression: condition,
-      ...(own.names && Object.keys(own.names).length > 0 ? { ExpressionAttributeNames: own.names } : {}),
-      ExpressionAttributeValues: { ...values, ':nextSeq': seen + change.changes.length },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    },
-  };
+  const boardItem = boardItemWrite(change, ticket, seen + change.changes.length);
   try {
     await transactWriteCounted({ ...change.writes, [BOARD_ITEM]: boardItem, ...logItems } as NamedItems, change.count);
     turnCommitted();
   } catch (error) {
-    const refusal = refusalOf<N | OwnItem>(error, sentNames(change.writes));
-    if (!refusal) throw error;
-    if ([...refusal.failed].some((name) => !isOwnItem(name))) throw error;
-    if (!refusal.failed.has(BOARD_ITEM)) throw error;
-    const current = refusal.itemAt<BoardRecord>(BOARD_ITEM);
-    if (!current) throw (change.gone ?? (() => new NotFound('Board')))();
-    if (seqOf(current) !== seen || !turnAllows(current, ticket)) throw new ChangeRaceLost(current);
-    throw change.boardRefused?.(current) ?? error;
+    throw boardRefusal(error, change, ticket);
   }
   return events;
 }
