@@ -1,4 +1,5 @@
-import type { ItemSet, NamedItems, TransactItem } from './db';
+import { BoardGone, queueEmpty, turnClauses, turnHeld, withTurn } from './board-turns';
+import { type ItemSet, LostRace, type NamedItems, StorageBusy, type TransactItem } from './db';
 import type { BoardItemChange } from './event-log';
 import type { BoardRecord, WebhookRecord } from './records';
 import { keys, TTL_ATTRIBUTE } from './table';
@@ -46,10 +47,94 @@ export const webhooksVersionOf = (board: BoardRecord) => (board as BoardWithWebh
 export const boardSeqOf = (board: Pick<BoardRecord, 'seq'>) => board.seq ?? 0;
 
 /** A condition that the board's `seq` is still `seen` (absent when 0), and its value. */
-export function seqUnchanged(seen: number): { condition: string; values: Record<string, unknown> } {
+function seqUnchanged(seen: number): { condition: string; values: Record<string, unknown> } {
   return seen === 0
     ? { condition: 'attribute_not_exists(seq)', values: {} }
     : { condition: 'seq = :seenSeq', values: { ':seenSeq': seen } };
+}
+
+/*
+ * Creating a webhook and switching one on that was off are no changes of the log, but they require
+ * the board's `seq` unchanged since the read (that makes `from_seq` exact), so on a busy board they
+ * meet what every change meets: racing blindly, they would lose to the writers committing one
+ * after another. So they take turns as a change does (lib/data/board-turns.ts; docs/data-model.md,
+ * "Busy boards"): the first attempt as before, with the clause "the queue is empty", so that they
+ * never overtake writers waiting their turn (their transaction in flight would also hold up the
+ * one at the head); after a lost race they queue, and when the turn comes they write with
+ * `turn_head = :ticket` and hand the turn over in the same update.
+ * The webhook writes that do not require the `seq` (a delete, a PATCH that switches nothing on,
+ * switching on a webhook already on) neither take turns nor wait for the queue: they leave `seq`
+ * alone, so whichever side of a change they commit on, the log's numbering and every webhook's
+ * `from_seq` stay right (a transaction of a change that meets one in flight is sent again by
+ * transactWrite).
+ */
+
+/**
+ * The board item's clauses for a webhook write that requires the board's `seq` unchanged since
+ * `seen` was read: that condition and the writer's turn, with the hand-over to set when it holds one
+ * (`turnClauses`). A write that commits with them must call `turnCommitted()`.
+ */
+export function seqUnchangedInTurn(seen: BoardRecord): { condition: string; set: string[]; values: Record<string, unknown> } {
+  const seq = seqUnchanged(boardSeqOf(seen));
+  const turn = turnClauses(turnHeld(), seen);
+  return {
+    condition: `${seq.condition} AND (${turn.condition})`,
+    set: turn.set ?? [],
+    values: { ...seq.values, ...turn.values },
+  };
+}
+
+/**
+ * Thrown by an attempt whose board condition from `seqUnchangedInTurn` failed with the board still
+ * there and nothing to refuse: a change committed first, writers queue, or the turn passed this
+ * writer by. It carries the board as it now is (the cancellation returned it).
+ */
+export class BoardRaceLost extends LostRace {
+  constructor(readonly board: BoardRecord) {
+    super();
+  }
+}
+
+/** Attempts at most: after a lost race the next attempt holds the turn, so more than a few are rare. */
+const MAX_ATTEMPTS = 40;
+
+/**
+ * Runs a webhook write's attempts, taking turns on a busy board. `attempt` gets the board to build
+ * its conditions on: the board as the request read it, then as its turn came. BoardRaceLost queues
+ * the writer (or, skipped while slow, queues it again); any other LostRace (only the write's own
+ * item changed, with its new state kept by the attempt) runs it again at once, on the same board
+ * and the same turn. `queueFirst`: the first attempt requires the board's `seq`, and writers
+ * already queue on the board as read, so it would fail: the writer queues at once. A turn still
+ * held when the write ends without committing it (a refusal: 403, 404, 409; an error) is handed on
+ * by withTurn.
+ */
+export function inBoardTurn<T>(first: BoardRecord, queueFirst: boolean, attempt: (board: BoardRecord) => Promise<T>): Promise<T> {
+  return withTurn(first.id, async (untilTurn) => {
+    let board = queueFirst && !queueEmpty(first) ? await turnOrGone(untilTurn, first) : first;
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt(board);
+      } catch (error) {
+        if (!(error instanceof LostRace)) throw error;
+        if (n >= MAX_ATTEMPTS) throw new StorageBusy('a webhook write kept losing races on its board');
+        if (error instanceof BoardRaceLost) board = await turnOrGone(untilTurn, error.board);
+      }
+    }
+  });
+}
+
+/**
+ * The board when this writer's turn comes; the board as it was if it went away meanwhile (the
+ * attempt's condition then says 404). The event log's `waitOrGone` again: importing it would put
+ * the event log into the bundles of the webhook routes.
+ */
+async function turnOrGone(untilTurn: (board: BoardRecord) => Promise<BoardRecord>, board: BoardRecord): Promise<BoardRecord> {
+  try {
+    return await untilTurn(board);
+  } catch (error) {
+    if (!(error instanceof BoardGone)) throw error;
+    return board;
+  }
 }
 
 /** The board item clauses of a change of who speaks for a webhook: the counter advances. */

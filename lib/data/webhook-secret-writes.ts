@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { newSecret } from '../webhooks/signature';
 import type { BoardScope, ScopeVia } from './access';
+import { turnCommitted } from './board-turns';
 import {
   isConditionFailure,
   itemAtConditionFailure,
@@ -14,7 +15,15 @@ import {
 } from './db';
 import { type BoardRecord, now, type WebhookRecord } from './records';
 import { keys, TTL_ATTRIBUTE } from './table';
-import { boardSeqOf, callerStillOwner, type StoredWebhook, seqUnchanged, VERSION_STEP } from './webhook-creators';
+import {
+  BoardRaceLost,
+  boardSeqOf,
+  callerStillOwner,
+  inBoardTurn,
+  type StoredWebhook,
+  seqUnchangedInTurn,
+  VERSION_STEP,
+} from './webhook-creators';
 import { sealSecret } from './webhook-secrets';
 import { MAX_WEBHOOKS_PER_BOARD, toWebhook, updateLiveWebhook, type WebhookWithSecret } from './webhooks';
 
@@ -33,10 +42,12 @@ const limitReached = () => new LimitReached(`A board can have at most ${MAX_WEBH
  * id to its `webhook_ids` and 1 to its `webhooks_version` (lib/data/webhook-creators.ts), on
  * condition that the board exists, has fewer than 10 and its `seq` is still the one read (so that
  * `from_seq`, the first event the webhook does not receive, is exact), and that the caller is still
- * an owner. A cancelled board condition is 404 when the board item is gone (deleted meanwhile), the
- * limit (409) at 10, else a change of the board meanwhile: the write is tried again on the board as
- * it now is (no read: the cancellation returns it). Concurrent creates are serialised by DynamoDB on
- * the board item, so exactly 10 of any burst succeed.
+ * an owner. On a busy board the write takes its turn like a change of the log (`inBoardTurn`): the
+ * board's condition also requires the queue empty, or this writer's ticket at its head, and then
+ * hands the turn over. A cancelled board condition is 404 when the board item is gone (deleted
+ * meanwhile), the limit (409) at 10, else a change of the board meanwhile or writers queued: the
+ * write waits its turn and is tried again on the board as it then is. Concurrent creates are
+ * serialised by DynamoDB on the board item, so exactly 10 of any burst succeed.
  */
 export async function createWebhook(
   scope: BoardScope,
@@ -58,10 +69,9 @@ export async function createWebhook(
     created_at: now(),
     secret_enc: await sealSecret(secret, { webhookId: id, boardId }),
   };
-  let board: BoardRecord = scope.board;
-  await retryLostRaces(async () => {
+  await inBoardTurn(scope.board, true, async (board: BoardRecord) => {
     record.from_seq = boardSeqOf(board);
-    const seq = seqUnchanged(record.from_seq);
+    const seq = seqUnchangedInTurn(board);
     const writes = {
       webhook: {
         Put: {
@@ -78,7 +88,7 @@ export async function createWebhook(
       board: {
         Update: {
           Key: keys.board(boardId),
-          UpdateExpression: `ADD webhook_count :one, webhook_ids :id, ${VERSION_STEP.clause}`,
+          UpdateExpression: `${seq.set.length > 0 ? `SET ${seq.set.join(', ')} ` : ''}ADD webhook_count :one, webhook_ids :id, ${VERSION_STEP.clause}`,
           ConditionExpression: `attribute_exists(pk) AND (attribute_not_exists(webhook_count) OR webhook_count < :max) AND ${seq.condition}`,
           ExpressionAttributeValues: {
             ':one': 1,
@@ -94,6 +104,8 @@ export async function createWebhook(
     } satisfies NamedItems;
     try {
       await transactNamed(writes);
+      // The turn, if this writer held one, went on in the same transaction.
+      turnCommitted();
     } catch (error) {
       const refusal = refusalOf(error, namesOf(writes));
       if (refusal?.failed.has('callerOwner')) throw new Forbidden('Only an owner of this board may do this.');
@@ -101,8 +113,7 @@ export async function createWebhook(
         const current = refusal.itemAt<BoardRecord>('board');
         if (!current) throw new NotFound('Board');
         if ((current.webhook_count ?? 0) >= MAX_WEBHOOKS_PER_BOARD) throw limitReached();
-        board = current;
-        throw new LostRace();
+        throw new BoardRaceLost(current);
       }
       throw error;
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Forbidden, NotFound } from '../domain/errors';
 import type { BoardScope, ScopeVia } from './access';
+import { turnCommitted } from './board-turns';
 import {
   documentClient,
   LostRace,
@@ -10,13 +11,20 @@ import {
   queryAll,
   refusalOf,
   retryingConflicts,
-  retryLostRaces,
   tableName,
   transactNamed,
 } from './db';
 import { type BoardRecord, now, type WebhookRecord } from './records';
 import { keys, TTL_ATTRIBUTE } from './table';
-import { boardSeqOf, callerStillOwner, type StoredWebhook, seqUnchanged, VERSION_STEP } from './webhook-creators';
+import {
+  BoardRaceLost,
+  boardSeqOf,
+  callerStillOwner,
+  inBoardTurn,
+  type StoredWebhook,
+  seqUnchangedInTurn,
+  VERSION_STEP,
+} from './webhook-creators';
 
 /**
  * A board's webhooks (docs/reference.md, "Webhooks"; docs/webhooks.md). Each is an
@@ -129,11 +137,13 @@ export interface WebhookChanges {
  * first makes this 403, so a removed owner's last request cannot leave a webhook speaking for
  * them); and, with `active: true`, the board item: its `webhooks_version` advances (a membership
  * change that read the older one looks again) and, for a webhook that was off, its `seq` is still
- * the one read, which makes `from_seq` exact. A delete that won the race makes it 404.
+ * the one read, which makes `from_seq` exact. That last write takes its turn on a busy board like a
+ * change of the log (`inBoardTurn`): the queue empty or this writer at its head, and the hand-over
+ * in the same update; the other PATCHes do not require the `seq` and wait for nobody. A delete that
+ * won the race makes it 404.
  */
 export async function updateWebhook(scope: ScopeVia<'webhook'>, changes: WebhookChanges): Promise<Webhook> {
   let webhook = scope.webhook as StoredWebhook;
-  let board: BoardRecord = scope.board;
   const caller = scope.member.user_id;
   const fields: Partial<StoredWebhook> = {};
   if (changes.url != null) fields.url = changes.url;
@@ -142,15 +152,14 @@ export async function updateWebhook(scope: ScopeVia<'webhook'>, changes: Webhook
   if (changes.active != null) fields.active = changes.active;
   if (Object.keys(fields).length === 0) return toWebhook(webhook);
   const switchingOn = changes.active === true;
-  return retryLostRaces(async () => {
+  return inBoardTurn(scope.board, switchingOn && !webhook.active, async (board: BoardRecord) => {
     const set: Record<string, unknown> = { ...fields };
     const remove: string[] = [];
-    const seen = boardSeqOf(board);
     if (switchingOn) {
       set.disabled_reason = null;
       set.created_by = caller;
       remove.push('failing_since', 'failed_in_row');
-      if (!webhook.active) set.from_seq = seen;
+      if (!webhook.active) set.from_seq = boardSeqOf(board);
     }
     const names: Record<string, string> = { '#ttl': TTL_ATTRIBUTE, '#active': 'active' };
     const values: Record<string, unknown> = { ':wasActive': webhook.active };
@@ -158,7 +167,7 @@ export async function updateWebhook(scope: ScopeVia<'webhook'>, changes: Webhook
       names[`#${field}`] = field;
       values[`:${field}`] = value;
     }
-    const seq = switchingOn && !webhook.active ? seqUnchanged(seen) : undefined;
+    const seq = switchingOn && !webhook.active ? seqUnchangedInTurn(board) : undefined;
     const items = {
       webhook: {
         Update: {
@@ -178,7 +187,7 @@ export async function updateWebhook(scope: ScopeVia<'webhook'>, changes: Webhook
         ? {
             Update: {
               Key: keys.board(webhook.board_id),
-              UpdateExpression: `ADD ${VERSION_STEP.clause}`,
+              UpdateExpression: `${seq && seq.set.length > 0 ? `SET ${seq.set.join(', ')} ` : ''}ADD ${VERSION_STEP.clause}`,
               ConditionExpression: `attribute_exists(pk)${seq ? ` AND ${seq.condition}` : ''}`,
               ExpressionAttributeValues: { ...VERSION_STEP.values, ...seq?.values },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -188,6 +197,9 @@ export async function updateWebhook(scope: ScopeVia<'webhook'>, changes: Webhook
     } satisfies NamedItems;
     try {
       await transactNamed(items);
+      // The turn, if this writer held one, went on in the same transaction; a write without the
+      // `seq` clauses carried no hand-over, and withTurn hands a turn still held on.
+      if (seq) turnCommitted();
     } catch (error) {
       const refusal = refusalOf(error, namesOf(items));
       if (!refusal || refusal.failed.size === 0) throw error;
@@ -200,7 +212,7 @@ export async function updateWebhook(scope: ScopeVia<'webhook'>, changes: Webhook
       if (refusal.failed.has('board')) {
         const current = refusal.itemAt<BoardRecord>('board');
         if (!current) throw new NotFound('Webhook');
-        board = current;
+        throw new BoardRaceLost(current);
       }
       throw new LostRace();
     }
