@@ -49,6 +49,13 @@ const TURN_DEADLINE_MS = 3_000;
  * write is only sent with WRITE_BUDGET_MS left (lib/runtime/deadline.ts), and its ticket is let go.
  */
 const GIVE_UP_MARGIN_MS = WRITE_BUDGET_MS + 500;
+/**
+ * The reads of the board a waiter expects to make: a write's calls are bounded (docs/data-model.md
+ * counts them), so the last of these is aimed to land after its turn has come rather than before.
+ */
+const READ_BUDGET = 4;
+/** The longest a waiter sleeps between reads: well within TURN_DEADLINE_MS of its turn coming. */
+const LONGEST_SLEEP_MS = TURN_DEADLINE_MS / 2;
 /** The first estimate of one turn, before the writer has seen any go by. */
 const FIRST_TURN_ESTIMATE_MS = 25;
 
@@ -56,6 +63,8 @@ const FIRST_TURN_ESTIMATE_MS = 25;
 interface Turn {
   boardId: string;
   ticket?: number;
+  /** When the writer took its ticket (epoch ms): its turn cannot have begun before. */
+  joinedAt?: number;
   /** The change committed with the turn (the hand-over was part of it). */
   done: boolean;
 }
@@ -88,17 +97,28 @@ export function turnClauses(
   if (ticket === undefined) return { condition: 'attribute_not_exists(turn_next) OR turn_head >= turn_next', values: {} };
   if (deletesBoard) return { condition: 'turn_head = :turnTicket', values: { ':turnTicket': ticket } };
   const now = Date.now();
+  const joinedAt = current.getStore()?.joinedAt;
   return {
     condition: 'turn_head = :turnTicket',
     // The hand-over, with the time it happens and how long turns take: what waiters time their reads by.
     set: ['turn_head = :turnAfter', 'turn_at = :turnAt', 'turn_ms = :turnMs'],
-    values: { ':turnTicket': ticket, ':turnAfter': ticket + 1, ':turnAt': now, ':turnMs': turnLengthAfter(seen, now) },
+    values: {
+      ':turnTicket': ticket,
+      ':turnAfter': ticket + 1,
+      ':turnAt': now,
+      ':turnMs': turnLengthAfter(seen, now, joinedAt),
+    },
   };
 }
 
-/** How long a turn takes, as an average weighted towards the latest (the one ending `now`). */
-function turnLengthAfter(seen: Pick<BoardRecord, 'turn_at' | 'turn_ms'>, now: number): number {
-  const last = seen.turn_at === undefined ? FIRST_TURN_ESTIMATE_MS : Math.min(TURN_DEADLINE_MS, Math.max(1, now - seen.turn_at));
+/**
+ * How long a turn takes, as an average weighted towards the latest (the one ending `now`). The
+ * latest began at the last hand-over, or when its writer joined if that was later: the time the
+ * board had no queue is no turn (counted, it would send the next waiters to sleep for seconds).
+ */
+function turnLengthAfter(seen: Pick<BoardRecord, 'turn_at' | 'turn_ms'>, now: number, joinedAt: number | undefined): number {
+  const began = Math.max(seen.turn_at ?? Number.NEGATIVE_INFINITY, joinedAt ?? Number.NEGATIVE_INFINITY);
+  const last = Number.isFinite(began) ? Math.min(TURN_DEADLINE_MS, Math.max(1, now - began)) : FIRST_TURN_ESTIMATE_MS;
   return Math.round(seen.turn_ms === undefined ? last : 0.7 * seen.turn_ms + 0.3 * last);
 }
 
@@ -126,7 +146,12 @@ export async function withTurn<T>(boardId: string, work: (wait: (board: BoardRec
 class Waiter {
   private seenHead = -1;
   private seenAt = 0;
-  private turnMs = FIRST_TURN_ESTIMATE_MS;
+  /** How long the turns this writer saw go by took (undefined until it saw the head move). */
+  private turnMs: number | undefined;
+  /** Reads in a row that found the turn before this writer's running past its expected end. */
+  private overdueReads = 0;
+  /** Reads of the board while waiting, so far. */
+  private reads = 0;
 
   constructor(private readonly turn: Turn) {}
 
@@ -182,6 +207,7 @@ class Waiter {
     });
     const board = Attributes as BoardRecord;
     this.turn.ticket = (board.turn_next ?? 1) - 1;
+    this.turn.joinedAt = Date.now();
     return board;
   }
 
@@ -192,12 +218,28 @@ class Waiter {
    * too early costs a call, one too late the board's time.
    */
   private untilLikelyTurn(board: BoardRecord, ticket: number): number {
-    const perTurn = board.turn_ms ?? this.turnMs;
+    // The board's average, or what this writer saw go by if turns now run longer (the average
+    // is of the turns handed over, and lags when the queue slows down).
+    const perTurn = Math.max(board.turn_ms ?? FIRST_TURN_ESTIMATE_MS, this.turnMs ?? 0);
     const ahead = ticket - headOf(board);
     const headStarted = board.turn_at ?? Date.now();
-    const due = headStarted + (ahead - 0.25) * perTurn - Date.now();
-    // Overdue (the turn before runs long): not a read every few milliseconds, but a few a turn.
-    return Math.min(1_000, Math.max(3, perTurn / 2, due));
+    const dueAfter = (turns: number) => headStarted + turns * perTurn - Date.now();
+    // Further back, a read a little before the turn before this one ends, to learn how the queue
+    // moves; next in line, at about when the head's turn should end, since a read after it is the
+    // board's time lost.
+    const due = dueAfter(ahead > 1 ? ahead - 0.25 : 0.9);
+    // Overdue (the turn before runs long): not a read every few milliseconds, but a few a turn,
+    // fewer the longer it overruns (a holder that died is skipped after TURN_DEADLINE_MS anyway).
+    this.overdueReads = due <= 0 ? this.overdueReads + 1 : 0;
+    this.reads++;
+    let wait = Math.max(3, (perTurn / 4) * (1 + this.overdueReads / 2), due);
+    // The write's reads are budgeted: the last one is aimed past when its turn should have come
+    // (a little of the board's time for certainty), and any beyond are a turn apart.
+    if (this.reads >= READ_BUDGET) wait = Math.max(wait, dueAfter(ahead + 0.5), this.reads > READ_BUDGET ? perTurn : 0);
+    // A long queue is a read about when its turn should come, not a read a second all the way
+    // (every read is a call of the write's budget); but never a sleep so long that a turn that
+    // came early would sit unused until the waiters behind skip it as dead (TURN_DEADLINE_MS).
+    return Math.min(wait, LONGEST_SLEEP_MS, Math.max(3, timeToDeadline() - GIVE_UP_MARGIN_MS));
   }
 
   /** Learns how long a turn takes from the heads it saw go by, and since when the head has not moved. */
@@ -207,7 +249,7 @@ class Waiter {
     if (head !== this.seenHead) {
       if (this.seenHead >= 0 && head > this.seenHead) {
         const perTurn = (now - this.seenAt) / (head - this.seenHead);
-        this.turnMs = Math.min(500, Math.max(2, (this.turnMs + perTurn) / 2));
+        this.turnMs = Math.min(500, Math.max(2, this.turnMs === undefined ? perTurn : (this.turnMs + perTurn) / 2));
       }
       this.seenHead = head;
       this.seenAt = now;

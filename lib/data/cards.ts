@@ -16,8 +16,9 @@ import {
   commitChange,
   retryChange,
   type Seen,
+  seqOf,
 } from './event-log';
-import { type Card, type CardRecord, type ColumnLookup, type ColumnRecord, now } from './records';
+import { type BoardRecord, type Card, type CardRecord, type ColumnLookup, type ColumnRecord, now } from './records';
 import { COLUMN_POSITION_INDEX, cardKeyOf, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
 /**
@@ -76,12 +77,16 @@ export async function createCard(
   let first = true;
   return retryChange({ board: scope.board, item: scope.columnCardVersion }, async ({ board, item: seenVersion }) => {
     let version: number | undefined = seenVersion;
-    if (!first) {
+    // Holding the turn (even at the first attempt, when the request found writers queued and
+    // waited before it), the column as first read is stale: what it read then would only fail.
+    if (!first || turnHeld() !== undefined) {
       if (turnHeld() !== undefined) {
         // This writer's turn on the board has come (lib/data/board-turns.ts): nothing else
         // commits on the board while it holds it, so the highest card read now is the one the
         // write meets, and the column's version is only advanced, for the creates that read it.
-        highest = await highestCardPosition(boardId, column.id);
+        // When the board's last change was the create before this one into the same column (a
+        // busy column), the board item already says where that card went: no query.
+        highest = lastAppendedTo(board, column.id) ?? (await highestCardPosition(boardId, column.id));
         version = undefined;
       } else {
         // Only the column's version moved (no other change of the board): read both again.
@@ -147,7 +152,10 @@ export async function createCard(
         actor: actorOf(scope),
         fields: { card: shown.card },
         writes,
-        board: notDeletingColumn(column.id),
+        board: bothBoardChanges(notDeletingColumn(column.id), {
+          set: ['last_append = :lastAppend'],
+          values: { ':lastAppend': { column_id: column.id, position: card.position, seq: seqOf(board) + 1 } },
+        }),
         gone: () => new NotFound('Column'),
         boardRefused: () => new NotFound('Column'),
       });
@@ -165,6 +173,16 @@ export async function createCard(
       throw error;
     }
   });
+}
+
+/**
+ * The position of the last card of `columnId` when the board's latest change put it there (the
+ * board item's `last_append`, at the board's current `seq`): undefined when anything has changed
+ * on the board since, or that create went to another column.
+ */
+function lastAppendedTo(board: BoardRecord, columnId: string): number | undefined {
+  const last = board.last_append;
+  return last && last.column_id === columnId && last.seq === seqOf(board) ? last.position : undefined;
 }
 
 /**

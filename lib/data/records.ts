@@ -44,6 +44,12 @@ export interface BoardRecord {
   /** When the head last moved (epoch ms), and how long turns take (ms, a moving average): when waiters read again. */
   turn_at?: number;
   turn_ms?: number;
+  /**
+   * Where the board's latest card create put its card, with that change's `seq`: while the board's
+   * `seq` is still that one, nothing else has changed on the board since, so that card is its
+   * column's last, and a create holding the board's turn appends after it without a query.
+   */
+  last_append?: { column_id: string; position: number; seq: number };
 }
 
 export interface MemberRecord {

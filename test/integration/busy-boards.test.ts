@@ -79,6 +79,53 @@ describe('many writers on one board', () => {
       expect(titles).toEqual(oneTo(3).map((round) => `${card.id} ${round}`));
     }
   });
+
+  it('creates queued into two columns while the last card of one keeps being deleted each land after every card then in their column', async () => {
+    const board = await newBoard(owner);
+    const columns = [await newColumn(owner, board.id), await newColumn(owner, board.id)];
+    const deleted: number[] = [];
+    const deleter = (async () => {
+      // Deletes the newest card of the first column, again and again, while the creates queue.
+      for (let round = 0; round < 6; round++) {
+        const { body } = await call('GET', `/columns/${columns[0]!.id}`, { token: owner.token });
+        const cards = body.cards as { id: string }[];
+        const last = cards.at(-1);
+        if (last) deleted.push((await call('DELETE', `/cards/${last.id}`, { token: owner.token })).status);
+      }
+    })();
+    const replies = await Promise.all(
+      oneTo(16).map(async (i) => {
+        const statuses: number[] = [];
+        for (const round of oneTo(2)) {
+          const column = columns[(i + round) % 2]!;
+          statuses.push(
+            (await call('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: `${i}.${round}` } })).status,
+          );
+        }
+        return statuses;
+      }),
+    );
+    await deleter;
+    expect(replies.flat()).toEqual(replies.flat().map(() => 201));
+    expect(deleted.every((status) => status === 204)).toBe(true);
+    // Replayed in seq order: every create is placed after every card its column then held.
+    const { events } = await readAllEvents(owner, board.id);
+    expect(events.map((event) => event.seq)).toEqual(oneTo(events.length));
+    const held = new Map<string, Map<string, number>>(columns.map((column) => [column.id, new Map()]));
+    let creates = 0;
+    for (const event of events) {
+      const card = event.card as { id: string; column_id: string; position: number } | undefined;
+      if (event.type === 'card.created' && card) {
+        const column = held.get(card.column_id)!;
+        expect(card.position).toBeGreaterThan(Math.max(0, ...column.values()));
+        column.set(card.id, card.position);
+        creates++;
+      } else if (event.type === 'card.deleted') {
+        for (const column of held.values()) column.delete((event.card_id ?? card?.id) as string);
+      }
+    }
+    expect(creates).toBe(32);
+  });
 });
 
 describe('a writer that dies holding its turn', () => {
