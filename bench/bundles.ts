@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type BuildOptions, build } from 'esbuild';
+import { type BuildOptions, build, type Plugin } from 'esbuild';
 import { functionIdOf } from '../infra/api-function';
 import {
   poolTriggers,
@@ -212,6 +212,24 @@ async function bundleTo(
   return statSync(outFile).size;
 }
 
+/**
+ * The route built as if personal access tokens did not exist: the module lib/http/authenticate.ts
+ * runs for a `tbp_` token (and all it alone imports) replaced by an empty function. The pair
+ * (deployed, this) is what a request with a session token pays at cold start for their existence.
+ */
+const WITHOUT_PERSONAL_TOKENS: Plugin = {
+  name: 'without-personal-tokens',
+  setup(plugins) {
+    plugins.onResolve({ filter: /^\.\/personal-token$/ }, (args) =>
+      args.importer.endsWith(join('lib', 'http', 'authenticate.ts')) ? { path: 'personal-token', namespace: 'stub' } : undefined,
+    );
+    plugins.onLoad({ filter: /.*/, namespace: 'stub' }, () => ({
+      contents: 'export async function authenticatePersonalToken() { throw new Error("no personal tokens"); }',
+      loader: 'js',
+    }));
+  },
+};
+
 const DOCUMENT_CLIENT_ONLY = `
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -411,6 +429,12 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
       label: "SDK external ('@aws-sdk/*' from node_modules, as NodejsFunction's default)",
       file: 'index.mjs',
       options: { external: ['@aws-sdk/*'] },
+    },
+    {
+      id: 'esm-no-personal-tokens',
+      label: 'as deployed, without the personal-token path (what a session-token request would load if they did not exist)',
+      file: 'index.mjs',
+      options: { plugins: [WITHOUT_PERSONAL_TOKENS] },
     },
   ];
   const variantBundles: Bundle[] = [];

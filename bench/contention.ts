@@ -21,6 +21,10 @@ export interface ContentionCase {
   statuses: Record<string, number>;
   wallMs: { p50: number; p99: number; max: number };
   calls: { p50: number; p99: number; max: number; mean: number };
+  /** Calls per write by DynamoDB command, on average: where a contended write's calls go. */
+  callsByCommand: Record<string, number>;
+  /** The DynamoDB commands of the write that made the most calls, in order. */
+  costliest: string;
   writesPerSecond: number;
 }
 
@@ -60,6 +64,19 @@ async function race(
   }
   const walls = answers.map((a) => a.wallMs);
   const calls = answers.map((a) => a.trace?.calls ?? Number.NaN).filter(Number.isFinite);
+  const byCommand: Record<string, number> = {};
+  for (const answer of answers) {
+    for (const command of (answer.trace?.commands ?? '').split(',').filter(Boolean)) {
+      byCommand[command] = (byCommand[command] ?? 0) + 1;
+    }
+  }
+  const costliest = answers.reduce<Answer | undefined>(
+    (most, answer) => ((answer.trace?.calls ?? 0) > (most?.trace?.calls ?? -1) ? answer : most),
+    undefined,
+  )?.trace?.commands;
+  const callsByCommand = Object.fromEntries(
+    Object.entries(byCommand).map(([command, n]) => [command, round(n / Math.max(1, answers.length), 2)]),
+  );
   return {
     writers,
     writesPerWriter,
@@ -71,6 +88,8 @@ async function race(
       max: max(calls),
       mean: round(calls.reduce((sum, n) => sum + n, 0) / Math.max(1, calls.length), 2),
     },
+    callsByCommand,
+    costliest: costliest ?? '',
     writesPerSecond: round(answers.length / seconds, 1),
   };
 }
@@ -85,7 +104,11 @@ export async function benchContention(
   return { runs };
 }
 
-async function contentionOf(client: Client, writers: number, writesPerWriter: number): Promise<Omit<ContentionRun, 'writers'>> {
+/** A writer alone is the throughput the others are held to: enough of its writes for a steady rate. */
+const WRITES_ALONE_AT_LEAST = 30;
+
+async function contentionOf(client: Client, writers: number, writesEach: number): Promise<Omit<ContentionRun, 'writers'>> {
+  const writesPerWriter = writers === 1 ? Math.max(WRITES_ALONE_AT_LEAST, writesEach) : writesEach;
   const { token } = await client.register('contention');
   const board = (await client.expect(201, 'POST', '/boards', { token, body: { title: 'Contention' } })).body.id as string;
   const column = (await client.expect(201, 'POST', `/boards/${board}/columns`, { token, body: { title: 'Hot' } })).body
@@ -120,8 +143,8 @@ export function renderContention(r: ContentionReport): string[] {
   ]);
   return [
     '## Writers racing on one board (DynamoDB Local)',
-    '| case | writers × writes | answers | p50 ms | p99 ms | max ms | DynamoDB calls per write p50 / p99 / max | writes/s |',
-    '|---|---|---|---|---|---|---|---|',
+    '| case | writers × writes | answers | p50 ms | p99 ms | max ms | DynamoDB calls per write p50 / p99 / max | calls per write by command (mean) | writes/s |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
 }
@@ -130,7 +153,14 @@ function row(name: string, c: ContentionCase): string {
   const answers = Object.entries(c.statuses)
     .map(([status, n]) => `${n}× ${status}`)
     .join(', ');
-  return `| ${name} | ${c.writers} × ${c.writesPerWriter} | ${answers} | ${c.wallMs.p50} | ${c.wallMs.p99} | ${c.wallMs.max} | ${c.calls.p50} / ${c.calls.p99} / ${c.calls.max} (mean ${c.calls.mean}) | ${c.writesPerSecond} |`;
+  return `| ${name} | ${c.writers} × ${c.writesPerWriter} | ${answers} | ${c.wallMs.p50} | ${c.wallMs.p99} | ${c.wallMs.max} | ${c.calls.p50} / ${c.calls.p99} / ${c.calls.max} (mean ${c.calls.mean}) | ${byCommand(c)} | ${c.writesPerSecond} |`;
+}
+
+function byCommand(c: ContentionCase): string {
+  return Object.entries(c.callsByCommand ?? {})
+    .sort(([, a], [, b]) => b - a)
+    .map(([command, n]) => `${command} ${n}`)
+    .join(', ');
 }
 
 // Standalone: its own stack, the result as JSON on stdout (BENCH_WRITERS: a list, BENCH_WRITES).

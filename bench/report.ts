@@ -13,8 +13,13 @@ import { verdict } from './util';
 
 /** The performance targets (docs/performance.md), each checked against the measured figures, and the markdown of a run. */
 
+/** The rate limiter's calls on a board write: its counter's UpdateItem, beside the membership read. */
+const LIMITER_CALLS = 1;
+
 export const LIMITS = {
   coldImportRatio: 1.08,
+  /** A route's cold import with the personal-token path, against the same route built without it (noise is about ±2 %). */
+  personalTokenImportRatio: 1.03,
   ownP50Ms: 1,
   ownP99Ms: 5,
   treeRatio: 12,
@@ -99,6 +104,19 @@ export function evaluateTargets(r: Results): Target[] {
         target: `≤ ${LIMITS.coldImportRatio}× the SDK-only bundle of its clients (${fn.clients.join(' + ')}: median ${fmt(floor?.import.medianMs ?? Number.NaN, 1)} ms)`,
         measured: `${fmt(fn.floorRatio)}× (median ${fmt(fn.import.medianMs, 1)} ms; ${fmt(fn.ownRatio)}× the same clients built as deployed)`,
         pass: fn.floorRatio <= LIMITS.coldImportRatio,
+      });
+    }
+    // Personal access tokens may cost a request with a session token nothing at cold start: the
+    // same route built without their path, imported in the same rounds (a paired ratio).
+    const deployed = b.variants.find((v) => v.id === 'esm-min');
+    const without = b.variants.find((v) => v.id === 'esm-no-personal-tokens');
+    if (deployed && without) {
+      const ratio = deployed.ratio / without.ratio;
+      targets.push({
+        name: 'cold import with personal tokens, against without',
+        target: `≤ ${LIMITS.personalTokenImportRatio}× (the same route without their path)`,
+        measured: `${fmt(ratio)}× (${kb(deployed.bytes - without.bytes)} KB more; medians ${fmt(deployed.import.medianMs, 1)} / ${fmt(without.import.medianMs, 1)} ms)`,
+        pass: ratio <= LIMITS.personalTokenImportRatio,
       });
     }
   } else if (!skipped.has('bundles') || phaseFailed('bundles')) {
@@ -290,11 +308,13 @@ export function evaluateTargets(r: Results): Target[] {
           pass: failed.length === 0,
         });
         if (run.writers !== 16) continue;
+        // The bench's stack runs without a user quota (bench/cost.ts adds the limiter the same
+        // way): a deployed write also makes the limiter's one UpdateItem, counted here.
         targets.push({
           name: `contention, 16 writers, ${name}: DynamoDB calls per write`,
-          target: 'max ≤ 12',
-          measured: `max ${c.calls.max}`,
-          pass: c.calls.max <= 12,
+          target: 'max ≤ 12, the rate limiter’s call included',
+          measured: `max ${c.calls.max} + ${LIMITER_CALLS} (the limiter's count)`,
+          pass: c.calls.max + LIMITER_CALLS <= 12,
         });
         const one = name.startsWith('hot column') ? alone?.hotColumn : alone?.hotBoard;
         if (one) {
