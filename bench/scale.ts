@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { columnPositionKey, type ItemKey, keys } from '../lib/data/table';
+import { seedViaBatch } from '../test/support/seed-via-batch';
 import { type Client, RouteSample, type RouteSummary, type Stats, stats, type WireAnswer } from './client';
 import { type BoardFixture, makeBoard } from './latency';
 import { log, median, pool, processMemory, REPO_ROOT, range, round } from './util';
@@ -187,8 +188,9 @@ export class Table {
    * per column), and each column's card_version set as that many creates would have left it.
    * BatchWriteItem, 25 items a request, 8 requests in flight. No log items and no seq: the board
    * reads as one that had those cards all along (the broadcaster reads only log items' records).
+   * Only for the huge board (see `benchScale`).
    */
-  async seedCards(board: BoardFixture, perColumn: number, description: string | ((n: number) => string)): Promise<string[]> {
+  async seedCards(board: BoardFixture, perColumn: number, description: string): Promise<string[]> {
     const writes: WriteRequest[] = [];
     const ids: string[] = [];
     for (const columnId of board.columns) {
@@ -200,7 +202,7 @@ export class Table {
           board_id: board.id,
           column_id: columnId,
           title: `Card ${i}`,
-          description: typeof description === 'string' ? description : description(ids.length),
+          description,
           position,
           created_at: new Date().toISOString(),
         };
@@ -352,13 +354,21 @@ export interface DeleteRun {
   itemsPerSecond: number;
 }
 
+/**
+ * How the large board is seeded: `http` by single creates, as the small one (BENCH_SEED=http);
+ * `batch` through POST /boards/{id}/batch. `direct` (BatchWriteItem straight into the table) is
+ * in the results of runs from before the boards were seeded through the batch route.
+ */
+export type SeedMode = 'http' | 'batch' | 'direct';
+
 export interface ScaleReport {
   seeding: {
     http: { cards: number; seconds: number; cardsPerSecond: number; writers: number; createMs: Stats };
-    large: { mode: 'http' | 'direct'; cards: number; seconds: number };
+    large: { mode: SeedMode; cards: number; seconds: number; cardsPerSecond: number };
     /**
-     * The board only deleted (BENCH_HUGE_BOARD, BENCH_SKIP=huge leaves it out), seeded like the
-     * large one; then the stream consumers' wait for the seed's records, before its DELETE.
+     * The board only deleted (BENCH_HUGE_BOARD, BENCH_SKIP=huge leaves it out), its cards written
+     * straight into the table (`benchScale` says why); then the stream consumers' wait for the
+     * seed's records, before its DELETE.
      */
     huge?: { cards: number; seconds: number; cardsPerSecond: number; streamDrainSeconds: number };
   };
@@ -594,19 +604,41 @@ async function deleteRun(
   };
 }
 
-/** A board of `cards` cards in `columns` columns: board and columns over HTTP, cards straight into the table. */
-export async function seedDirect(
+/**
+ * A board of `cards` cards in `columns` columns (`Card 0`, `Card 1`, ... in each; `description`
+ * of the n-th card column after column): board and columns by their single routes, cards through
+ * POST /boards/{id}/batch (test/support/seed-via-batch.ts), so the board is what the service
+ * writes, log items and `seq` included.
+ */
+export async function seedBoard(
   client: Client,
-  table: Table,
-  owner: { token: string; userId: string },
+  owner: { token: string },
   columns: number,
   cards: number,
   description: string | ((n: number) => string) = DESCRIPTION_1K,
 ): Promise<BoardFixture> {
   const board = await makeBoard(client, owner.token, columns, 0, DESCRIPTION_1K);
-  board.cards = await table.seedCards(board, Math.ceil(cards / columns), description);
+  const perColumn = Math.ceil(cards / columns);
+  let n = 0;
+  const ids = await seedViaBatch(
+    (body) => client.send('POST', `/boards/${board.id}/batch`, { token: owner.token, body }),
+    board.columns.map((id) => ({
+      id,
+      cards: range(perColumn).map((i) => ({
+        title: `Card ${i}`,
+        description: typeof description === 'string' ? description : description(n++),
+      })),
+    })),
+  );
+  board.cards = ids.flat().map((card) => card.id);
   return board;
 }
+
+/** An item's attribute names, sorted: cards written straight into the table must have the service's. */
+const itemShape = (item: Record<string, unknown> | undefined) =>
+  Object.keys(item ?? {})
+    .sort()
+    .join(',');
 
 const describeDelete = (d: DeleteRun) =>
   `${d.cards} cards answered in ${d.wallMs} ms, all gone after ${d.goneMs} ms (${d.itemsPerSecond} items/s), nothing left: ${d.nothingLeft}`;
@@ -618,9 +650,11 @@ export async function benchScale(
   sizes: { small: number; large: number; huge?: number },
   columns: number,
   runs: number,
-  seedMode: 'http' | 'direct',
+  seedMode: SeedMode,
 ): Promise<ScaleReport> {
   const table = new Table(dataDir);
+  // Every mode but `http` is the batch route: bench/run.ts passes `direct` when BENCH_SEED is unset.
+  const overHttp = seedMode === 'http';
   try {
     const owner = await client.register('scale');
     const createMs: number[] = [];
@@ -631,31 +665,19 @@ export async function benchScale(
       createMs.push(a.wallMs),
     );
     const httpSeconds = (performance.now() - started) / 1000;
+    // What a card the service wrote holds, for the huge board's cards written straight into the table.
+    const serviceCard = itemShape(await table.first(keys.boardPartition(small.id), keys.cardPrefix));
     log(
-      `seeded ${small.cards.length} cards in ${httpSeconds.toFixed(1)} s; the ${sizes.large}-card board ${seedMode === 'http' ? 'over HTTP' : 'with BatchWriteItem'}`,
+      `seeded ${small.cards.length} cards in ${httpSeconds.toFixed(1)} s; the ${sizes.large}-card board ${overHttp ? 'over HTTP' : 'through the batch route'}`,
     );
     started = performance.now();
     let large: BoardFixture;
-    if (seedMode === 'http') {
+    if (overHttp) {
       large = await makeBoard(client, owner.token, columns, perColumn(sizes.large), DESCRIPTION_1K, (a) =>
         createMs.push(a.wallMs),
       );
     } else {
-      large = await seedDirect(client, table, owner, columns, sizes.large);
-      // The direct items must look exactly like the service's own: same attributes as a card it created.
-      const shape = (item: Record<string, unknown> | undefined) =>
-        Object.keys(item ?? {})
-          .sort()
-          .join(',');
-      const [viaHttp, direct] = [
-        await table.first(keys.boardPartition(small.id), keys.cardPrefix),
-        await table.first(keys.boardPartition(large.id), keys.cardPrefix),
-      ];
-      if (shape(viaHttp) !== shape(direct)) {
-        throw new Error(
-          `seeded cards (${shape(direct)}) differ from the service's (${shape(viaHttp)}): run with BENCH_SEED=http`,
-        );
-      }
+      large = await seedBoard(client, owner, columns, sizes.large);
     }
     const largeSeconds = (performance.now() - started) / 1000;
     log(`seeded ${large.cards.length} cards in ${largeSeconds.toFixed(1)} s`);
@@ -670,8 +692,8 @@ export async function benchScale(
     // repeated sentence compresses far better than text does.
     const prose = proseDescriptions();
     const proseBoards = [
-      await seedDirect(client, table, owner, columns, sizes.small, prose),
-      await seedDirect(client, table, owner, columns, sizes.large, prose),
+      await seedBoard(client, owner, columns, sizes.small, prose),
+      await seedBoard(client, owner, columns, sizes.large, prose),
     ];
     const wire = await wireRuns(
       client,
@@ -702,10 +724,16 @@ export async function benchScale(
     log(`deletes: ${deletes.map(describeDelete).join('; ')}`);
     let huge: ScaleReport['seeding']['huge'];
     if (sizes.huge) {
+      // Written straight into the table: through the batch route, one batch after another,
+      // 50,000 cards took 414 s on the local stack (121 cards/s, slower as the board grows: 5,000
+      // took 29 to 35 s), where BatchWriteItem takes about 40 s and the whole bench 7 to 10 min.
       log(`seeding the ${sizes.huge}-card board with BatchWriteItem`);
       started = performance.now();
-      const board = await seedDirect(client, table, owner, columns, sizes.huge);
+      const board = await makeBoard(client, owner.token, columns, 0, DESCRIPTION_1K);
+      board.cards = await table.seedCards(board, perColumn(sizes.huge), DESCRIPTION_1K);
       const seconds = (performance.now() - started) / 1000;
+      const written = itemShape(await table.first(keys.boardPartition(board.id), keys.cardPrefix));
+      if (written !== serviceCard) throw new Error(`seeded cards (${written}) differ from the service's (${serviceCard})`);
       log(`seeded ${board.cards.length} cards in ${seconds.toFixed(1)} s; waiting for the stream consumers to read them`);
       const drainMs = await streamSettled(dataDir);
       huge = {
@@ -721,17 +749,21 @@ export async function benchScale(
     return {
       seeding: {
         http: {
-          cards: small.cards.length + (seedMode === 'http' ? large.cards.length : 0),
-          seconds: round(httpSeconds + (seedMode === 'http' ? largeSeconds : 0), 1),
+          cards: small.cards.length + (overHttp ? large.cards.length : 0),
+          seconds: round(httpSeconds + (overHttp ? largeSeconds : 0), 1),
           cardsPerSecond: round(
-            (small.cards.length + (seedMode === 'http' ? large.cards.length : 0)) /
-              (httpSeconds + (seedMode === 'http' ? largeSeconds : 0)),
+            (small.cards.length + (overHttp ? large.cards.length : 0)) / (httpSeconds + (overHttp ? largeSeconds : 0)),
             0,
           ),
           writers: columns,
           createMs: stats(createMs),
         },
-        large: { mode: seedMode, cards: large.cards.length, seconds: round(largeSeconds, 1) },
+        large: {
+          mode: overHttp ? 'http' : 'batch',
+          cards: large.cards.length,
+          seconds: round(largeSeconds, 1),
+          cardsPerSecond: round(large.cards.length / largeSeconds, 0),
+        },
         ...(huge ? { huge } : {}),
       },
       trees,

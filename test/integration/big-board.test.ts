@@ -1,22 +1,26 @@
-import { call, newBoard, newColumn, newUser, readTree } from '../support/api';
-import { useLocalTable } from '../support/local-table';
-import { seedCards } from '../support/seed-cards';
+import { call, newBoard, newColumn, newUser, readTree, type TestUser } from '../support/api';
+import { type SeedColumn, seedViaBatch } from '../support/seed-via-batch';
 
 /**
- * What these tests read is a big board; how it was built is not their subject (cards.test.ts and
- * concurrency.test.ts create cards over HTTP). So all cards but the last of each column are written
- * straight into the local table as the service writes them (test/support/seed-cards.ts): a few
- * seconds, where over a thousand POSTs take most of a minute on a busy machine. The last card of each column is created over HTTP, and its position shows
- * the service saw the seeded column as its own creates would have left it.
+ * What these tests read is a big board; how it was built is not their subject (cards.test.ts,
+ * batch.test.ts and concurrency.test.ts create cards). So all cards but the last of each column are
+ * created through POST /boards/{id}/batch as a client would (test/support/seed-via-batch.ts: up
+ * to 25 creates and 64 KiB a request), and the last by POST /columns/{id}/cards, whose position
+ * shows that the single route appends after the batches' cards.
  *
- * Each test still writes 1 MB or 8 MB into DynamoDB Local and reads it back, which a busy machine
- * slows down far more than it slows the service: with other jobs beside the run and DynamoDB Local
- * just started, seeding the 2,080 items of the first test alone can take a minute, where a quiet
- * machine writes 10,000 such items in 4.5 s (bench/results/latest.md). So each test has a budget
- * of 5 minutes, a hang guard and no speed target.
+ * That takes time: on a shared 2-core machine this file takes 34 to 58 s, where writing the same
+ * cards straight into the table took 24 to 40 s; most of the difference is the second test's 169
+ * batches (each description alone is 49 KB in UTF-8, so each batch holds one card).
+ *
+ * Each test writes 1 MB or 8 MB into DynamoDB Local and reads it back, which a busy machine slows
+ * down far more than it slows the service. So each test has a budget of 5 minutes, a hang guard and
+ * no speed target.
  */
 jest.setTimeout(300_000);
-const table = useLocalTable();
+
+/** Seeds `columns` of the board through the batch route as `owner`: each column's cards with their ids, in position order. */
+const seed = (owner: TestUser, boardId: string, columns: SeedColumn[]) =>
+  seedViaBatch((body) => call('POST', `/boards/${boardId}/batch`, { token: owner.token, body }), columns);
 
 /**
  * A board bigger than one DynamoDB query page (1 MB): the tree is read as a first page and then
@@ -29,10 +33,9 @@ describe('GET /boards/{id} on a board over 1 MB', () => {
     const description = 'd'.repeat(1024);
     const columns = await Promise.all(Array.from({ length: 8 }, (_, i) => newColumn(owner, board.id, `Column ${i}`)));
     const perColumn = 130;
-    const seeded = await seedCards(
-      table.client,
-      table.name,
-      { id: board.id, actor: owner.id },
+    const seeded = await seed(
+      owner,
+      board.id,
       columns.map((column) => ({
         id: column.id,
         cards: Array.from({ length: perColumn - 1 }, (_, n) => ({ title: `Card ${n}`, description })),
@@ -45,7 +48,7 @@ describe('GET /boards/{id} on a board over 1 MB', () => {
           body: { title: `Card ${perColumn - 1}`, description },
         });
         expect({ status: reply.status, position: reply.body.position }).toEqual({ status: 201, position: perColumn });
-        return [...seeded[i]!, reply.body.id as string];
+        return [...seeded[i]!.map((card) => card.id), reply.body.id as string];
       }),
     );
 
@@ -77,10 +80,9 @@ describe('a column too large for one answer', () => {
     const board = await newBoard(owner, 'Heavy');
     const column = await newColumn(owner, board.id, 'Archive');
     const seededCards = Array.from({ length: 169 }, (_, n) => ({ title: `Card ${n}`, description: randomCjk(16_384) }));
-    const [seeded] = await seedCards(table.client, table.name, { id: board.id, actor: owner.id }, [
-      { id: column.id, cards: seededCards },
-    ]);
-    const descriptions = new Map(seeded!.map((id, n) => [id, seededCards[n]!.description]));
+    // Each create is a batch of its own: two such descriptions (49 KB each in UTF-8) are more than a request may hold.
+    const [seeded] = await seed(owner, board.id, [{ id: column.id, cards: seededCards }]);
+    const descriptions = new Map(seeded!.map((card) => [card.id, card.description]));
     const last = randomCjk(16_384);
     const reply = await call('POST', `/columns/${column.id}/cards`, {
       token: owner.token,
@@ -88,7 +90,7 @@ describe('a column too large for one answer', () => {
     });
     expect({ status: reply.status, position: reply.body.position }).toEqual({ status: 201, position: 170 });
     descriptions.set(reply.body.id, last);
-    const ids = [...seeded!, reply.body.id as string];
+    const ids = [...seeded!.map((card) => card.id), reply.body.id as string];
     const gzip = { 'accept-encoding': 'gzip' };
 
     const tree = await call('GET', `/boards/${board.id}`, { token: owner.token, headers: gzip });
