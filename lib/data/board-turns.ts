@@ -49,13 +49,12 @@ const TURN_DEADLINE_MS = 3_000;
  * write is only sent with WRITE_BUDGET_MS left (lib/runtime/deadline.ts), and its ticket is let go.
  */
 const GIVE_UP_MARGIN_MS = WRITE_BUDGET_MS + 500;
-/**
- * The reads of the board a waiter expects to make: a write's calls are bounded (docs/data-model.md
- * counts them), so the last of these is aimed to land after its turn has come rather than before.
- */
-const READ_BUDGET = 4;
+/** The reads of the board a waiter makes at its own pace; any more are a turn apart (a write's calls are bounded). */
+const READ_BUDGET = 6;
 /** The longest a waiter sleeps between reads: well within TURN_DEADLINE_MS of its turn coming. */
 const LONGEST_SLEEP_MS = TURN_DEADLINE_MS / 2;
+/** A turn's length in calls, for the first estimate of a board that has timed none. */
+const CALLS_PER_TURN = 4;
 /** The first estimate of one turn, before the writer has seen any go by. */
 const FIRST_TURN_ESTIMATE_MS = 25;
 
@@ -148,10 +147,10 @@ class Waiter {
   private seenAt = 0;
   /** How long the turns this writer saw go by took (undefined until it saw the head move). */
   private turnMs: number | undefined;
-  /** Reads in a row that found the turn before this writer's running past its expected end. */
-  private overdueReads = 0;
   /** Reads of the board while waiting, so far. */
   private reads = 0;
+  /** How long taking the ticket took (ms): what one call costs now. */
+  private joinMs = 0;
 
   constructor(private readonly turn: Turn) {}
 
@@ -190,6 +189,7 @@ class Waiter {
 
   /** Takes the next ticket: one UpdateItem, answering the board as it now is. */
   private async join(): Promise<BoardRecord> {
+    const started = performance.now();
     const { Attributes } = await send(
       new UpdateCommand({
         TableName: tableName(),
@@ -208,38 +208,39 @@ class Waiter {
     const board = Attributes as BoardRecord;
     this.turn.ticket = (board.turn_next ?? 1) - 1;
     this.turn.joinedAt = Date.now();
+    this.joinMs = performance.now() - started;
     return board;
   }
 
   /**
-   * How long to wait before reading the board again: until about when the turn before this
-   * writer's should end, from when the head last moved (`turn_at`) and how long turns take
-   * (`turn_ms`, kept by each hand-over), or what this writer saw go by. Every read is a call: one
-   * too early costs a call, one too late the board's time.
+   * How long to wait before reading the board again. Every read is a call of the write's budget,
+   * and a read after its turn came is the board's time lost (nothing commits until the holder
+   * notices), so:
+   * - further back in the queue, one read about when this writer should be next in line, from
+   *   when the head last moved (`turn_at`) and how long turns take (`turn_ms`, or what this
+   *   writer saw go by if turns now run longer);
+   * - next in line, a read every third of a turn. A turn is mostly its holder's notice and its
+   *   write, so a late notice makes the next turn longer and the reads sparser: reading a third
+   *   of a turn apart keeps that from feeding on itself;
+   * - past READ_BUDGET reads (the turn ahead runs long, or died), a turn apart.
    */
   private untilLikelyTurn(board: BoardRecord, ticket: number): number {
-    // The board's average, or what this writer saw go by if turns now run longer (the average
-    // is of the turns handed over, and lags when the queue slows down).
-    const perTurn = Math.max(board.turn_ms ?? FIRST_TURN_ESTIMATE_MS, this.turnMs ?? 0);
+    // Before the board has timed any turn, one is taken to be a few calls long, timed by this
+    // writer's own ticket: a turn is its holder's notice and its write.
+    const firstEstimate = Math.max(FIRST_TURN_ESTIMATE_MS, CALLS_PER_TURN * this.joinMs);
+    const perTurn = Math.max(board.turn_ms ?? firstEstimate, this.turnMs ?? 0);
     const ahead = ticket - headOf(board);
-    const headStarted = board.turn_at ?? Date.now();
-    const dueAfter = (turns: number) => headStarted + turns * perTurn - Date.now();
-    // Further back, a read a little before the turn before this one ends, to learn how the queue
-    // moves; next in line, at about when the head's turn should end, since a read after it is the
-    // board's time lost.
-    const due = dueAfter(ahead > 1 ? ahead - 0.25 : 0.9);
-    // Overdue (the turn before runs long): not a read every few milliseconds, but a few a turn,
-    // fewer the longer it overruns (a holder that died is skipped after TURN_DEADLINE_MS anyway).
-    this.overdueReads = due <= 0 ? this.overdueReads + 1 : 0;
     this.reads++;
-    let wait = Math.max(3, (perTurn / 4) * (1 + this.overdueReads / 2), due);
-    // The write's reads are budgeted: the last one is aimed past when its turn should have come
-    // (a little of the board's time for certainty), and any beyond are a turn apart.
-    if (this.reads >= READ_BUDGET) wait = Math.max(wait, dueAfter(ahead + 0.5), this.reads > READ_BUDGET ? perTurn : 0);
-    // A long queue is a read about when its turn should come, not a read a second all the way
-    // (every read is a call of the write's budget); but never a sleep so long that a turn that
-    // came early would sit unused until the waiters behind skip it as dead (TURN_DEADLINE_MS).
-    return Math.min(wait, LONGEST_SLEEP_MS, Math.max(3, timeToDeadline() - GIVE_UP_MARGIN_MS));
+    // Behind schedule (the head's turn runs long), still at least the turns between.
+    const untilNextInLine = Math.max((board.turn_at ?? Date.now()) + (ahead - 1) * perTurn - Date.now(), (ahead - 1.5) * perTurn);
+    let wait = ahead > 1 ? untilNextInLine : perTurn / 3;
+    // A stall ahead (a slow holder, one that died) holds up everyone behind it: past its budget a
+    // waiter reads a turn apart. (Never sparser: waiters that notice late lengthen the turns, so
+    // that every waiter runs past its budget and notices later still.)
+    if (this.reads > READ_BUDGET) wait = Math.max(wait, perTurn);
+    // Never so long that a turn that came early sits unused until the waiters behind skip it as
+    // dead (TURN_DEADLINE_MS), nor past the time this request has.
+    return Math.max(3, Math.min(wait, LONGEST_SLEEP_MS, timeToDeadline() - GIVE_UP_MARGIN_MS));
   }
 
   /** Learns how long a turn takes from the heads it saw go by, and since when the head has not moved. */
