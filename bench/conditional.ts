@@ -24,8 +24,6 @@ export interface ConditionalReport {
 
 export async function benchConditional(
   client: Client,
-  // Unread: the boards are seeded through the service, not the table. bench/run.ts still passes it.
-  _dataDir: string,
   sizes: number[],
   columns: number,
   runs: number,

@@ -44,7 +44,7 @@ import { benchWebhooks, renderWebhooks, type WebhookBench } from './webhooks';
  * BENCH_IMPORT_RUNS (15), BENCH_LARGE_BOARD (5000 cards), BENCH_SMALL_BOARD (500), BENCH_HUGE_BOARD
  * (50000 cards, only deleted),
  * BENCH_LIST_BOARDS (1000), BENCH_LOAD_SECONDS (5), BENCH_CONNECTIONS (16), BENCH_SEED=http (seed the
- * large board over HTTP too, instead of BatchWriteItem), BENCH_KEEP=1 keeps
+ * large board by single creates too, instead of through POST /boards/{id}/batch), BENCH_KEEP=1 keeps
  * the synthesized bundles, BENCH_DELIVERY_CHANGES (240 changes to one watcher), BENCH_FANOUT_CHANGES
  * (60) and BENCH_FANOUT_WATCHERS (20), BENCH_WRITERS (1,4,16,32: the numbers of concurrent writers) and BENCH_WRITES (10
  * writes each) of the contention phase, BENCH_CATCHUP_EVENTS (1000 changes to catch up on),
@@ -87,7 +87,7 @@ const settings = {
   connections: envNumber('BENCH_CONNECTIONS', 16),
   seedWriters: 20,
   /** The large board's cards: straight into the table (default, seconds) or over HTTP (minutes here). */
-  seed: process.env.BENCH_SEED === 'http' ? ('http' as const) : ('direct' as const),
+  seed: process.env.BENCH_SEED === 'http' ? ('http' as const) : ('batch' as const),
   treeRuns: 7,
   /** Boards re-read in full and with If-None-Match, and how many times each way. */
   conditionalBoards: [50, 500, envNumber('BENCH_LARGE_BOARD', 5000)],
@@ -178,7 +178,7 @@ try {
     }
     if (!skip.has('conditional'))
       results.conditional = await phase('conditional', () =>
-        benchConditional(client, dataDir, settings.conditionalBoards, settings.seedWriters, settings.conditionalRuns),
+        benchConditional(client, settings.conditionalBoards, settings.seedWriters, settings.conditionalRuns),
       );
     if (!skip.has('scale'))
       results.scale = await phase('scale', () =>
