@@ -333,7 +333,16 @@ export interface BundleReport {
     ownRatio: number;
   })[];
   /** The same route (cards.get) bundled differently: ESM vs CJS, minify, source maps, SDK external. */
-  variants: { id: string; label: string; bytes: number; import: ImportStats; ratio: number; cpuRatio: number }[];
+  variants: {
+    id: string;
+    label: string;
+    bytes: number;
+    import: ImportStats;
+    ratio: number;
+    cpuRatio: number;
+    /** The deployed build's import time over this one's, paired by round (undefined in older results). */
+    deployedRatio?: number;
+  }[];
   components: {
     id: string;
     label: string;
@@ -519,6 +528,8 @@ async function bundlesIn(work: string, runs: number): Promise<BundleReport> {
         import: s,
         ratio: pairedRatio(s, base),
         cpuRatio: round(s.medianCpuMs / base.medianCpuMs),
+        // Against the deployed build of the same route, imported in the same rounds.
+        deployedRatio: pairedRatio(stats.get(deployedVariant.id)!, s),
       };
     }),
     components: componentBundles.map((b) => {

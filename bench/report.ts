@@ -111,7 +111,7 @@ export function evaluateTargets(r: Results): Target[] {
     const deployed = b.variants.find((v) => v.id === 'esm-min');
     const without = b.variants.find((v) => v.id === 'esm-no-personal-tokens');
     if (deployed && without) {
-      const ratio = deployed.ratio / without.ratio;
+      const ratio = without.deployedRatio ?? deployed.ratio / without.ratio;
       targets.push({
         name: 'cold import with personal tokens, against without',
         target: `≤ ${LIMITS.personalTokenImportRatio}× (the same route without their path)`,
