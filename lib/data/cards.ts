@@ -79,8 +79,13 @@ export async function createCard(
     let version: number | undefined = seenVersion;
     // Holding the turn (even at the first attempt, when the request found writers queued and
     // waited before it), the column as first read is stale: what it read then would only fail.
-    if (!first || turnHeld() !== undefined) {
-      if (turnHeld() !== undefined) {
+    // Only then is `highest` known to be the column's end at the board's `seq` (read after the
+    // board, which nothing changes until the turn is handed over), so only then is it left on
+    // the board item for the next create: the first read's query ran beside the board's read
+    // and may predate a move into the column that the board's `seq` already counts.
+    const held = turnHeld() !== undefined;
+    if (!first || held) {
+      if (held) {
         // This writer's turn on the board has come (lib/data/board-turns.ts): nothing else
         // commits on the board while it holds it, so the highest card read now is the one the
         // write meets, and the column's version is only advanced, for the creates that read it.
@@ -152,10 +157,12 @@ export async function createCard(
         actor: actorOf(scope),
         fields: { card: shown.card },
         writes,
-        board: bothBoardChanges(notDeletingColumn(column.id), {
-          set: ['last_append = :lastAppend'],
-          values: { ':lastAppend': { column_id: column.id, position: card.position, seq: seqOf(board) + 1 } },
-        }),
+        board: held
+          ? bothBoardChanges(notDeletingColumn(column.id), {
+              set: ['last_append = :lastAppend'],
+              values: { ':lastAppend': { column_id: column.id, position: card.position, seq: seqOf(board) + 1 } },
+            })
+          : notDeletingColumn(column.id),
         gone: () => new NotFound('Column'),
         boardRefused: () => new NotFound('Column'),
       });

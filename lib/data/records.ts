@@ -45,9 +45,10 @@ export interface BoardRecord {
   turn_at?: number;
   turn_ms?: number;
   /**
-   * Where the board's latest card create put its card, with that change's `seq`: while the board's
-   * `seq` is still that one, nothing else has changed on the board since, so that card is its
-   * column's last, and a create holding the board's turn appends after it without a query.
+   * Where the latest card create that held the board's turn put its card, with that change's
+   * `seq`: while the board's `seq` is still that one, nothing else has changed on the board since,
+   * so that card is its column's last, and the next create holding the turn appends after it
+   * without a query (lib/data/cards.ts says why only a turn's create writes it).
    */
   last_append?: { column_id: string; position: number; seq: number };
 }

@@ -80,17 +80,24 @@ describe('many writers on one board', () => {
     }
   });
 
-  it('creates queued into two columns while the last card of one keeps being deleted each land after every card then in their column', async () => {
+  it('creates queued into two columns while cards leave and join one of them each land after every card then in their column', async () => {
     const board = await newBoard(owner);
     const columns = [await newColumn(owner, board.id), await newColumn(owner, board.id)];
-    const deleted: number[] = [];
-    const deleter = (async () => {
-      // Deletes the newest card of the first column, again and again, while the creates queue.
+    const others: number[] = [];
+    const mover = (async () => {
+      // Deletes the newest card of the first column, and moves the second column's first card
+      // to the end of the first, again and again, while the creates queue.
       for (let round = 0; round < 6; round++) {
-        const { body } = await call('GET', `/columns/${columns[0]!.id}`, { token: owner.token });
-        const cards = body.cards as { id: string }[];
-        const last = cards.at(-1);
-        if (last) deleted.push((await call('DELETE', `/cards/${last.id}`, { token: owner.token })).status);
+        const [first, second] = await Promise.all(
+          columns.map(async (column) => (await call('GET', `/columns/${column.id}`, { token: owner.token })).body),
+        );
+        const last = (first!.cards as { id: string }[]).at(-1);
+        if (last) others.push((await call('DELETE', `/cards/${last.id}`, { token: owner.token })).status);
+        const moving = (second!.cards as { id: string }[])[0];
+        if (moving) {
+          const body = { target_column_id: columns[0]!.id };
+          others.push((await call('PATCH', `/cards/${moving.id}/move`, { token: owner.token, body })).status);
+        }
       }
     })();
     const replies = await Promise.all(
@@ -105,23 +112,34 @@ describe('many writers on one board', () => {
         return statuses;
       }),
     );
-    await deleter;
+    await mover;
     expect(replies.flat()).toEqual(replies.flat().map(() => 201));
-    expect(deleted.every((status) => status === 204)).toBe(true);
-    // Replayed in seq order: every create is placed after every card its column then held.
+    expect(others.filter((status) => status !== 204 && status !== 200)).toEqual([]);
+    // Replayed in seq order: every create is placed after every card its column then held (a
+    // card moved in may share its position: a create that read the column's end just before a
+    // move lands beside it, and a move never writes the column's create counter).
     const { events } = await readAllEvents(owner, board.id);
     expect(events.map((event) => event.seq)).toEqual(oneTo(events.length));
     const held = new Map<string, Map<string, number>>(columns.map((column) => [column.id, new Map()]));
+    const created = new Set<string>();
     let creates = 0;
     for (const event of events) {
       const card = event.card as { id: string; column_id: string; position: number } | undefined;
       if (event.type === 'card.created' && card) {
         const column = held.get(card.column_id)!;
-        expect(card.position).toBeGreaterThan(Math.max(0, ...column.values()));
+        const ends = (ids: (id: string) => boolean) =>
+          Math.max(0, ...[...column].filter(([id]) => ids(id)).map(([, position]) => position));
+        expect(card.position).toBeGreaterThan(ends((id) => created.has(id)));
+        expect(card.position).toBeGreaterThanOrEqual(ends((id) => !created.has(id)));
         column.set(card.id, card.position);
+        created.add(card.id);
         creates++;
       } else if (event.type === 'card.deleted') {
         for (const column of held.values()) column.delete((event.card_id ?? card?.id) as string);
+      } else if (event.type === 'card.moved' && card) {
+        for (const column of held.values()) column.delete(card.id);
+        held.get(card.column_id)!.set(card.id, card.position);
+        created.delete(card.id);
       }
     }
     expect(creates).toBe(32);
