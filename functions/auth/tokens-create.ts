@@ -9,6 +9,6 @@ const daySeconds = secondsFromEnv(ENV.personalTokenDaySeconds, 86_400);
 
 export const handler = route(authTokensCreate, async ({ caller, body }) => {
   const request = { name: body.name, scopes: body.scopes, expiresInDays: body.expires_in_days, boardIds: body.board_ids ?? null };
-  const token = await createPersonalToken(caller.id, request, daySeconds, countGate());
+  const token = await createPersonalToken(caller.id, request, daySeconds, countGate(), caller.issuedAt ?? 0);
   return { status: 201, body: token };
 });

@@ -68,6 +68,12 @@ export interface Caller {
   token: string;
   /** Set when the request came with a personal access token: its id, scopes and boards (docs/tokens.md). */
   personal?: PersonalTokenGrant;
+  /**
+   * Seconds since the epoch at which Cognito issued the access token (its `iat`); absent for a
+   * personal access token. Minting a personal token requires a session issued after the
+   * password's last change (lib/data/personal-tokens.ts).
+   */
+  issuedAt?: number;
 }
 
 /** One detail for every rejected token, so a 401 says nothing about why. */
@@ -81,7 +87,7 @@ export async function verifyAccessToken(token: string): Promise<Caller> {
   }
   try {
     const payload = await accessTokenVerifier.verify(token);
-    return { id: payload.sub as string, expiresAt: payload.exp as number, token };
+    return { id: payload.sub as string, expiresAt: payload.exp as number, token, issuedAt: payload.iat as number };
   } catch (error) {
     // Why, for whoever runs it (the client hears only INVALID_TOKEN); never the token itself.
     const { message } = error as Error;

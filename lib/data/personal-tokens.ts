@@ -1,8 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { BadRequest, LimitReached, NotFound } from '../domain/errors';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BadRequest, LimitReached, NotFound, Unauthorized } from '../domain/errors';
 import { MAX_PERSONAL_TOKENS, newPersonalTokenText, type PersonalTokenScope } from '../domain/personal-tokens';
 import { nowSeconds } from './changes';
-import { deleteItems, getItems, type NamedItems, namesOf, queryAll, refusalOf, transactNamed } from './db';
+import {
+  deleteItems,
+  documentClient,
+  getItems,
+  isConditionFailure,
+  type NamedItems,
+  namesOf,
+  queryAll,
+  refusalOf,
+  tableName,
+  transactNamed,
+} from './db';
 import type { TokenItem } from './personal-token-lookup';
 import { expireTokenSockets } from './sockets';
 import { keyHash, keys, TTL_ATTRIBUTE } from './table';
@@ -51,6 +63,7 @@ export async function createPersonalToken(
   request: NewPersonalToken,
   daySeconds: number,
   beforeChange: () => Promise<void>,
+  sessionIssuedAt: number,
 ): Promise<PersonalToken & { token: string }> {
   const boardIds = request.boardIds && [...new Set(request.boardIds)];
   if (boardIds) {
@@ -89,8 +102,12 @@ export async function createPersonalToken(
       Update: {
         Key: keys.userProfile(userId),
         UpdateExpression: 'ADD token_count :one',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(token_count) OR token_count < :max)',
-        ExpressionAttributeValues: { ':one': 1, ':max': MAX_PERSONAL_TOKENS },
+        // The session must be younger than the password's last change or reset: one stolen
+        // before it cannot mint a token that outlives it, even in flight while the tokens are
+        // revoked (the revocation stamps the profile first, then lists what to delete).
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(token_count) OR token_count < :max) AND (attribute_not_exists(sessions_revoked_at) OR sessions_revoked_at <= :issuedAt)',
+        ExpressionAttributeValues: { ':one': 1, ':max': MAX_PERSONAL_TOKENS, ':issuedAt': sessionIssuedAt },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
@@ -112,7 +129,11 @@ export async function createPersonalToken(
   } catch (error) {
     const refusal = refusalOf(error, ['profile', 'token', 'mine'] as const);
     if (refusal?.failed.has('profile')) {
-      if (!refusal.itemAt('profile')) throw accountGone();
+      const profile = refusal.itemAt<{ sessions_revoked_at?: number }>('profile');
+      if (!profile) throw accountGone();
+      if ((profile.sessions_revoked_at ?? 0) > sessionIssuedAt) {
+        throw new Unauthorized('This session began before the password was last changed: sign in again.', true);
+      }
       throw new LimitReached(
         `A user holds at most ${MAX_PERSONAL_TOKENS} personal access tokens (expired ones included); delete one first.`,
       );
@@ -204,6 +225,10 @@ const REVOKE_ATTEMPTS = 5;
  * (a deletion), whose count then goes with it. Their sockets are then given to the sweeper.
  */
 export async function revokePersonalTokens(userId: string, { profile = true }: { profile?: boolean } = {}): Promise<void> {
+  // First the stamp that refuses new tokens to the sessions from before (createPersonalToken),
+  // then the list: a create racing this either committed before the stamp, and is listed, or
+  // meets it. Whole seconds, as a session's `iat`: one issued in the same second still passes.
+  if (profile) await stampSessionsRevoked(userId);
   for (let attempt = 1; ; attempt++) {
     const tokens = await tokensOf(userId);
     if (tokens.length === 0) return;
@@ -221,6 +246,23 @@ export async function revokePersonalTokens(userId: string, { profile = true }: {
       tokens.map((token) => token.id),
     );
     return;
+  }
+}
+
+/** Marks every session issued before now as unable to mint personal tokens (a deleted profile needs none). */
+async function stampSessionsRevoked(userId: string): Promise<void> {
+  try {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.userProfile(userId),
+        UpdateExpression: 'SET sessions_revoked_at = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': nowSeconds() },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
   }
 }
 

@@ -11,6 +11,7 @@ import {
   newColumn,
   newUser,
   type Reply,
+  subjectOf,
   type TestUser,
   UUID,
   unknownId,
@@ -92,6 +93,23 @@ async function newToken(user: TestUser, scopes: string[], extra: Record<string, 
 }
 
 const user = () => newUser(url);
+
+/** A session of the account by its password (POST /auth/login). */
+async function signIn(email: string, password: string): Promise<TestUser> {
+  const reply = await call('POST', '/auth/login', { body: { email, password }, url });
+  expect(reply.status).toBe(200);
+  return { id: subjectOf(reply.body.token), email, password, token: reply.body.token, refreshToken: reply.body.refresh_token };
+}
+
+/** The `iat` of an access token: the second Cognito issued it in. */
+const issuedAtOf = (token: string) =>
+  (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iat: number }).iat;
+
+/** Waits until the clock is past the second `at` (seconds since the epoch). */
+async function untilNextSecond(at: number): Promise<void> {
+  const left = (at + 1) * 1000 - Date.now();
+  if (left > 0) await new Promise((resolve) => setTimeout(resolve, left + 5));
+}
 const commandsOf = (reply: Reply) => reply.headers.get('x-trace-dynamodb-commands') ?? '';
 
 function expectInvalidToken(reply: Reply) {
@@ -381,10 +399,25 @@ describe('every token of the account is deleted', () => {
     const body = { current_password: ada.password, new_password: `${ada.password}-2` };
     expect((await call('POST', '/auth/password', { ...as(ada.token), body })).status).toBe(204);
     expectInvalidToken(await get('/boards', pat.token));
-    expect((await get('/auth/tokens', ada.token)).body).toEqual([]);
-    // The count went with them: 20 new ones fit.
-    const again = await createToken(ada, { name: 'n', scopes: ['boards:read'], expires_in_days: 1 });
+    // Signed in again with the new password: the list is empty, and the count went with them.
+    const session = await signIn(ada.email, body.new_password);
+    expect((await get('/auth/tokens', session.token)).body).toEqual([]);
+    const again = await createToken(session, { name: 'n', scopes: ['boards:read'], expires_in_days: 1 });
     expect(again.status).toBe(201);
+  });
+
+  it('and a session from before the change can mint no new one, while one begun after can', async () => {
+    const ada = await user();
+    const stolen = ada.token;
+    // Cognito stamps a session in whole seconds: the change comes in a later second than it.
+    await untilNextSecond(issuedAtOf(stolen));
+    const body = { current_password: ada.password, new_password: `${ada.password}-4` };
+    expect((await call('POST', '/auth/password', { ...as(ada.token), body })).status).toBe(204);
+    const minted = await createToken({ ...ada, token: stolen }, { name: 'kept', scopes: ['boards:write'], expires_in_days: 365 });
+    expectInvalidToken(minted);
+    const session = await signIn(ada.email, body.new_password);
+    expect((await get('/auth/tokens', session.token)).body).toEqual([]);
+    expect((await createToken(session, { name: 'n', scopes: ['boards:read'], expires_in_days: 1 })).status).toBe(201);
   });
 
   it('by a password reset', async () => {
