@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { errorStatuses } from '../../lib/http/openapi';
 import { type RouteRow, routes } from '../../lib/routes';
 import { createsBoard, personalTokenScopeOf } from '../../lib/rows/row';
-import { addMember, call, expectProblem, newBoardWithCards, newUser, type Reply, type TestUser } from '../support/api';
+import { addMember, call, expectProblem, newBoardWithCards, newUser, type Reply, signIn, type TestUser } from '../support/api';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 import { codeSentBy } from '../support/mail';
 
@@ -471,8 +471,10 @@ const PROFILES: Record<string, Profile> = {
     variants: [
       {
         name: 'the same password again',
-        // A password change deletes the account's personal tokens: the owner's are made again.
+        // A password change deletes the account's personal tokens, and a session from before it
+        // may mint none: the caller signs in again, and the owner's tokens are made again.
         effect: async (ctx) => {
+          Object.assign(ctx.user, await signIn(ctx.user.email, ctx.user.password));
           if (ctx.user === ctx.world.owner) ctx.world.pats = await personalTokens(ctx.world.owner, ctx.world.C.id);
         },
       },

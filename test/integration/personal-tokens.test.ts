@@ -11,7 +11,7 @@ import {
   newColumn,
   newUser,
   type Reply,
-  subjectOf,
+  signIn,
   type TestUser,
   UUID,
   unknownId,
@@ -93,13 +93,6 @@ async function newToken(user: TestUser, scopes: string[], extra: Record<string, 
 }
 
 const user = () => newUser(url);
-
-/** A session of the account by its password (POST /auth/login). */
-async function signIn(email: string, password: string): Promise<TestUser> {
-  const reply = await call('POST', '/auth/login', { body: { email, password }, url });
-  expect(reply.status).toBe(200);
-  return { id: subjectOf(reply.body.token), email, password, token: reply.body.token, refreshToken: reply.body.refresh_token };
-}
 
 /** The `iat` of an access token: the second Cognito issued it in. */
 const issuedAtOf = (token: string) =>
@@ -400,7 +393,7 @@ describe('every token of the account is deleted', () => {
     expect((await call('POST', '/auth/password', { ...as(ada.token), body })).status).toBe(204);
     expectInvalidToken(await get('/boards', pat.token));
     // Signed in again with the new password: the list is empty, and the count went with them.
-    const session = await signIn(ada.email, body.new_password);
+    const session = await signIn(ada.email, body.new_password, url);
     expect((await get('/auth/tokens', session.token)).body).toEqual([]);
     const again = await createToken(session, { name: 'n', scopes: ['boards:read'], expires_in_days: 1 });
     expect(again.status).toBe(201);
@@ -415,7 +408,7 @@ describe('every token of the account is deleted', () => {
     expect((await call('POST', '/auth/password', { ...as(ada.token), body })).status).toBe(204);
     const minted = await createToken({ ...ada, token: stolen }, { name: 'kept', scopes: ['boards:write'], expires_in_days: 365 });
     expectInvalidToken(minted);
-    const session = await signIn(ada.email, body.new_password);
+    const session = await signIn(ada.email, body.new_password, url);
     expect((await get('/auth/tokens', session.token)).body).toEqual([]);
     expect((await createToken(session, { name: 'n', scopes: ['boards:read'], expires_in_days: 1 })).status).toBe(201);
   });

@@ -77,6 +77,13 @@ export async function newUser(url?: string, { verified = true }: { verified?: bo
   return user;
 }
 
+/** A new session of an account, by its password (POST /auth/login). */
+export async function signIn(email: string, password: string, url?: string): Promise<TestUser> {
+  const reply = await call('POST', '/auth/login', { body: { email, password }, url });
+  if (reply.status !== 200) throw new Error(`login failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { id: subjectOf(reply.body.token), email, password, token: reply.body.token, refreshToken: reply.body.refresh_token };
+}
+
 export async function newBoard(user: TestUser, title = 'A board', url?: string) {
   const reply = await call('POST', '/boards', { token: user.token, body: { title }, url });
   if (reply.status !== 201) throw new Error(`create board failed: ${reply.status} ${JSON.stringify(reply.body)}`);
