@@ -3,12 +3,12 @@ import { Archived, DomainError, Forbidden, LimitReached, NotFound } from '../dom
 import { appendPosition, positionBetween } from '../domain/positions';
 import { dynamoLimits } from '../runtime/aws-limits';
 import { actorOf, type RelatedIds, resolveBoardScope, type ScopeVia } from './access';
-import { queueEmpty, withTurn } from './board-turns';
+import { queueEmpty, waitOrGone, withTurn } from './board-turns';
 import { cardAsRead, cardAtEitherKey, queryColumnCards } from './cards';
 import { highestColumnPosition } from './columns';
 import { type NamedItems, retryLostRaces, type TransactItem } from './db';
 import { shownCard, versionOf } from './etags';
-import { type BoardItemChange, type ChangeOfMany, ChangeRaceLost, changeRefusal, commitChanges, waitOrGone } from './event-log';
+import { type BoardItemChange, type ChangeOfMany, ChangeRaceLost, changeRefusal, commitChanges } from './event-log';
 import { type FoldedCount, transactWriteCounted } from './rate-limits';
 import { type BoardRecord, type Card, type CardRecord, type Column, type ColumnRecord, now, toColumn } from './records';
 import { cardKeyOf, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';

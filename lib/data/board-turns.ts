@@ -269,6 +269,22 @@ export class BoardGone extends Error {
   override name = 'BoardGone';
 }
 
+/**
+ * The board when this writer's turn comes; the board as it was if it went away meanwhile (the
+ * attempt's own condition then says 404). Every writer that takes turns waits through it.
+ */
+export async function waitOrGone(
+  untilTurn: (board: BoardRecord) => Promise<BoardRecord>,
+  board: BoardRecord,
+): Promise<BoardRecord> {
+  try {
+    return await untilTurn(board);
+  } catch (error) {
+    if (!(error instanceof BoardGone)) throw error;
+    return board;
+  }
+}
+
 async function readBoard(board: BoardRecord): Promise<BoardRecord> {
   const found = await getItems([keys.board(board.id)]);
   const now = found.get<BoardRecord>(keys.board(board.id));

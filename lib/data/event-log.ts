@@ -3,7 +3,7 @@ import { NotFound, ResyncRequired } from '../domain/errors';
 import type { BoardEvent, BoardEventKind } from '../domain/events';
 import { MAX_SEQ } from '../domain/limits';
 import { ENV, secondsFromEnv } from '../runtime/config';
-import { BoardGone, headOf, queueEmpty, turnClauses, turnCommitted, turnHeld, withTurn } from './board-turns';
+import { headOf, queueEmpty, turnClauses, turnCommitted, turnHeld, waitOrGone, withTurn } from './board-turns';
 import {
   type Item,
   itemsOf,
@@ -376,19 +376,6 @@ export function bothBoardChanges(a: BoardItemChange | undefined, b: BoardItemCha
     names: { ...a.names, ...b.names },
     values: { ...a.values, ...b.values },
   };
-}
-
-/** The board when this writer's turn comes; the board as it was if it went away meanwhile (the attempt's own condition then says 404). */
-export async function waitOrGone(
-  untilTurn: (board: BoardRecord) => Promise<BoardRecord>,
-  board: BoardRecord,
-): Promise<BoardRecord> {
-  try {
-    return await untilTurn(board);
-  } catch (error) {
-    if (!(error instanceof BoardGone)) throw error;
-    return board;
-  }
 }
 
 /** Whether the board's queue lets a change through: it is empty, or the change holds its head. */

@@ -1,4 +1,4 @@
-import { BoardGone, queueEmpty, turnClauses, turnHeld, withTurn } from './board-turns';
+import { queueEmpty, turnClauses, turnHeld, waitOrGone, withTurn } from './board-turns';
 import { type ItemSet, LostRace, type NamedItems, StorageBusy, type TransactItem } from './db';
 import type { BoardItemChange } from './event-log';
 import type { BoardRecord, WebhookRecord } from './records';
@@ -110,31 +110,17 @@ const MAX_ATTEMPTS = 40;
  */
 export function inBoardTurn<T>(first: BoardRecord, queueFirst: boolean, attempt: (board: BoardRecord) => Promise<T>): Promise<T> {
   return withTurn(first.id, async (untilTurn) => {
-    let board = queueFirst && !queueEmpty(first) ? await turnOrGone(untilTurn, first) : first;
+    let board = queueFirst && !queueEmpty(first) ? await waitOrGone(untilTurn, first) : first;
     for (let n = 1; ; n++) {
       try {
         return await attempt(board);
       } catch (error) {
         if (!(error instanceof LostRace)) throw error;
         if (n >= MAX_ATTEMPTS) throw new StorageBusy('a webhook write kept losing races on its board');
-        if (error instanceof BoardRaceLost) board = await turnOrGone(untilTurn, error.board);
+        if (error instanceof BoardRaceLost) board = await waitOrGone(untilTurn, error.board);
       }
     }
   });
-}
-
-/**
- * The board when this writer's turn comes; the board as it was if it went away meanwhile (the
- * attempt's condition then says 404). The event log's `waitOrGone` again: importing it would put
- * the event log into the bundles of the webhook routes.
- */
-async function turnOrGone(untilTurn: (board: BoardRecord) => Promise<BoardRecord>, board: BoardRecord): Promise<BoardRecord> {
-  try {
-    return await untilTurn(board);
-  } catch (error) {
-    if (!(error instanceof BoardGone)) throw error;
-    return board;
-  }
 }
 
 /** The board item clauses of a change of who speaks for a webhook: the counter advances. */
