@@ -265,7 +265,7 @@ class Waiter {
 const send = (command: UpdateCommand) => retryingConflicts(() => documentClient.send(command));
 
 /** The board went away while a writer queued: its change meets that in its own condition. */
-export class BoardGone extends Error {
+class BoardGone extends Error {
   override name = 'BoardGone';
 }
 
