@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as pause } from 'node:timers/promises';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { outsideDeadline, timeToDeadline, WRITE_BUDGET_MS } from '../runtime/deadline';
+import { callsSoFar, outsideDeadline, timeToDeadline, WRITE_BUDGET_MS } from '../runtime/deadline';
 import {
   documentClient,
   getItems,
@@ -49,12 +49,24 @@ const TURN_DEADLINE_MS = 3_000;
  * write is only sent with WRITE_BUDGET_MS left (lib/runtime/deadline.ts), and its ticket is let go.
  */
 const GIVE_UP_MARGIN_MS = WRITE_BUDGET_MS + 500;
-/** The reads of the board a waiter makes at its own pace; any more are a turn apart (a write's calls are bounded). */
-const READ_BUDGET = 6;
 /** The longest a waiter sleeps between reads: well within TURN_DEADLINE_MS of its turn coming. */
 const LONGEST_SLEEP_MS = TURN_DEADLINE_MS / 2;
 /** A turn's length in calls, for the first estimate of a board that has timed none. */
 const CALLS_PER_TURN = 4;
+/**
+ * The DynamoDB calls one write may make in all, the rate limiter's, its reads, its ticket and
+ * its waits included; a waiter plans its reads by what is left (untilLikelyTurn)...
+ */
+const CALL_BUDGET = 12;
+/**
+ * ...less what it keeps for when its turn comes: its write, a create's read of its column's end,
+ * and one spare (a write that loses a race while holding the turn goes again).
+ */
+const CALLS_AFTER_TURN = 3;
+/** How much earlier than when it should be next in line a waiter further back wakes, in turns per root of the turns ahead. */
+const MARGIN_PER_ROOT_TURN = 0.4;
+/** How much longer than the average one turn may count in it (turnLengthAfter). */
+const TURN_GROWTH = 2;
 /** The first estimate of one turn, before the writer has seen any go by. */
 const FIRST_TURN_ESTIMATE_MS = 25;
 
@@ -96,29 +108,41 @@ export function turnClauses(
   if (ticket === undefined) return { condition: 'attribute_not_exists(turn_next) OR turn_head >= turn_next', values: {} };
   if (deletesBoard) return { condition: 'turn_head = :turnTicket', values: { ':turnTicket': ticket } };
   const now = Date.now();
-  const joinedAt = current.getStore()?.joinedAt;
+  const turnMs = turnLengthAfter(seen, now, current.getStore()?.joinedAt);
   return {
     condition: 'turn_head = :turnTicket',
     // The hand-over, with the time it happens and how long turns take: what waiters time their reads by.
-    set: ['turn_head = :turnAfter', 'turn_at = :turnAt', 'turn_ms = :turnMs'],
+    set: ['turn_head = :turnAfter', 'turn_at = :turnAt', ...(turnMs === undefined ? [] : ['turn_ms = :turnMs'])],
     values: {
       ':turnTicket': ticket,
       ':turnAfter': ticket + 1,
       ':turnAt': now,
-      ':turnMs': turnLengthAfter(seen, now, joinedAt),
+      ...(turnMs === undefined ? {} : { ':turnMs': turnMs }),
     },
   };
 }
 
 /**
- * How long a turn takes, as an average weighted towards the latest (the one ending `now`). The
- * latest began at the last hand-over, or when its writer joined if that was later: the time the
- * board had no queue is no turn (counted, it would send the next waiters to sleep for seconds).
+ * How long a turn takes, as an average weighted towards the latest (the one ending `now`, which
+ * began at the last hand-over). A turn counts at most TURN_GROWTH times the average: a long one
+ * is mostly a holder that noticed late, and counted whole it would send the waiters behind to
+ * sleep past their turns, to notice late in turn (waking early costs a read; late, the board's
+ * time). Turns that are longer for good (a slower table) still raise it, by up to 30% a turn.
+ * A turn its writer found free when it joined (the board had no queue until then) is not
+ * counted: from the last hand-over it would count the time the board had no queue, from the
+ * join only the time this writer took to build its write.
  */
-function turnLengthAfter(seen: Pick<BoardRecord, 'turn_at' | 'turn_ms'>, now: number, joinedAt: number | undefined): number {
-  const began = Math.max(seen.turn_at ?? Number.NEGATIVE_INFINITY, joinedAt ?? Number.NEGATIVE_INFINITY);
-  const last = Number.isFinite(began) ? Math.min(TURN_DEADLINE_MS, Math.max(1, now - began)) : FIRST_TURN_ESTIMATE_MS;
-  return Math.round(seen.turn_ms === undefined ? last : 0.7 * seen.turn_ms + 0.3 * last);
+function turnLengthAfter(
+  seen: Pick<BoardRecord, 'turn_at' | 'turn_ms'>,
+  now: number,
+  joinedAt: number | undefined,
+): number | undefined {
+  const began = seen.turn_at;
+  if (began === undefined || (joinedAt !== undefined && joinedAt > began)) return seen.turn_ms;
+  const last = Math.min(TURN_DEADLINE_MS, Math.max(1, now - began));
+  const average = seen.turn_ms === undefined ? last : 0.7 * seen.turn_ms + 0.3 * Math.min(last, TURN_GROWTH * seen.turn_ms);
+  // Tenths of a millisecond: rounded to whole ones, a short average could not grow.
+  return Math.round(Math.max(1, average) * 10) / 10;
 }
 
 /**
@@ -143,12 +167,9 @@ export async function withTurn<T>(boardId: string, work: (wait: (board: BoardRec
 
 /** A queued writer's view of the turns going by. */
 class Waiter {
+  /** The head this writer last saw, and since when it has seen it (a head that stays too long is skipped). */
   private seenHead = -1;
   private seenAt = 0;
-  /** How long the turns this writer saw go by took (undefined until it saw the head move). */
-  private turnMs: number | undefined;
-  /** Reads of the board while waiting, so far. */
-  private reads = 0;
   /** How long taking the ticket took (ms): what one call costs now. */
   private joinMs = 0;
 
@@ -215,45 +236,53 @@ class Waiter {
   /**
    * How long to wait before reading the board again. Every read is a call of the write's budget,
    * and a read after its turn came is the board's time lost (nothing commits until the holder
-   * notices), so:
-   * - further back in the queue, one read about when this writer should be next in line, from
-   *   when the head last moved (`turn_at`) and how long turns take (`turn_ms`, or what this
-   *   writer saw go by if turns now run longer);
-   * - next in line, a read every third of a turn. A turn is mostly its holder's notice and its
-   *   write, so a late notice makes the next turn longer and the reads sparser: reading a third
-   *   of a turn apart keeps that from feeding on itself;
-   * - past READ_BUDGET reads (the turn ahead runs long, or died), a turn apart.
+   * notices). With turns `turn_ms` long (on average) and the head's since `turn_at`, this
+   * writer's turn likely comes `ahead` turns after the head's began:
+   * - further back in the queue, it reads about when it should be next in line, less a margin:
+   *   turns vary and their variations add up, so the margin grows with the root of the turns
+   *   between (a read too early costs a call; too late, its turn sits unused);
+   * - next in line, it reads every third of a turn;
+   * - when the head's turn runs long (a slow holder, or one that died), which holds up every
+   *   waiter, half as far apart as it has run so far, and, further back, no sooner than half the
+   *   turns between could pass: a stall's reads grow with its logarithm, and noticing its end
+   *   late costs at most half of it again;
+   * - with two reads left of its CALL_BUDGET, it aims at when it should be next in line, or, next
+   *   in line, at the likely hand-over; with one left or none, at half a turn past its likely
+   *   turn. A write's calls stay bounded, and only the writers of a rough stretch notice late.
+   * The average is the board's (every hand-over updates it), not what this writer saw: a waiter
+   * that saw the slow turns of a cold start would sleep through the fast ones that follow.
    */
   private untilLikelyTurn(board: BoardRecord, ticket: number): number {
     // Before the board has timed any turn, one is taken to be a few calls long, timed by this
     // writer's own ticket: a turn is its holder's notice and its write.
-    const firstEstimate = Math.max(FIRST_TURN_ESTIMATE_MS, CALLS_PER_TURN * this.joinMs);
-    const perTurn = Math.max(board.turn_ms ?? firstEstimate, this.turnMs ?? 0);
+    const perTurn = board.turn_ms ?? Math.max(FIRST_TURN_ESTIMATE_MS, CALLS_PER_TURN * this.joinMs);
     const ahead = ticket - headOf(board);
-    this.reads++;
-    // Behind schedule (the head's turn runs long), still at least the turns between.
-    const untilNextInLine = Math.max((board.turn_at ?? Date.now()) + (ahead - 1) * perTurn - Date.now(), (ahead - 1.5) * perTurn);
-    let wait = ahead > 1 ? untilNextInLine : perTurn / 3;
-    // A stall ahead (a slow holder, one that died) holds up everyone behind it: past its budget a
-    // waiter reads a turn apart. (Never sparser: waiters that notice late lengthen the turns, so
-    // that every waiter runs past its budget and notices later still.)
-    if (this.reads > READ_BUDGET) wait = Math.max(wait, perTurn);
+    // This read included.
+    const readsLeft = CALL_BUDGET - CALLS_AFTER_TURN - callsSoFar();
+    const now = Date.now();
+    const headSince = board.turn_at ?? now;
+    const stalledFor = now - headSince;
+    const likelyTurn = headSince + ahead * perTurn;
+    let wait: number;
+    if (readsLeft <= 1) {
+      wait = Math.max(likelyTurn + perTurn / 2 - now, perTurn / 2, stalledFor);
+    } else if (ahead > 1) {
+      const early = readsLeft === 2 ? perTurn : (1 + MARGIN_PER_ROOT_TURN * Math.sqrt(ahead)) * perTurn;
+      wait = Math.max(likelyTurn - early - now, ((ahead - 1) * perTurn) / 2, perTurn / 3, stalledFor / 2);
+    } else {
+      wait = Math.max(readsLeft === 2 ? likelyTurn - now : 0, perTurn / 3, stalledFor / 2);
+    }
     // Never so long that a turn that came early sits unused until the waiters behind skip it as
     // dead (TURN_DEADLINE_MS), nor past the time this request has.
     return Math.max(3, Math.min(wait, LONGEST_SLEEP_MS, timeToDeadline() - GIVE_UP_MARGIN_MS));
   }
 
-  /** Learns how long a turn takes from the heads it saw go by, and since when the head has not moved. */
+  /** Notes since when the head has not moved. */
   private observe(board: BoardRecord): void {
-    const now = performance.now();
     const head = headOf(board);
     if (head !== this.seenHead) {
-      if (this.seenHead >= 0 && head > this.seenHead) {
-        const perTurn = (now - this.seenAt) / (head - this.seenHead);
-        this.turnMs = Math.min(500, Math.max(2, this.turnMs === undefined ? perTurn : (this.turnMs + perTurn) / 2));
-      }
       this.seenHead = head;
-      this.seenAt = now;
+      this.seenAt = performance.now();
     }
   }
 }

@@ -10,17 +10,22 @@ interface Deadline {
   signal: AbortSignal;
   /** Epoch milliseconds at which the request is answered 503 if its work has not finished. */
   at: number;
+  /** The request's calls to DynamoDB so far, every attempt counted: what is left of its call budget. */
+  calls: number;
 }
 const deadlineStorage = new AsyncLocalStorage<Deadline>();
 
 const runWithDeadline = <T>(signal: AbortSignal, fn: () => Promise<T>, at = Number.POSITIVE_INFINITY) =>
-  deadlineStorage.run({ signal, at }, fn);
+  deadlineStorage.run({ signal, at, calls: 0 }, fn);
 
 /** Whether the current request's deadline has passed (its 503 answered): no backing call may start. */
 export const deadlinePassed = () => deadlineStorage.getStore()?.signal.aborted === true;
 
 /** Milliseconds left before the current request's deadline (Infinity outside a request). */
 export const timeToDeadline = () => (deadlineStorage.getStore()?.at ?? Number.POSITIVE_INFINITY) - Date.now();
+
+/** The calls to DynamoDB the current request has made so far (attempts, retries included). */
+export const callsSoFar = () => deadlineStorage.getStore()?.calls ?? 0;
 
 /** Runs `fn` free of the request's deadline: for clean-up that must happen even after it. */
 export const outsideDeadline = <T>(fn: () => Promise<T>) => deadlineStorage.exit(fn);
@@ -59,7 +64,8 @@ type Stack = {
 
 /**
  * SDK middleware, inside the retry loop: no attempt starts after the request's deadline, and no
- * write starts with less than WRITE_BUDGET_MS left before it.
+ * write starts with less than WRITE_BUDGET_MS left before it. Every attempt that starts is counted
+ * (`callsSoFar`).
  */
 export function stopAtDeadline(client: { middlewareStack: unknown }): void {
   (client.middlewareStack as Stack).add(
@@ -68,6 +74,8 @@ export function stopAtDeadline(client: { middlewareStack: unknown }): void {
       if (WRITE_COMMANDS.has(context.commandName ?? '') && timeToDeadline() < WRITE_BUDGET_MS) {
         throw new DeadlineExceeded('too little time left before the request deadline to send a write');
       }
+      const deadline = deadlineStorage.getStore();
+      if (deadline) deadline.calls++;
       return next(args);
     },
     { step: 'finalizeRequest', priority: 'low', name: 'taskBoardStopAtDeadline' },

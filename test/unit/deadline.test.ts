@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { DeadlineExceeded, raceDeadline, stopAtDeadline, WRITE_BUDGET_MS } from '../../lib/runtime/deadline';
+import { callsSoFar, DeadlineExceeded, raceDeadline, stopAtDeadline, WRITE_BUDGET_MS } from '../../lib/runtime/deadline';
 
 /**
  * A write cannot be recalled once sent: one still in flight when a request is answered 503 for
@@ -46,4 +46,24 @@ it('still sends a read with little time left (a read changes nothing)', async ()
 
 it('applies no budget outside a request (clean-up, the collectors)', async () => {
   expect(await outcome(write)).toBe('sent');
+});
+
+/**
+ * A waiter on a busy board plans its reads by what is left of its write's call budget, so each
+ * request counts the calls it sent: its own, not those of requests running beside it, and not a
+ * write the deadline kept back.
+ */
+it('counts the calls each request sent, and only its own', async () => {
+  const sendAndCount = (reads: number, writes: number) =>
+    raceDeadline(
+      WRITE_BUDGET_MS - 1000,
+      async () => {
+        for (let i = 0; i < reads; i++) await outcome(read);
+        for (let i = 0; i < writes; i++) await outcome(write);
+        return callsSoFar();
+      },
+      never,
+    );
+  expect(await Promise.all([sendAndCount(1, 0), sendAndCount(3, 0), sendAndCount(2, 2)])).toEqual([1, 3, 2]);
+  expect(callsSoFar()).toBe(0);
 });
