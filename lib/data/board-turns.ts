@@ -59,12 +59,12 @@ const CALLS_PER_TURN = 4;
  */
 const CALL_BUDGET = 12;
 /**
- * ...less what it keeps for when its turn comes: its write, a create's read of its column's end,
- * and one spare (a write that loses a race while holding the turn goes again).
+ * ...less what it keeps for when its turn comes: its write, and one more (a create's read of its
+ * column's end, when the board item does not say where it is).
  */
-const CALLS_AFTER_TURN = 3;
+const CALLS_AFTER_TURN = 2;
 /** How much earlier than when it should be next in line a waiter further back wakes, in turns per root of the turns ahead. */
-const MARGIN_PER_ROOT_TURN = 0.4;
+const MARGIN_PER_ROOT_TURN = 0.25;
 /** How much longer than the average one turn may count in it (turnLengthAfter). */
 const TURN_GROWTH = 2;
 /** The first estimate of one turn, before the writer has seen any go by. */
