@@ -65,6 +65,9 @@ const CALL_BUDGET = 12;
 const CALLS_AFTER_TURN = 2;
 /** How much earlier than when it should be next in line a waiter further back wakes, in turns per root of the turns ahead. */
 const MARGIN_PER_ROOT_TURN = 0.25;
+/** The weight of the latest turn in the average when it is shorter than the average, and when longer (turnLengthAfter). */
+const FALLING_WEIGHT = 0.2;
+const RISING_WEIGHT = 0.15;
 /** How much longer than the average one turn may count in it (turnLengthAfter). */
 const TURN_GROWTH = 2;
 /** The first estimate of one turn, before the writer has seen any go by. */
@@ -124,10 +127,13 @@ export function turnClauses(
 
 /**
  * How long a turn takes, as an average weighted towards the latest (the one ending `now`, which
- * began at the last hand-over). A turn counts at most TURN_GROWTH times the average: a long one
- * is mostly a holder that noticed late, and counted whole it would send the waiters behind to
- * sleep past their turns, to notice late in turn (waking early costs a read; late, the board's
- * time). Turns that are longer for good (a slower table) still raise it, by up to 30% a turn.
+ * began at the last hand-over), over about the last five to seven turns: waiters further back
+ * sleep for many turns at once, so one turn's noise must not move it much. It follows a shorter
+ * turn more than a longer one, and a turn counts at most TURN_GROWTH times the average: a long
+ * one is mostly a holder that noticed late, and counted whole it would send the waiters behind
+ * to sleep past their turns, to notice late in turn (waking early costs a read; late, the
+ * board's time). Turns that are longer for good (a slower table) still raise it, by up to 15% a
+ * turn.
  * A turn its writer found free when it joined (the board had no queue until then) is not
  * counted: from the last hand-over it would count the time the board had no queue, from the
  * join only the time this writer took to build its write.
@@ -140,7 +146,12 @@ function turnLengthAfter(
   const began = seen.turn_at;
   if (began === undefined || (joinedAt !== undefined && joinedAt > began)) return seen.turn_ms;
   const last = Math.min(TURN_DEADLINE_MS, Math.max(1, now - began));
-  const average = seen.turn_ms === undefined ? last : 0.7 * seen.turn_ms + 0.3 * Math.min(last, TURN_GROWTH * seen.turn_ms);
+  const before = seen.turn_ms;
+  let average = last;
+  if (before !== undefined) {
+    const weight = last < before ? FALLING_WEIGHT : RISING_WEIGHT;
+    average = (1 - weight) * before + weight * Math.min(last, TURN_GROWTH * before);
+  }
   // Tenths of a millisecond: rounded to whole ones, a short average could not grow.
   return Math.round(Math.max(1, average) * 10) / 10;
 }
