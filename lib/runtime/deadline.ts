@@ -10,7 +10,7 @@ interface Deadline {
   signal: AbortSignal;
   /** Epoch milliseconds at which the request is answered 503 if its work has not finished. */
   at: number;
-  /** The request's calls to DynamoDB so far, every attempt counted: what is left of its call budget. */
+  /** The request's calls to backing services so far, every attempt counted: what is left of its call budget. */
   calls: number;
 }
 const deadlineStorage = new AsyncLocalStorage<Deadline>();
@@ -24,7 +24,10 @@ export const deadlinePassed = () => deadlineStorage.getStore()?.signal.aborted =
 /** Milliseconds left before the current request's deadline (Infinity outside a request). */
 export const timeToDeadline = () => (deadlineStorage.getStore()?.at ?? Number.POSITIVE_INFINITY) - Date.now();
 
-/** The calls to DynamoDB the current request has made so far (attempts, retries included). */
+/**
+ * The calls the current request has sent to backing services so far, attempts and retries
+ * included (every client with this middleware: for a board write, DynamoDB's alone).
+ */
 export const callsSoFar = () => deadlineStorage.getStore()?.calls ?? 0;
 
 /** Runs `fn` free of the request's deadline: for clean-up that must happen even after it. */
