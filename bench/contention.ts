@@ -1,9 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startStackProcess, stopStackProcess } from '../test/support/local-process';
 import { type Answer, Client } from './client';
+import { onOwnStack } from './own-stack';
 import { log, max, median, percentile, pool, round } from './util';
 
 /**
@@ -101,24 +98,19 @@ async function race(
 }
 
 export async function benchContention(writerCounts: number[], writesPerWriter: number): Promise<ContentionReport> {
-  // DynamoDB Local keeps its data in SQLite files: on tmpfs they cost no disk syncs.
-  const dataDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'task-board-contention-'));
   // INFO logging, as deployed: the request log line is part of the service's own time.
-  const stack = await startStackProcess(dataDir, {
+  const env = {
     TASK_BOARD_TRACE: '1',
     LOG_LEVEL: 'INFO',
     RATE_LIMIT_REQUESTS: String(QUOTA_NOBODY_REACHES),
     RATE_LIMIT_WINDOW_SECONDS: '60',
-  });
-  try {
+  };
+  return onOwnStack('contention', env, async (stack) => {
     const client = new Client(stack.url);
     const runs: ContentionRun[] = [];
     for (const writers of writerCounts) runs.push({ writers, ...(await contentionOf(client, writers, writesPerWriter)) });
     return { runs };
-  } finally {
-    await stopStackProcess(stack.child);
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** A user quota per minute far above what the phase's writers send: counted, never refused. */

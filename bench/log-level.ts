@@ -1,9 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startStackProcess, stopStackProcess } from '../test/support/local-process';
 import { Client, RouteSample } from './client';
 import { DESCRIPTION_200, makeBoard } from './latency';
+import { onOwnStack } from './own-stack';
 import { range, round } from './util';
 
 /**
@@ -15,9 +12,7 @@ import { range, round } from './util';
 const requests = 500;
 const rows: string[] = [];
 for (const level of ['INFO', 'WARN', 'INFO', 'WARN']) {
-  const dataDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'task-board-log-level-'));
-  const stack = await startStackProcess(dataDir, { TASK_BOARD_TRACE: '1', LOG_LEVEL: level });
-  try {
+  await onOwnStack('log-level', { TASK_BOARD_TRACE: '1', LOG_LEVEL: level }, async (stack) => {
     const client = new Client(stack.url);
     const { token } = await client.register('log-level');
     const board = await makeBoard(client, token, 4, 25, DESCRIPTION_200);
@@ -30,10 +25,7 @@ for (const level of ['INFO', 'WARN', 'INFO', 'WARN']) {
     for (const s of samples.map((x) => x.summary())) {
       rows.push(`| ${level} | ${s.route} | ${s.n} | ${round(s.ownMs.p50, 3)} | ${round(s.ownMs.p99, 3)} |`);
     }
-  } finally {
-    await stopStackProcess(stack.child);
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 console.log('| log level | route | n | own p50 ms | own p99 ms |\n|---|---|---|---|---|');
 console.log(rows.join('\n'));

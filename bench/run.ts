@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { answerArguments } from '../scripts/cli';
 import { type RunningStack, startStackProcess, stopStackProcess } from '../test/support/local-process';
@@ -13,6 +13,7 @@ import { costModel, eventCostModel } from './cost';
 import { benchDelivery } from './delivery';
 import { benchLatency } from './latency';
 import { benchLoad } from './load';
+import { stackDataDir } from './own-stack';
 import { evaluateTargets, type Results, renderMarkdown } from './report';
 import { benchScale } from './scale';
 import { envNumber, loadAverage, log, REPO_ROOT, round } from './util';
@@ -149,9 +150,7 @@ const skip = new Set((process.env.BENCH_SKIP ?? '').split(',').filter(Boolean));
 results.meta.skipped = [...skip];
 if (!skip.has('bundles')) results.bundles = await phase('bundles', () => benchBundles(settings.importRuns));
 
-// DynamoDB Local keeps its data in SQLite files: on tmpfs they cost no disk syncs.
-const dataRoot = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-const dataDir = mkdtempSync(join(dataRoot, 'task-board-bench-'));
+const dataDir = stackDataDir('bench');
 let stack: RunningStack | undefined;
 let webhooks: WebhookBench | undefined;
 try {

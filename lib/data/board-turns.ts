@@ -28,8 +28,9 @@ import { keys } from './table';
  * - A writer that lost takes a ticket: one UpdateItem, which also answers the board as it now is.
  *   It then reads the board (one GetItem, which never conflicts with the transactions in flight)
  *   about when its turn should come, by the board's average turn and within the write's budget
- *   of calls (untilLikelyTurn), and attempts its change once the head is its ticket, with the condition `turn_head = :ticket` and the update
- *   `turn_head = :ticket + 1`: the change and the hand-over are one write.
+ *   of calls (untilLikelyTurn), and attempts its change once the head is its ticket, with the
+ *   condition `turn_head = :ticket` and the update `turn_head = :ticket + 1`: the change and the
+ *   hand-over are one write.
  * - A writer that leaves without a change while it holds the turn (a refusal, nothing to change,
  *   an error) hands the turn on with one UpdateItem. One that gives up before its turn comes (its
  *   request's deadline) leaves its ticket in `turn_gone`, and the first waiter to see the head at

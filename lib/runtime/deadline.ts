@@ -73,12 +73,14 @@ type Stack = {
 export function stopAtDeadline(client: { middlewareStack: unknown }): void {
   (client.middlewareStack as Stack).add(
     (next, context) => async (args) => {
-      if (deadlinePassed()) throw new DeadlineExceeded('the request deadline passed; attempt not sent');
-      if (WRITE_COMMANDS.has(context.commandName ?? '') && timeToDeadline() < WRITE_BUDGET_MS) {
-        throw new DeadlineExceeded('too little time left before the request deadline to send a write');
-      }
       const deadline = deadlineStorage.getStore();
-      if (deadline) deadline.calls++;
+      if (deadline) {
+        if (deadline.signal.aborted) throw new DeadlineExceeded('the request deadline passed; attempt not sent');
+        if (WRITE_COMMANDS.has(context.commandName ?? '') && deadline.at - Date.now() < WRITE_BUDGET_MS) {
+          throw new DeadlineExceeded('too little time left before the request deadline to send a write');
+        }
+        deadline.calls++;
+      }
       return next(args);
     },
     { step: 'finalizeRequest', priority: 'low', name: 'taskBoardStopAtDeadline' },
