@@ -15,16 +15,17 @@ import { outbox, verifyAddress } from '../support/mail';
 import { eventually, pause } from '../support/wait';
 
 /**
- * api-contract.md "Rate limits", over HTTP against a local stack of its own whose functions are
- * given small quotas (the shared stack sets none, so no other test is limited): 5 requests per
- * user and 4 per address, per fixed window of 20 s. Every test uses its own users and its own
+ * The rate limits (docs/rate-limits.md), over HTTP against a local stack of its own whose
+ * functions are given small quotas (the shared stack sets none, so no other test is limited):
+ * 5 requests per user and 4 per address, per fixed window of 20 s. Every test uses its own users and its own
  * source addresses (127.0.0.x: the local server sees the loopback address a request comes from,
  * as API Gateway gives a function the client's), so no test spends another's quota.
  *
- * No assertion depends on the machine's speed: a test that needs its requests in one window waits
- * for a window to start and, if its requests still straddled a boundary (each request's window is
- * known from the clock before it was sent and after it was answered: the stack runs on this
- * machine's clock), runs again with new users.
+ * No assertion depends on the machine's speed: a test that needs its requests in one window starts
+ * them with at least half a window left (waiting for the next window when less is, or always when
+ * its setup spent some of the quota they count on) and, if they still straddled a boundary (each
+ * request's window is known from the clock before it was sent and after it was answered: the stack
+ * runs on this machine's clock), runs again with new users.
  */
 
 const USER_QUOTA = 5;
@@ -139,15 +140,30 @@ function call(
 /** Whether every reply was sent and answered within one and the same window. */
 const oneWindow = (replies: Reply[]) => new Set(replies.flatMap((reply) => reply.windows)).size === 1;
 
-/** Waits until a window has just begun, so that what follows has (nearly) a whole window. */
+/** Waits until a window has just begun: for a test whose setup spent quota that its requests count on. */
 async function atWindowStart(): Promise<void> {
   const next = (windowOf(Date.now()) + WINDOW_SECONDS) * 1000;
   await pause(next - Date.now() + 20);
 }
 
 /**
+ * Half a window: what a test's requests after `withHalfAWindowLeft` may take before a boundary
+ * could split them. They take a second or two; inOneWindow runs an attempt that straddled anyway.
+ */
+const ROOM_MS = (WINDOW_SECONDS * 1000) / 2;
+
+/**
+ * Goes on at once while half a window is left, and otherwise waits for the next window to begin.
+ * Waiting for every window's start would idle a test worker for half a window per test on average.
+ */
+async function withHalfAWindowLeft(): Promise<void> {
+  const next = (windowOf(Date.now()) + WINDOW_SECONDS) * 1000;
+  if (next - Date.now() < ROOM_MS) await pause(next - Date.now() + 20);
+}
+
+/**
  * Runs `attempt` (with new users each time: a straddling attempt spent quota in two windows)
- * from the start of a window until its requests fall in one window, three tries at most.
+ * until its requests fall in one window, three tries at most.
  */
 async function inOneWindow<T>(attempt: () => Promise<{ replies: Reply[]; result: T }>): Promise<T> {
   for (let tries = 1; ; tries++) {
@@ -270,7 +286,8 @@ describe('per-user quota', () => {
         body: { title: 'Cards' },
       });
       expect(column.status).toBe(201);
-      // A whole window for the burst: the quota plus four more card creations, all at once.
+      // A window of its own for the burst (the setup spent the owner's quota): the quota plus four
+      // more card creations, all at once.
       await atWindowStart();
       const replies = await Promise.all(
         Array.from({ length: USER_QUOTA + 4 }, (_, i) =>
@@ -306,7 +323,7 @@ describe('per-user quota', () => {
       expect(login.status).toBe(200);
       const second = login.body.token as string;
       expect(second).not.toBe(user.token);
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const both = await Promise.all(
         [user.token, second, user.token, second, user.token, second].map((token) =>
@@ -332,7 +349,7 @@ describe('per-user quota', () => {
   it('starts again at the next window, which begins at a multiple of its length from the epoch', async () => {
     const outcome = await inOneWindow(async () => {
       const user = await newUser();
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const served: Reply[] = [];
       for (let i = 0; i < USER_QUOTA; i++) served.push(await call('GET', '/auth/me', { from: address, token: user.token }));
@@ -372,7 +389,7 @@ describe('per-address quota', () => {
   it('stops a password-guessing loop at the quota: the right password is refused too, and other addresses are not', async () => {
     const user = await newUser();
     const { guesses, right } = await inOneWindow(async () => {
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const guesses: Reply[] = [];
       for (let i = 0; i < ADDRESS_QUOTA; i++) {
@@ -401,7 +418,7 @@ describe('per-address quota', () => {
   it('counts requests with a missing or refused token per address; a valid token is still counted per user', async () => {
     const user = await newUser();
     const { bad, refused, valid } = await inOneWindow(async () => {
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const bad = [
         await call('GET', '/boards', { from: address }),
@@ -423,7 +440,7 @@ describe('per-address quota', () => {
 
   it('counts registration per address: a refused registration creates no account', async () => {
     const { replies, email } = await inOneWindow(async () => {
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const register = (email: string) =>
         call('POST', '/auth/register', { from: address, body: { email, password: `pw-${randomUUID()}`, display_name: 'Many' } });
@@ -502,7 +519,7 @@ describe("routes whose first call is not a read: the count in POST /boards' and 
   it('serves POST /boards the quota one after another, r counting down; a refused create changes nothing in the table', async () => {
     const { served, refused, before, after, user } = await inOneWindow(async () => {
       const user = await newUser();
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const served: Reply[] = [];
       for (let i = 0; i < USER_QUOTA; i++) {
@@ -526,7 +543,7 @@ describe("routes whose first call is not a read: the count in POST /boards' and 
   it('serves exactly the quota of a burst of board creations and reads sent at once: only the served boards exist', async () => {
     const { replies, user } = await inOneWindow(async () => {
       const user = await newUser();
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const replies = await Promise.all([
         ...Array.from({ length: USER_QUOTA + 1 }, (_, i) =>
@@ -549,7 +566,7 @@ describe("routes whose first call is not a read: the count in POST /boards' and 
   it('serves POST /realtime/tickets the quota one after another, r counting down; a refused ticket changes nothing in the table', async () => {
     const { served, refused, before, after, user } = await inOneWindow(async () => {
       const user = await newUser();
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const served: Reply[] = [];
       for (let i = 0; i < USER_QUOTA; i++)
@@ -574,7 +591,7 @@ describe("routes whose first call is not a read: the count in POST /boards' and 
   it('serves exactly the quota of a burst of tickets sent at once: only the served tickets exist', async () => {
     const { replies, user } = await inOneWindow(async () => {
       const user = await newUser();
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const replies = await Promise.all(
         Array.from({ length: USER_QUOTA + 3 }, () => call('POST', '/realtime/tickets', { from: address, token: user.token })),
@@ -594,7 +611,7 @@ describe("routes whose first call is not a read: the count in POST /boards' and 
   it('counts a password reset request beside its read: over the address quota it is refused and mails no code', async () => {
     const user = await newUser();
     const { served, refused, mailsBefore, mailsAfter } = await inOneWindow(async () => {
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const ask = () => call('POST', '/auth/password/forgot', { from: address, body: { email: user.email } });
       const served: Reply[] = [];
@@ -615,7 +632,7 @@ describe("routes whose first call is not a read: the count in POST /boards' and 
   it('serves exactly the quota of a burst of logins sent at once: the refused ones carry no token', async () => {
     const user = await newUser();
     const replies = await inOneWindow(async () => {
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const replies = await Promise.all(
         Array.from({ length: ADDRESS_QUOTA + 3 }, () =>
@@ -659,7 +676,7 @@ describe('routes that check a mailed code: the count beside their first read, an
   it('a refused address verification changes nothing, and its code still verifies the address in the next window', async () => {
     const { user, code, address, refused, before, after } = await inOneWindow(async () => {
       const user = await newUser();
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const { reply: requested, code } = await mailed(user.email, () =>
         call('POST', '/auth/verify-email/request', { from: address, token: user.token }),
@@ -687,7 +704,7 @@ describe('routes that check a mailed code: the count beside their first read, an
     const user = await newUser();
     const newPassword = `new-${randomUUID()}`;
     const { code, address, refused, before, after } = await inOneWindow(async () => {
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const { reply: asked, code } = await mailed(user.email, () =>
         call('POST', '/auth/password/forgot', { from: address, body: { email: user.email } }),
@@ -750,6 +767,7 @@ describe('POST /boards/{id}/batch: one request per operation, taken whole', () =
         body: { title: 'Cards' },
       });
       expect(column.status).toBe(201);
+      // The member's address verification spent some of its quota: a window of its own.
       await atWindowStart();
       const creates = (n: number, key?: string) =>
         call('POST', `/boards/${board.body.id}/batch`, {
@@ -802,7 +820,7 @@ describe('requests refused for their body or parameters count too', () => {
   it('counts POST /boards refused for its body or Idempotency-Key (400, 413, 415): r goes down on each, then 429', async () => {
     const { refused, over, user } = await inOneWindow(async () => {
       const user = await newUser();
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const create = (options: Omit<CallOptions, 'from' | 'token'>) =>
         call('POST', '/boards', { from: address, token: user.token, ...options });
@@ -832,7 +850,7 @@ describe('requests refused for their body or parameters count too', () => {
   it('counts POST /realtime/tickets refused for its body: r goes down on each 400, then 429 and no ticket', async () => {
     const { refused, over, user } = await inOneWindow(async () => {
       const user = await newUser();
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const ask = (rawBody?: string) => call('POST', '/realtime/tickets', { from: address, token: user.token, rawBody });
       const refused: Reply[] = [];
@@ -855,7 +873,7 @@ describe('requests refused for their body or parameters count too', () => {
     // without one) a body that is not JSON. Counted, each finds the quota spent.
     const { spent, refused } = await inOneWindow(async () => {
       const user = await newUser();
-      await atWindowStart();
+      await withHalfAWindowLeft();
       const address = newAddress();
       const spent: Reply[] = [];
       for (let i = 0; i < USER_QUOTA; i++) spent.push(await call('GET', '/auth/me', { from: address, token: user.token }));
