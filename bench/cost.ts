@@ -69,7 +69,7 @@ export const MIX: Record<string, number> = {
  * log every change of a board is such a transaction: its own writes, the board item's
  * Update (seq) and the log item's Put; what that adds is itemised by eventCostModel below.
  */
-/** Write units of the rate limiter's counter update on a counted request (api-contract.md "Rate limits"). */
+/** Write units of the rate limiter's counter update on a counted request (docs/rate-limits.md). */
 export const RATE_LIMIT_WRU = 1;
 
 /**

@@ -20,7 +20,7 @@ export const LIMITS = {
   ownP50Ms: 1,
   ownP99Ms: 5,
   treeRatio: 12,
-  /** A board's 304 against its 200, read units, at 5,000 cards (api-contract: under 1 %). */
+  /** A board's 304 against its 200, read units, at 5,000 cards (the contract: under 1 %). */
   notModifiedReadSharePercent: 1,
   /** A 100-card tree beside 1,000 comments and 1,000 archived cards against the same without them, read units. */
   detailsReadRatio: 1.1,

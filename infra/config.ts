@@ -24,7 +24,7 @@ export interface StackConfig {
   throttle: { rateLimit: number; burstLimit: number };
   authThrottle: { rateLimit: number; burstLimit: number };
   /**
-   * Fair-use limits applied in the functions (api-contract.md "Rate limits", docs/rate-limits.md):
+   * Fair-use limits applied in the functions (docs/rate-limits.md):
    * `requests` per user and `authRequests` per client address (credential routes, bad tokens), per
    * fixed window of `windowSeconds`. 600 and 30 per 60 s in every committed stage.
    */
@@ -56,7 +56,7 @@ export interface RateLimits {
   windowSeconds: number;
 }
 
-/** The contract's example quotas (api-contract.md "Rate limits"), which the committed stages set. */
+/** The contract's example quotas (docs/rate-limits.md), which the committed stages set. */
 export const DEFAULT_RATE_LIMITS: RateLimits = { requests: 600, authRequests: 30, windowSeconds: 60 };
 
 /**

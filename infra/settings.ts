@@ -42,7 +42,7 @@ export const stageSettingsSchema = v.strictObject({
   authThrottle: throttle,
   /** Default route throttling of the WebSocket stage (connects and messages per route). */
   socketThrottle: throttle,
-  /** Fair-use quotas in the functions (api-contract.md "Rate limits", docs/rate-limits.md). */
+  /** Fair-use quotas in the functions (docs/rate-limits.md). */
   rateLimits: v.strictObject({
     /** Requests per user per window. */
     requests: wholePositive,

@@ -16,7 +16,7 @@ import {
 import { type ItemKey, keyHash, TTL_ATTRIBUTE } from './table';
 
 /**
- * The rate limiter's counters (api-contract.md "Rate limits", docs/rate-limits.md): one item per
+ * The rate limiter's counters (docs/rate-limits.md): one item per
  * subject and fixed window, in the service's table, so that every function instance counts on the
  * same number. It knows nothing of HTTP: the caller names the subject and the quota.
  *

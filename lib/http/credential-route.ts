@@ -9,7 +9,7 @@ export type CredentialRow = PublicRow & { throttle: 'identity' };
 /**
  * The handler of a public row that takes credentials (register, login, refresh, logout, password
  * forgot and reset): `publicRoute()` with each request counted against its client address's rate
- * limit (api-contract.md "Rate limits"), which a password-guessing loop runs into. Its own entry
+ * limit (docs/rate-limits.md), which a password-guessing loop runs into. Its own entry
  * point, like publicRoute(), so that only these functions carry the counter's table client.
  */
 export function credentialRoute<R extends CredentialRow>(

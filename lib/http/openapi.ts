@@ -575,7 +575,7 @@ function operationResponses(id: DocumentedRouteId, row: RouteRow, text: RouteTex
   for (const status of errorStatuses(row)) responses[status] = errorResponse(status, row, text);
   const policy = rateLimitOf(row);
   responses[429] = policy ? rateLimitedResponse(policy) : { $ref: '#/components/responses/TooManyRequests' };
-  // Every answer of a counted operation says where its caller stands (api-contract.md "Rate limits").
+  // Every answer of a counted operation says where its caller stands (docs/rate-limits.md).
   if (policy) for (const response of Object.values(responses) as Json[]) withRateLimitFields(response);
   return responses;
 }

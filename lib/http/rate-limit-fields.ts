@@ -1,7 +1,7 @@
 import type { RateLimitPolicy } from '../rows/row';
 
 /**
- * The pure parts of the rate limits (api-contract.md "Rate limits"): the fields of the IETF
+ * The pure parts of the rate limits (docs/rate-limits.md): the fields of the IETF
  * RateLimit header draft (draft-ietf-httpapi-ratelimit-headers) in Structured Field syntax, and the
  * metric the limiter counts when its store cannot answer. Importing this module costs nothing:
  * OpenAPI, CDK (the alarm) and the middleware (lib/http/rate-limit.ts) share it.

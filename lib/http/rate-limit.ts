@@ -17,7 +17,7 @@ import {
 import { type RouteMiddleware, type RouteState, requestIdOf } from './types';
 
 /**
- * Fair use (api-contract.md "Rate limits", docs/rate-limits.md): every request of a counted row
+ * Fair use (docs/rate-limits.md): every request of a counted row
  * (lib/rows/row.ts `rateLimitOf`) is counted once, in the table (lib/data/rate-limits.ts), against
  * its user's quota when it presents a valid token and against its source address's otherwise.
  * The count starts as soon as its subject is known and runs beside the route's first read (the

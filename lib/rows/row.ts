@@ -221,7 +221,7 @@ export interface ScheduleRow extends FunctionRow {
 }
 
 /**
- * The rate-limit policy that counts a route's requests (api-contract.md "Rate limits"), derived
+ * The rate-limit policy that counts a route's requests (docs/rate-limits.md), derived
  * from fields every row already has, so that no row states it twice: the routes that take
  * credentials in their body (public and throttled at the identity rate: register, login, refresh,
  * logout, password forgot and reset) count per client address; every route that takes a token

@@ -28,7 +28,7 @@ export const ENV = {
    * 86400): set short on a local stack so that tests can watch a token expire.
    */
   personalTokenDaySeconds: 'PERSONAL_TOKEN_DAY_SECONDS',
-  /** Per-user quota of requests per window (api-contract.md "Rate limits"); unset locally = no limit. */
+  /** Per-user quota of requests per window (docs/rate-limits.md); unset locally = no limit. */
   rateLimitRequests: 'RATE_LIMIT_REQUESTS',
   /** The length of a rate-limit window in seconds, for both policies. */
   rateLimitWindowSeconds: 'RATE_LIMIT_WINDOW_SECONDS',

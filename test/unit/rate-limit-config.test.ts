@@ -4,7 +4,7 @@ import { validateStageSettings } from '../../infra/settings';
 import { STAGE_FILES } from '../../infra/stages';
 
 /**
- * The stages' rate limits (api-contract.md "Rate limits"): 600 per user and 30 per address per
+ * The stages' rate limits (docs/rate-limits.md): 600 per user and 30 per address per
  * 60 s on every deployed stage, set in each stage's committed file (infra/stages/) and nowhere
  * else: the former context keys are refused, naming the setting that replaced them.
  */
