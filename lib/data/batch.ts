@@ -125,7 +125,7 @@ export async function applyBatch(
   // On a busy board the batch waits its turn like any change (lib/data/board-turns.ts): after a
   // lost race, or at once when writers already queue; holding it, nothing else commits meanwhile.
   let lastBoard = scope.board;
-  return withTurn(scope.boardId, (untilTurn) =>
+  return withTurn({ boardId: scope.boardId }, (untilTurn) =>
     retryLostRaces(async (attempt) => {
       const queued = attempt > 0 || !queueEmpty(scope.board);
       if (queued) await waitOrGone(untilTurn, lastBoard);

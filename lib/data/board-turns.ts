@@ -56,14 +56,21 @@ const LONGEST_SLEEP_MS = TURN_DEADLINE_MS / 2;
 const CALLS_PER_TURN = 4;
 /**
  * The DynamoDB calls one write may make in all, the rate limiter's, its reads, its ticket and
- * its waits included; a waiter plans its reads by what is left (untilLikelyTurn)...
+ * its waits included; a waiter plans its reads by what is left (untilLikelyTurn), less what its
+ * change spends once its turn comes (CallsAfterTurn).
  */
 const CALL_BUDGET = 12;
+
 /**
- * ...less what it keeps for when its turn comes: its write, and one more (a create's read of its
- * column's end, when the board item does not say where it is).
+ * The calls a change makes once its turn comes, by the board as its waiter last read it: its
+ * write, and any read it makes at its turn (a create's of its column's end, when the board item
+ * does not say where it is). A waiter keeps them out of its reads.
  */
-const CALLS_AFTER_TURN = 2;
+export type CallsAfterTurn = (board: BoardRecord) => number;
+/** A change that reads what it writes on at its turn (a member's item, a batch's), and writes. */
+const READ_AND_WRITE: CallsAfterTurn = () => 2;
+/** A change that writes at its turn on what it read before (a card's edit, move or deletion). */
+export const WRITE_ONLY: CallsAfterTurn = () => 1;
 /** How much earlier than when it should be next in line a waiter further back wakes, in turns per root of the turns ahead. */
 const MARGIN_PER_ROOT_TURN = 0.25;
 /** The weight of the latest turn in the average when it is shorter than the average, and when longer (turnLengthAfter). */
@@ -162,10 +169,13 @@ function turnLengthAfter(
  * board as it now is, to queue (or keep waiting) and get the board as it is when the turn comes.
  * A turn still held when `work` ends without its change is handed on.
  */
-export async function withTurn<T>(boardId: string, work: (wait: (board: BoardRecord) => Promise<BoardRecord>) => Promise<T>) {
+export async function withTurn<T>(
+  { boardId, callsAfterTurn = READ_AND_WRITE }: { boardId: string; callsAfterTurn?: CallsAfterTurn },
+  work: (wait: (board: BoardRecord) => Promise<BoardRecord>) => Promise<T>,
+) {
   const turn: Turn = { boardId, done: false };
   return current.run(turn, async () => {
-    const waiter = new Waiter(turn);
+    const waiter = new Waiter(turn, callsAfterTurn);
     try {
       return await work((board) => waiter.untilTurn(board));
     } finally {
@@ -184,8 +194,13 @@ class Waiter {
   private seenAt = 0;
   /** How long taking the ticket took (ms): what one call costs now. */
   private joinMs = 0;
+  /** The head when this writer took its ticket. */
+  private headAtJoin = 0;
 
-  constructor(private readonly turn: Turn) {}
+  constructor(
+    private readonly turn: Turn,
+    private readonly callsAfterTurn: CallsAfterTurn,
+  ) {}
 
   /**
    * The board as it is when the turn is this writer's: queued first if it holds no ticket, or
@@ -241,6 +256,7 @@ class Waiter {
     const board = Attributes as BoardRecord;
     this.turn.ticket = (board.turn_next ?? 1) - 1;
     this.turn.joinedAt = Date.now();
+    this.headAtJoin = headOf(board);
     this.joinMs = performance.now() - started;
     return board;
   }
@@ -262,7 +278,9 @@ class Waiter {
    *   in line, at the likely hand-over; with one left or none, at half a turn past its likely
    *   turn. A write's calls stay bounded, and only the writers of a rough stretch notice late.
    * The average is the board's (every hand-over updates it), not what this writer saw: a waiter
-   * that saw the slow turns of a cold start would sleep through the fast ones that follow.
+   * that saw the slow turns of a cold start would sleep through the fast ones that follow. Only
+   * its last two reads go by the queue's pace since it joined when that is slower: a rough
+   * stretch is what spends a budget, and the average lags it.
    */
   private untilLikelyTurn(board: BoardRecord, ticket: number): number {
     // Before the board has timed any turn, one is taken to be a few calls long, timed by this
@@ -270,16 +288,20 @@ class Waiter {
     const perTurn = board.turn_ms ?? Math.max(FIRST_TURN_ESTIMATE_MS, CALLS_PER_TURN * this.joinMs);
     const ahead = ticket - headOf(board);
     // This read included.
-    const readsLeft = CALL_BUDGET - CALLS_AFTER_TURN - callsSoFar();
+    const readsLeft = CALL_BUDGET - this.callsAfterTurn(board) - callsSoFar();
     const now = Date.now();
     const headSince = board.turn_at ?? now;
     const stalledFor = now - headSince;
-    const likelyTurn = headSince + ahead * perTurn;
+    // Its last reads are planned by the slower of the board's average and the pace the queue has
+    // kept since this writer joined: the average runs short on purpose (turnLengthAfter), and a
+    // last read that comes before the turn is a call past the budget.
+    const pace = readsLeft <= 2 ? Math.max(perTurn, this.paceSinceJoin(board)) : perTurn;
+    const likelyTurn = headSince + ahead * pace;
     let wait: number;
     if (readsLeft <= 1) {
-      wait = Math.max(likelyTurn + perTurn / 2 - now, perTurn / 2, stalledFor);
+      wait = Math.max(likelyTurn + pace / 2 - now, pace / 2, stalledFor);
     } else if (ahead > 1) {
-      const early = readsLeft === 2 ? perTurn : (1 + MARGIN_PER_ROOT_TURN * Math.sqrt(ahead)) * perTurn;
+      const early = readsLeft === 2 ? pace : (1 + MARGIN_PER_ROOT_TURN * Math.sqrt(ahead)) * perTurn;
       wait = Math.max(likelyTurn - early - now, ((ahead - 1) * perTurn) / 2, perTurn / 3, stalledFor / 2);
     } else {
       wait = Math.max(readsLeft === 2 ? likelyTurn - now : 0, perTurn / 3, stalledFor / 2);
@@ -287,6 +309,17 @@ class Waiter {
     // Never so long that a turn that came early sits unused until the waiters behind skip it as
     // dead (TURN_DEADLINE_MS), nor past the time this request has.
     return Math.max(3, Math.min(wait, LONGEST_SLEEP_MS, timeToDeadline() - GIVE_UP_MARGIN_MS));
+  }
+
+  /**
+   * How long a turn has taken since this writer joined (0 until the head has moved twice): the
+   * hand-overs it has seen, over the time from its join to the latest of them.
+   */
+  private paceSinceJoin(board: BoardRecord): number {
+    const moved = headOf(board) - this.headAtJoin;
+    const { joinedAt } = this.turn;
+    if (moved < 2 || joinedAt === undefined || board.turn_at === undefined) return 0;
+    return Math.max(0, board.turn_at - joinedAt) / moved;
   }
 
   /** Notes since when the head has not moved. */

@@ -4,7 +4,7 @@ import type { moveCardBody } from '../contract/schemas';
 import { Archived, Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, relatedOnBoard, type ScopeVia } from './access';
-import { turnHeld } from './board-turns';
+import { turnHeld, WRITE_ONLY } from './board-turns';
 import { getItems, type Item, type NamedItems, queryPages, type Refusal } from './db';
 import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
 import {
@@ -75,7 +75,11 @@ export async function createCard(
   const { boardId, column } = scope;
   let highest = highestAtFirstRead;
   let first = true;
-  return retryChange({ board: scope.board, item: scope.columnCardVersion }, async ({ board, item: seenVersion }) => {
+  // At its turn, a create reads its column's end unless the board's last change put a card there
+  // (a busy column: likely again by then), and writes.
+  const callsAfterTurn = (board: BoardRecord) => (lastAppendedTo(board, column.id) === undefined ? 2 : 1);
+  const seen = { board: scope.board, item: scope.columnCardVersion, callsAfterTurn };
+  return retryChange(seen, async ({ board, item: seenVersion }) => {
     let version: number | undefined = seenVersion;
     // Holding the turn (even at the first attempt, when the request found writers queued and
     // waited before it), the column as first read is stale: what it read then would only fail.
@@ -94,15 +98,10 @@ export async function createCard(
         highest = lastAppendedTo(board, column.id) ?? (await highestCardPosition(boardId, column.id));
         version = undefined;
       } else {
-        // Only the column's version moved (no other change of the board): read both again.
-        const [found, top] = await Promise.all([
-          getItems([keys.columnLookup(column.id)]),
-          highestCardPosition(boardId, column.id),
-        ]);
-        const lookup = found.get<ColumnLookup>(keys.columnLookup(column.id));
-        if (!lookup) throw new NotFound('Column');
-        version = lookup.card_version;
-        highest = top;
+        // Only the column's version moved (no other change of the board): its failed condition
+        // returned the version as it now is, and the highest card is read after it, so a create
+        // committed between the two makes the version fail again rather than share a position.
+        highest = await highestCardPosition(boardId, column.id);
       }
     }
     first = false;
@@ -270,7 +269,7 @@ export async function updateCard(
   ifMatch?: EntityTags,
 ): Promise<TaggedCard> {
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
-  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+  return retryChange({ board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY }, async ({ board, item: card }) => {
     // On the card as this attempt writes it: a retry after a lost race checks the card as it now is.
     requireCardMatch(ifMatch, card, board);
     if (Object.entries(fields).every(([name, value]) => (card as unknown as Record<string, unknown>)[name] === value)) {
@@ -292,7 +291,7 @@ export async function updateCard(
 
 /** Clears a card's due date; a card without one changes nothing (no write, no event). */
 export async function clearDueDate(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<TaggedCard> {
-  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+  return retryChange({ board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY }, async ({ board, item: card }) => {
     requireCardMatch(ifMatch, card, board);
     if (!card.due_at) return shownCard(card, board);
     return commitCardUpdate(scope, { board, item: card }, { ...card, due_at: null }, { expression: 'REMOVE due_at' });
@@ -397,7 +396,7 @@ export async function cardAtEitherKey(boardId: string, cardId: string): Promise<
  * card as it now is and the delete goes again from there (one more round trip, only in that race).
  */
 export async function deleteCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<void> {
-  await retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+  await retryChange({ board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY }, async ({ board, item: card }) => {
     requireCardMatch(ifMatch, card, board);
     // The card must still be the write it was read as: the tags listed name it, and the log item
     // tells the collector how many comments to remove (every comment write advances the counter).
@@ -463,7 +462,7 @@ type MoveRequest = InferOutput<ReturnType<typeof moveCardBody>>;
 export async function moveCard(scope: ScopeVia<'card'>, move: MoveRequest, ifMatch?: EntityTags): Promise<TaggedCard> {
   const targetColumn = moveTargetColumn(scope, move);
   const position = movePosition(scope, move);
-  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+  return retryChange({ board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY }, async ({ board, item: card }) => {
     // An archived card is in no column; on a retry, one archived since the move was asked.
     if (card.archived_at) throw archivedCard();
     requireCardMatch(ifMatch, card, board);

@@ -3,7 +3,16 @@ import { NotFound, ResyncRequired } from '../domain/errors';
 import type { BoardEvent, BoardEventKind } from '../domain/events';
 import { MAX_SEQ } from '../domain/limits';
 import { ENV, secondsFromEnv } from '../runtime/config';
-import { headOf, queueEmpty, turnClauses, turnCommitted, turnHeld, waitOrGone, withTurn } from './board-turns';
+import {
+  type CallsAfterTurn,
+  headOf,
+  queueEmpty,
+  turnClauses,
+  turnCommitted,
+  turnHeld,
+  waitOrGone,
+  withTurn,
+} from './board-turns';
 import {
   type Item,
   itemsOf,
@@ -144,9 +153,13 @@ const MAX_ATTEMPTS = 40;
  * races as it always did; a writer that loses queues for its turn on the board
  * (lib/data/board-turns.ts) and attempts again when its turn comes, on the board as it then is,
  * instead of racing blindly again: on a busy board a write waits its turn rather than failing.
+ * `first.callsAfterTurn`: what the attempt spends once the turn comes, when not a read and a write.
  */
-export function retryChange<I, T>(first: Seen<I>, attempt: (seen: Seen<I>) => Promise<T>): Promise<T> {
-  return withTurn(first.board.id, async (untilTurn) => {
+export function retryChange<I, T>(
+  first: Seen<I> & { callsAfterTurn?: CallsAfterTurn },
+  attempt: (seen: Seen<I>) => Promise<T>,
+): Promise<T> {
+  return withTurn({ boardId: first.board.id, callsAfterTurn: first.callsAfterTurn }, async (untilTurn) => {
     // Writers already queue on the board (as the request read it): its turn first, rather than a
     // transaction that would fail for the queue and, in flight, hold up the one at its head.
     let seen = queueEmpty(first.board) ? first : { board: await waitOrGone(untilTurn, first.board), item: first.item };

@@ -109,7 +109,7 @@ const MAX_ATTEMPTS = 40;
  * by withTurn.
  */
 export function inBoardTurn<T>(first: BoardRecord, queueFirst: boolean, attempt: (board: BoardRecord) => Promise<T>): Promise<T> {
-  return withTurn(first.id, async (untilTurn) => {
+  return withTurn({ boardId: first.id }, async (untilTurn) => {
     let board = queueFirst && !queueEmpty(first) ? await waitOrGone(untilTurn, first) : first;
     for (let n = 1; ; n++) {
       try {
