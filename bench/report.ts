@@ -618,7 +618,7 @@ export function renderMarkdown(r: Results): string {
           ? `The ${s.seeding.large.cards}-card board took ${s.seeding.large.seconds} s of that.`
           : `The ${s.seeding.large.cards}-card board's cards were created through POST /boards/{id}/batch in ${s.seeding.large.seconds} s (${s.seeding.large.cardsPerSecond} cards/s; BENCH_SEED=http seeds it by single creates).`) +
         (s.seeding.huge
-          ? ` The ${s.seeding.huge.cards}-card board, only deleted, was written with BatchWriteItem (the same items as the service writes, checked against a card it wrote; through the batch route it takes minutes) in ${s.seeding.huge.seconds} s (${s.seeding.huge.cardsPerSecond} cards/s); the stream consumers then took ${s.seeding.huge.streamDrainSeconds} s more to read its records before its DELETE was sent.`
+          ? ` The ${s.seeding.huge.cards}-card board, only deleted, was ${s.seeding.huge.mode === 'batch' ? 'created through POST /boards/{id}/batch, one batch after another' : 'written with BatchWriteItem (the same cards as the service writes, checked against a card it wrote, without log items; BENCH_HUGE_SEED=direct)'} in ${s.seeding.huge.seconds} s (${s.seeding.huge.cardsPerSecond} cards/s); the stream consumers then took ${s.seeding.huge.streamDrainSeconds} s more to read its records before its DELETE was sent.`
           : ''),
     );
     const timedWith = [

@@ -43,7 +43,8 @@ import { benchWebhooks, renderWebhooks, type WebhookBench } from './webhooks';
  *
  * Knobs (environment): BENCH_REQUESTS (default 1000 per main route), BENCH_OTHER_REQUESTS (200),
  * BENCH_IMPORT_RUNS (15), BENCH_LARGE_BOARD (5000 cards), BENCH_SMALL_BOARD (500), BENCH_HUGE_BOARD
- * (50000 cards, only deleted),
+ * (50000 cards, only deleted), BENCH_HUGE_SEED=direct (write its cards straight into the table
+ * instead of through the batch route: seconds instead of minutes),
  * BENCH_LIST_BOARDS (1000), BENCH_LOAD_SECONDS (5), BENCH_CONNECTIONS (16), BENCH_SEED=http (seed the
  * large board by single creates too, instead of through POST /boards/{id}/batch), BENCH_KEEP=1 keeps
  * the synthesized bundles, BENCH_DELIVERY_CHANGES (240 changes to one watcher), BENCH_FANOUT_CHANGES
@@ -89,6 +90,8 @@ const settings = {
   seedWriters: 20,
   /** The large board's cards: straight into the table (default, seconds) or over HTTP (minutes here). */
   seed: process.env.BENCH_SEED === 'http' ? ('http' as const) : ('batch' as const),
+  /** The huge board's cards: through the batch route (default, minutes) or straight into the table. */
+  hugeSeed: process.env.BENCH_HUGE_SEED === 'direct' ? ('direct' as const) : ('batch' as const),
   treeRuns: 7,
   /** Boards re-read in full and with If-None-Match, and how many times each way. */
   conditionalBoards: [50, 500, envNumber('BENCH_LARGE_BOARD', 5000)],
@@ -189,6 +192,7 @@ try {
           settings.seedWriters,
           settings.treeRuns,
           settings.seed,
+          settings.hugeSeed,
         ),
       );
     // Last: the stream works through their 1,500 or so log items for a while after them, and the

@@ -188,7 +188,7 @@ export class Table {
    * per column), and each column's card_version set as that many creates would have left it.
    * BatchWriteItem, 25 items a request, 8 requests in flight. No log items and no seq: the board
    * reads as one that had those cards all along (the broadcaster reads only log items' records).
-   * Only for the huge board (see `benchScale`).
+   * Only for the huge board with BENCH_HUGE_SEED=direct (see `benchScale`).
    */
   async seedCards(board: BoardFixture, perColumn: number, description: string): Promise<string[]> {
     const writes: WriteRequest[] = [];
@@ -361,16 +361,20 @@ export interface DeleteRun {
  */
 export type SeedMode = 'http' | 'batch' | 'direct';
 
+/** How the huge board is seeded: through POST /boards/{id}/batch, or BatchWriteItem straight into the table. */
+export type HugeSeedMode = 'batch' | 'direct';
+
 export interface ScaleReport {
   seeding: {
     http: { cards: number; seconds: number; cardsPerSecond: number; writers: number; createMs: Stats };
     large: { mode: SeedMode; cards: number; seconds: number; cardsPerSecond: number };
     /**
-     * The board only deleted (BENCH_HUGE_BOARD, BENCH_SKIP=huge leaves it out), its cards written
-     * straight into the table (`benchScale` says why); then the stream consumers' wait for the
+     * The board only deleted (BENCH_HUGE_BOARD, BENCH_SKIP=huge leaves it out), seeded through the
+     * batch route or, with BENCH_HUGE_SEED=direct, straight into the table (runs from before the
+     * choice have no `mode`: theirs were `direct`); then the stream consumers' wait for the
      * seed's records, before its DELETE.
      */
-    huge?: { cards: number; seconds: number; cardsPerSecond: number; streamDrainSeconds: number };
+    huge?: { mode?: HugeSeedMode; cards: number; seconds: number; cardsPerSecond: number; streamDrainSeconds: number };
   };
   trees: TreeRun[];
   treeRatio: number;
@@ -651,6 +655,7 @@ export async function benchScale(
   columns: number,
   runs: number,
   seedMode: SeedMode,
+  hugeSeed: HugeSeedMode = 'batch',
 ): Promise<ScaleReport> {
   const table = new Table(dataDir);
   // Every mode but `http` is the batch route: bench/run.ts passes `direct` when BENCH_SEED is unset.
@@ -665,7 +670,7 @@ export async function benchScale(
       createMs.push(a.wallMs),
     );
     const httpSeconds = (performance.now() - started) / 1000;
-    // What a card the service wrote holds, for the huge board's cards written straight into the table.
+    // What a card the service wrote holds: the huge board's cards must hold the same, however written.
     const serviceCard = itemShape(await table.first(keys.boardPartition(small.id), keys.cardPrefix));
     log(
       `seeded ${small.cards.length} cards in ${httpSeconds.toFixed(1)} s; the ${sizes.large}-card board ${overHttp ? 'over HTTP' : 'through the batch route'}`,
@@ -724,19 +729,26 @@ export async function benchScale(
     log(`deletes: ${deletes.map(describeDelete).join('; ')}`);
     let huge: ScaleReport['seeding']['huge'];
     if (sizes.huge) {
-      // Written straight into the table: through the batch route, one batch after another,
-      // 50,000 cards took 414 s on the local stack (121 cards/s, slower as the board grows: 5,000
-      // took 29 to 35 s), where BatchWriteItem takes about 40 s and the whole bench 7 to 10 min.
-      log(`seeding the ${sizes.huge}-card board with BatchWriteItem`);
+      // Through the batch route, one batch after another (a board takes one change at a time):
+      // the board as the service writes it, a log item per card included, which its deletion
+      // removes too. BENCH_HUGE_SEED=direct writes the cards straight into the table instead, in
+      // a tenth of the time, for a quicker run of the deletion alone.
+      log(`seeding the ${sizes.huge}-card board ${hugeSeed === 'batch' ? 'through the batch route' : 'with BatchWriteItem'}`);
       started = performance.now();
-      const board = await makeBoard(client, owner.token, columns, 0, DESCRIPTION_1K);
-      board.cards = await table.seedCards(board, perColumn(sizes.huge), DESCRIPTION_1K);
+      let board: BoardFixture;
+      if (hugeSeed === 'batch') {
+        board = await seedBoard(client, owner, columns, sizes.huge);
+      } else {
+        board = await makeBoard(client, owner.token, columns, 0, DESCRIPTION_1K);
+        board.cards = await table.seedCards(board, perColumn(sizes.huge), DESCRIPTION_1K);
+      }
       const seconds = (performance.now() - started) / 1000;
       const written = itemShape(await table.first(keys.boardPartition(board.id), keys.cardPrefix));
       if (written !== serviceCard) throw new Error(`seeded cards (${written}) differ from the service's (${serviceCard})`);
       log(`seeded ${board.cards.length} cards in ${seconds.toFixed(1)} s; waiting for the stream consumers to read them`);
       const drainMs = await streamSettled(dataDir);
       huge = {
+        mode: hugeSeed,
         cards: board.cards.length,
         seconds: round(seconds, 1),
         cardsPerSecond: round(board.cards.length / seconds, 0),
