@@ -89,7 +89,9 @@ export function archiveCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Prom
  */
 export function restoreCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<TaggedCard> {
   const { boardId } = scope;
-  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+  // At its turn it reads its column's version and end (two calls beside each other), and writes.
+  const callsAfterTurn = () => 3;
+  return retryChange({ board: scope.board, item: scope.card, callsAfterTurn }, async ({ board, item: card }) => {
     requireCardMatch(ifMatch, card, board);
     if (!card.archived_at) return shownCard(card, board);
     const [found, highest] = await Promise.all([

@@ -67,7 +67,11 @@ const CALL_BUDGET = 12;
  * does not say where it is). A waiter keeps them out of its reads.
  */
 export type CallsAfterTurn = (board: BoardRecord) => number;
-/** A change that reads what it writes on at its turn (a member's item, a batch's), and writes. */
+/**
+ * What a change that names no rule keeps back: one read at its turn (of what it writes on) and
+ * its write. A restore names its own; a batch, which reads its whole scope again at its turn,
+ * keeps this: its calls serve up to 25 changes, not one.
+ */
 const READ_AND_WRITE: CallsAfterTurn = () => 2;
 /** A change that writes at its turn on what it read before (a card's edit, move or deletion). */
 export const WRITE_ONLY: CallsAfterTurn = () => 1;
@@ -194,8 +198,11 @@ class Waiter {
   private seenAt = 0;
   /** How long taking the ticket took (ms): what one call costs now. */
   private joinMs = 0;
-  /** The head when this writer took its ticket. */
-  private headAtJoin = 0;
+  /**
+   * A hand-over this writer saw (the head, and when it moved there): the queue's pace is timed
+   * from it. Kept through a later join: the pace is the board's, not the ticket's.
+   */
+  private paceFrom?: { head: number; at: number };
 
   constructor(
     private readonly turn: Turn,
@@ -256,7 +263,7 @@ class Waiter {
     const board = Attributes as BoardRecord;
     this.turn.ticket = (board.turn_next ?? 1) - 1;
     this.turn.joinedAt = Date.now();
-    this.headAtJoin = headOf(board);
+    if (board.turn_at !== undefined) this.paceFrom ??= { head: headOf(board), at: board.turn_at };
     this.joinMs = performance.now() - started;
     return board;
   }
@@ -313,13 +320,14 @@ class Waiter {
 
   /**
    * How long a turn has taken since this writer joined (0 until the head has moved twice): the
-   * hand-overs it has seen, over the time from its join to the latest of them.
+   * time between two hand-overs, the one it saw when it joined and the latest, over the turns
+   * between them.
    */
   private paceSinceJoin(board: BoardRecord): number {
-    const moved = headOf(board) - this.headAtJoin;
-    const { joinedAt } = this.turn;
-    if (moved < 2 || joinedAt === undefined || board.turn_at === undefined) return 0;
-    return Math.max(0, board.turn_at - joinedAt) / moved;
+    const from = this.paceFrom;
+    const moved = from ? headOf(board) - from.head : 0;
+    if (!from || moved < 2 || board.turn_at === undefined) return 0;
+    return Math.max(0, board.turn_at - from.at) / moved;
   }
 
   /** Notes since when the head has not moved. */

@@ -64,8 +64,9 @@ export async function highestCardPosition(boardId: string, columnId: string): Pr
  * state. (The board's `seq`, read in the second round trip, may be newer than that query.) Moves
  * do not touch it (the spec lets a move write nothing but the card), and moves may produce equal
  * positions by the spec's own arithmetic anyway; creates alone are guaranteed distinct positions.
- * A create that lost the race waits its turn on the board, then reads the column's version and
- * highest card again in one round trip and writes.
+ * A create that lost the race to another change of the board waits its turn, then reads its
+ * column's highest card again (or takes it from the board item) and writes; one that lost only
+ * its column's version reads the highest card again, with the version its cancellation returned.
  */
 export async function createCard(
   scope: ScopeVia<'column'>,
