@@ -140,11 +140,13 @@ function call(
 /** Whether every reply was sent and answered within one and the same window. */
 const oneWindow = (replies: Reply[]) => new Set(replies.flatMap((reply) => reply.windows)).size === 1;
 
-/** Waits until a window has just begun: for a test whose setup spent quota that its requests count on. */
-async function atWindowStart(): Promise<void> {
-  const next = (windowOf(Date.now()) + WINDOW_SECONDS) * 1000;
-  await pause(next - Date.now() + 20);
+/** Waits until the window after the one `epochMs` falls in has begun. */
+async function untilWindowAfter(epochMs: number): Promise<void> {
+  await pause((windowOf(epochMs) + WINDOW_SECONDS) * 1000 - Date.now() + 20);
 }
+
+/** Waits until a window has just begun: for a test whose setup spent quota that its requests count on. */
+const atWindowStart = () => untilWindowAfter(Date.now());
 
 /**
  * Half a window: what a test's requests after `withHalfAWindowLeft` may take before a boundary
@@ -157,13 +159,13 @@ const ROOM_MS = (WINDOW_SECONDS * 1000) / 2;
  * Waiting for every window's start would idle a test worker for half a window per test on average.
  */
 async function withHalfAWindowLeft(): Promise<void> {
-  const next = (windowOf(Date.now()) + WINDOW_SECONDS) * 1000;
-  if (next - Date.now() < ROOM_MS) await pause(next - Date.now() + 20);
+  const now = Date.now();
+  if ((windowOf(now) + WINDOW_SECONDS) * 1000 - now < ROOM_MS) await untilWindowAfter(now);
 }
 
 /**
- * Runs `attempt` (with new users each time: a straddling attempt spent quota in two windows)
- * until its requests fall in one window, three tries at most.
+ * Runs `attempt` until its requests fall in one window, three tries at most. Each attempt counts
+ * on users or addresses of its own: a straddling attempt spent quota in two windows.
  */
 async function inOneWindow<T>(attempt: () => Promise<{ replies: Reply[]; result: T }>): Promise<T> {
   for (let tries = 1; ; tries++) {
@@ -365,7 +367,7 @@ describe('per-user quota', () => {
     const { t } = fieldsOf(outcome.over);
     expect(t).toBeLessThanOrEqual(Math.max(1, Math.ceil((boundary - outcome.over.sentAt) / 1000)));
     expect(t).toBeGreaterThanOrEqual(Math.max(1, Math.ceil((boundary - outcome.over.receivedAt) / 1000)));
-    await pause(boundary - Date.now() + 20);
+    await untilWindowAfter(outcome.over.sentAt);
     const again = await call('GET', '/auth/me', { from: outcome.address, token: outcome.user.token });
     expect(again.status).toBe(200);
     expect(fieldsOf(again)).toMatchObject({ policy: 'user', q: USER_QUOTA, r: USER_QUOTA - 1 });
@@ -416,8 +418,9 @@ describe('per-address quota', () => {
   });
 
   it('counts requests with a missing or refused token per address; a valid token is still counted per user', async () => {
-    const user = await newUser();
     const { bad, refused, valid } = await inOneWindow(async () => {
+      // A user of its own each attempt: a retried attempt may fall in the window of the last one's valid request.
+      const user = await newUser();
       await withHalfAWindowLeft();
       const address = newAddress();
       const bad = [
@@ -670,7 +673,7 @@ async function mailed(email: string, send: () => Promise<Reply>): Promise<{ repl
 }
 
 /** Waits until the window of `reply` has ended. */
-const afterWindowOf = (reply: Reply) => pause((reply.windows[1] + WINDOW_SECONDS) * 1000 - Date.now() + 20);
+const afterWindowOf = (reply: Reply) => untilWindowAfter(reply.receivedAt);
 
 describe('routes that check a mailed code: the count beside their first read, and a refused request leaves the code unused', () => {
   it('a refused address verification changes nothing, and its code still verifies the address in the next window', async () => {
