@@ -64,7 +64,7 @@ const USAGE = `usage: [BENCH_…=…] npm run bench
 Benchmarks the service on a local stack of its own (a temporary DATA_DIR, removed at the end) and
 writes bench/results/latest.json and latest.md; docs/performance.md says what each phase measures.
 Phases: bundles, latency, delivery, load, conditional, scale (huge: its 50,000-card board), contention,
-catchup, webhooks, details. It takes 7-10 minutes on a quiet 2-core machine, far longer under load; CI
+catchup, webhooks, details. It takes 15-20 minutes on a quiet 2-core machine, far longer under load; CI
 never runs it.
 
 Settings are environment variables, for instance:
@@ -88,7 +88,7 @@ const settings = {
   loadSeconds: envNumber('BENCH_LOAD_SECONDS', 5),
   connections: envNumber('BENCH_CONNECTIONS', 16),
   seedWriters: 20,
-  /** The large board's cards: straight into the table (default, seconds) or over HTTP (minutes here). */
+  /** The large board's cards: through the batch route (default, seconds) or by single creates (minutes here). */
   seed: process.env.BENCH_SEED === 'http' ? ('http' as const) : ('batch' as const),
   /** The huge board's cards: through the batch route (default, minutes) or straight into the table. */
   hugeSeed: process.env.BENCH_HUGE_SEED === 'direct' ? ('direct' as const) : ('batch' as const),

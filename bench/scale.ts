@@ -658,7 +658,7 @@ export async function benchScale(
   hugeSeed: HugeSeedMode = 'batch',
 ): Promise<ScaleReport> {
   const table = new Table(dataDir);
-  // Every mode but `http` is the batch route: bench/run.ts passes `direct` when BENCH_SEED is unset.
+  // Every mode but `http` is the batch route: bench/run.ts passes `batch` when BENCH_SEED is unset.
   const overHttp = seedMode === 'http';
   try {
     const owner = await client.register('scale');
