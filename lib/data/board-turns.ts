@@ -52,8 +52,6 @@ const TURN_DEADLINE_MS = 3_000;
 const GIVE_UP_MARGIN_MS = WRITE_BUDGET_MS + 500;
 /** The longest a waiter sleeps between reads: well within TURN_DEADLINE_MS of its turn coming. */
 const LONGEST_SLEEP_MS = TURN_DEADLINE_MS / 2;
-/** A turn's length in calls, for the first estimate of a board that has timed none. */
-const CALLS_PER_TURN = 4;
 /**
  * The DynamoDB calls one write may make in all, the rate limiter's, its reads, its ticket and
  * its waits included; a waiter plans its reads by what is left (untilLikelyTurn), less what its
@@ -82,7 +80,7 @@ const FALLING_WEIGHT = 0.2;
 const RISING_WEIGHT = 0.15;
 /** How much longer than the average one turn may count in it (turnLengthAfter). */
 const TURN_GROWTH = 2;
-/** The first estimate of one turn, before the writer has seen any go by. */
+/** The estimate of one turn on a board that has timed none (untilLikelyTurn). */
 const FIRST_TURN_ESTIMATE_MS = 25;
 
 /** A writer's place in its board's queue, for one request's change. */
@@ -196,8 +194,6 @@ class Waiter {
   /** The head this writer last saw, and since when it has seen it (a head that stays too long is skipped). */
   private seenHead = -1;
   private seenAt = 0;
-  /** How long taking the ticket took (ms): what one call costs now. */
-  private joinMs = 0;
   /**
    * A hand-over this writer saw (the head, and when it moved there): the queue's pace is timed
    * from it. Kept through a later join: the pace is the board's, not the ticket's.
@@ -244,7 +240,6 @@ class Waiter {
 
   /** Takes the next ticket: one UpdateItem, answering the board as it now is. */
   private async join(): Promise<BoardRecord> {
-    const started = performance.now();
     const { Attributes } = await send(
       new UpdateCommand({
         TableName: tableName(),
@@ -264,7 +259,6 @@ class Waiter {
     this.turn.ticket = (board.turn_next ?? 1) - 1;
     this.turn.joinedAt = Date.now();
     if (board.turn_at !== undefined) this.paceFrom ??= { head: headOf(board), at: board.turn_at };
-    this.joinMs = performance.now() - started;
     return board;
   }
 
@@ -290,9 +284,12 @@ class Waiter {
    * stretch is what spends a budget, and the average lags it.
    */
   private untilLikelyTurn(board: BoardRecord, ticket: number): number {
-    // Before the board has timed any turn, one is taken to be a few calls long, timed by this
-    // writer's own ticket: a turn is its holder's notice and its write.
-    const perTurn = board.turn_ms ?? Math.max(FIRST_TURN_ESTIMATE_MS, CALLS_PER_TURN * this.joinMs);
+    // Before the board has timed any turn, a short fixed guess: a read too early is all it can
+    // cost, and the first timed turn replaces it. Not the time this writer's ticket took: when
+    // writers pile onto a board at once, that UpdateItem meets the transactions in flight and is
+    // sent again, so it read 100 ms and more, the first waiters slept through the quick first
+    // turns, and their late notices made the board's first average 0.5 to 1.2 s.
+    const perTurn = board.turn_ms ?? FIRST_TURN_ESTIMATE_MS;
     const ahead = ticket - headOf(board);
     // This read included.
     const readsLeft = CALL_BUDGET - this.callsAfterTurn(board) - callsSoFar();
