@@ -88,7 +88,9 @@ export async function benchLoad(
   connections: number,
   durationS: number,
 ): Promise<LoadReport[]> {
-  // Creates go to a board of 16 columns, so that concurrent creates rarely race for one column.
+  // Creates go to a board of their own with 16 columns, spread as a board's users would spread
+  // them; every write of one board still takes its turn (its event log numbers them one by one),
+  // so the write-heavy mix measures two busy boards, not independent writes.
   const writeBoard = await makeBoard(client, token, 16, 0, DESCRIPTION_200);
   const title = () => JSON.stringify({ title: `Load ${Math.random().toString(36).slice(2, 8)}` });
   const readHeavy: Operation[] = [
