@@ -285,10 +285,11 @@ class Waiter {
    */
   private untilLikelyTurn(board: BoardRecord, ticket: number): number {
     // Before the board has timed any turn, a short fixed guess: a read too early is all it can
-    // cost, and the first timed turn replaces it. Not the time this writer's ticket took: when
-    // writers pile onto a board at once, that UpdateItem meets the transactions in flight and is
-    // sent again, so it read 100 ms and more, the first waiters slept through the quick first
-    // turns, and their late notices made the board's first average 0.5 to 1.2 s.
+    // cost, and the first timed turn replaces it. A guess from the time this writer's ticket took
+    // would mislead: when writers pile onto a board at once, that UpdateItem meets the
+    // transactions in flight and is sent again (100 ms and more, traced at 16 writers), so the
+    // first waiters would sleep through the quick first turns, and their late notices would set
+    // the board's first average at 0.5 to 1.2 s.
     const perTurn = board.turn_ms ?? FIRST_TURN_ESTIMATE_MS;
     const ahead = ticket - headOf(board);
     // This read included.
