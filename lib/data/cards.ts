@@ -64,9 +64,11 @@ export async function highestCardPosition(boardId: string, columnId: string): Pr
  * state. (The board's `seq`, read in the second round trip, may be newer than that query.) Moves
  * do not touch it (the spec lets a move write nothing but the card), and moves may produce equal
  * positions by the spec's own arithmetic anyway; creates alone are guaranteed distinct positions.
- * A create that lost the race to another change of the board waits its turn, then reads its
- * column's highest card again (or takes it from the board item) and writes; one that lost only
- * its column's version reads the highest card again, with the version its cancellation returned.
+ * A create that lost the race, to another change of the board or only to its column's version,
+ * waits its turn, then reads its column's highest card again (or takes it from the board item) and
+ * writes. A lost version means another create committed between this one's two reads: the column
+ * is busy, and racing again at once lost again about as often at the start of a burst, for two
+ * calls of the write's budget each time (a query and a transaction).
  */
 export async function createCard(
   scope: ScopeVia<'column'>,
@@ -74,14 +76,13 @@ export async function createCard(
   highestAtFirstRead: number | undefined,
 ): Promise<TaggedCard> {
   const { boardId, column } = scope;
-  let highest = highestAtFirstRead;
-  let first = true;
   // At its turn, a create reads its column's end unless the board's last change put a card there
   // (a busy column: likely again by then), and writes.
   const callsAfterTurn = (board: BoardRecord) => (lastAppendedTo(board, column.id) === undefined ? 2 : 1);
-  const seen = { board: scope.board, item: scope.columnCardVersion, callsAfterTurn };
-  return retryChange(seen, async ({ board, item: seenVersion }) => {
-    let version: number | undefined = seenVersion;
+  const seen = { board: scope.board, item: undefined, callsAfterTurn };
+  return retryChange(seen, async ({ board }) => {
+    let highest = highestAtFirstRead;
+    let version: number | undefined = scope.columnCardVersion;
     // Holding the turn (even at the first attempt, when the request found writers queued and
     // waited before it), the column as first read is stale: what it read then would only fail.
     // Only then is `highest` known to be the column's end at the board's `seq` (read after the
@@ -89,23 +90,15 @@ export async function createCard(
     // the board item for the next create: the first read's query ran beside the board's read
     // and may predate a move into the column that the board's `seq` already counts.
     const held = turnHeld() !== undefined;
-    if (!first || held) {
-      if (held) {
-        // This writer's turn on the board has come (lib/data/board-turns.ts): nothing else
-        // commits on the board while it holds it, so the highest card read now is the one the
-        // write meets, and the column's version is only advanced, for the creates that read it.
-        // When the board's last change was the create before this one into the same column (a
-        // busy column), the board item already says where that card went: no query.
-        highest = lastAppendedTo(board, column.id) ?? (await highestCardPosition(boardId, column.id));
-        version = undefined;
-      } else {
-        // Only the column's version moved (no other change of the board): its failed condition
-        // returned the version as it now is, and the highest card is read after it, so a create
-        // committed between the two makes the version fail again rather than share a position.
-        highest = await highestCardPosition(boardId, column.id);
-      }
+    if (held) {
+      // This writer's turn on the board has come (lib/data/board-turns.ts): nothing else
+      // commits on the board while it holds it, so the highest card read now is the one the
+      // write meets, and the column's version is only advanced, for the creates that read it.
+      // When the board's last change was the create before this one into the same column (a
+      // busy column), the board item already says where that card went: no query.
+      highest = lastAppendedTo(board, column.id) ?? (await highestCardPosition(boardId, column.id));
+      version = undefined;
     }
-    first = false;
     const card: CardRecord = {
       id: randomUUID(),
       board_id: boardId,
@@ -171,12 +164,11 @@ export async function createCard(
       const refusal = changeRefusal(error, writes);
       if (refusal?.failed.has('column')) throw new NotFound('Column');
       if (refusal?.failed.has('cardVersion')) {
-        const lookup = refusal.itemAt<ColumnLookup>('cardVersion');
-        if (!lookup) throw new NotFound('Column');
-        throw new ChangeRaceLost(refusal.board ?? board, lookup.card_version);
+        if (!refusal.itemAt<ColumnLookup>('cardVersion')) throw new NotFound('Column');
+        throw new ChangeRaceLost(refusal.board ?? board, undefined, true);
       }
-      // Only the board's seq moved on (a change elsewhere on the board): the same card, position
-      // and version go again with the seq the failed condition returned, with no read.
+      // The board's seq moved on, or writers queue: the create waits its turn (retryChange) and
+      // writes as above.
       throw error;
     }
   });

@@ -128,11 +128,14 @@ export interface Change<N extends string> {
  * An attempt of a change lost a race: the board's `seq` moved on, or one of the change's own items
  * changed. It carries what the failed conditions returned, for the next attempt (`retryChange`):
  * the board as it now is, and the change's own item as it now is when that is what changed.
+ * `busy`: what changed says other writers are at work on the board though the board as read had
+ * not moved yet (another create took the column's version): the next attempt waits its turn.
  */
 export class ChangeRaceLost<I = undefined> extends LostRace {
   constructor(
     readonly board: BoardRecord,
     readonly item?: I,
+    readonly busy = false,
   ) {
     super();
   }
@@ -174,8 +177,9 @@ export function retryChange<I, T>(
         const board = lost?.board ?? seen.board;
         const item = lost?.item ?? seen.item;
         // Only the change's own item moved (the board as read): again at once. Another change
-        // committed first, or writers queue: this writer's turn first.
-        const contended = seqOf(board) !== seqOf(seen.board) || !queueEmpty(board) || turnHeld() !== undefined;
+        // committed first, writers queue, or the loss says they are about to: this writer's turn first.
+        const contended =
+          lost?.busy === true || seqOf(board) !== seqOf(seen.board) || !queueEmpty(board) || turnHeld() !== undefined;
         seen = { board: contended ? await waitOrGone(untilTurn, board) : board, item };
       }
     }
