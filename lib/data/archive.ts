@@ -1,11 +1,23 @@
 import { NotFound } from '../domain/errors';
 import { appendPosition } from '../domain/positions';
 import { actorOf, type BoardScope, type ScopeVia } from './access';
-import { cardAsRead, cardAtCancellation, highestCardPosition, notDeletingColumn, type TaggedCard, versionMatches } from './cards';
+import { turnHeld } from './board-turns';
+import {
+  advancedCardVersion,
+  appendedToColumn,
+  cardAsRead,
+  cardAtCancellation,
+  columnEndAtTurn,
+  highestCardPosition,
+  lastAppendedTo,
+  notDeletingColumn,
+  type TaggedCard,
+  versionMatches,
+} from './cards';
 import { getItems, type Item, type NamedItems, queryAll } from './db';
 import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
 import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
-import { type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
+import { type BoardRecord, type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
 import { columnPositionKey, keys } from './table';
 
 /**
@@ -83,24 +95,24 @@ export function archiveCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Prom
 
 /**
  * Restores an archived card to the end of its column (highest position + 1.0, or 1.0); a card
- * that is not archived changes nothing. The column's card-create version is read with the highest
- * position and required unchanged, as a create does (lib/data/cards.ts createCard), so a restore
- * and a create never take the same place; a lost race reads both again.
+ * that is not archived changes nothing. It appends as a create does (lib/data/cards.ts
+ * createCard), so a restore and a create never take the same place: without the board's turn it
+ * reads the column's card-create version with the highest position and requires it unchanged;
+ * holding the turn it reads only the column's end (or takes it from the board item) and advances
+ * the version. A restore that lost the version waits its turn.
  */
 export function restoreCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<TaggedCard> {
   const { boardId } = scope;
-  // At its turn it reads its column's version and end (two calls beside each other), and writes.
-  const callsAfterTurn = () => 3;
+  // At its turn it reads its column's end unless the board's last change put a card there, and writes.
+  const callsAfterTurn = (board: BoardRecord) => (lastAppendedTo(board, scope.card.column_id) === undefined ? 2 : 1);
   return retryChange({ board: scope.board, item: scope.card, callsAfterTurn }, async ({ board, item: card }) => {
     requireCardMatch(ifMatch, card, board);
     if (!card.archived_at) return shownCard(card, board);
-    const [found, highest] = await Promise.all([
-      getItems([keys.columnLookup(card.column_id)]),
-      highestCardPosition(boardId, card.column_id),
-    ]);
-    const column = found.get<ColumnLookup>(keys.columnLookup(card.column_id));
-    // Its column is gone: so is the card, with the column's deletion.
-    if (!column) throw new NotFound('Card');
+    const columnId = card.column_id;
+    const held = turnHeld() !== undefined;
+    const [seenVersion, highest] = held
+      ? [undefined, await columnEndAtTurn(board, boardId, columnId)]
+      : await versionAndEnd(boardId, columnId);
     const { archived_at: _archivedAt, ...rest } = cardOf(card);
     const restored: CardRecord = { ...rest, position: appendPosition(highest), version: versionOf(card) + 1 };
     const shown = shownCard(restored, board);
@@ -121,7 +133,7 @@ export function restoreCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Prom
             ...keys.card(boardId, card.id),
             type: 'card',
             ...restored,
-            colpos: columnPositionKey(card.column_id, restored.position),
+            colpos: columnPositionKey(columnId, restored.position),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
@@ -133,14 +145,7 @@ export function restoreCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Prom
           ConditionExpression: 'attribute_exists(pk)',
         },
       },
-      cardVersion: {
-        Update: {
-          Key: keys.columnLookup(card.column_id),
-          UpdateExpression: 'SET card_version = :next',
-          ConditionExpression: 'card_version = :seen',
-          ExpressionAttributeValues: { ':seen': column.card_version, ':next': column.card_version + 1 },
-        },
-      },
+      cardVersion: { Update: advancedCardVersion(columnId, seenVersion) },
     } satisfies NamedItems;
     try {
       await commitChange({
@@ -150,7 +155,7 @@ export function restoreCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Prom
         actor: actorOf(scope),
         fields: { card: shown.card },
         writes,
-        board: notDeletingColumn(card.column_id),
+        board: appendedToColumn(columnId, restored.position, board, held),
         gone: () => new NotFound('Card'),
         boardRefused: () => new NotFound('Card'),
       });
@@ -160,11 +165,24 @@ export function restoreCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Prom
       if (refusal?.failed.has('card') || refusal?.failed.has('lookup')) {
         throw new ChangeRaceLost(refusal.board ?? board, await cardAtCancellation(refusal, boardId, card));
       }
-      // A create (or another restore) took the end of the column meanwhile: read it again.
-      if (refusal?.failed.has('cardVersion')) throw new ChangeRaceLost(refusal.board ?? board);
+      if (refusal?.failed.has('cardVersion')) {
+        // Its column is gone: so is the card, with the column's deletion.
+        if (!refusal.itemAt<ColumnLookup>('cardVersion')) throw new NotFound('Card');
+        // A create (or another restore) took the end of the column meanwhile: the column is busy.
+        throw new ChangeRaceLost(refusal.board ?? board, undefined, true);
+      }
       throw error;
     }
   });
+}
+
+/** The column's card-create version and highest position, read beside each other (one round trip). */
+async function versionAndEnd(boardId: string, columnId: string): Promise<[number, number | undefined]> {
+  const [found, highest] = await Promise.all([getItems([keys.columnLookup(columnId)]), highestCardPosition(boardId, columnId)]);
+  const column = found.get<ColumnLookup>(keys.columnLookup(columnId));
+  // Its column is gone: so is the card, with the column's deletion.
+  if (!column) throw new NotFound('Card');
+  return [column.card_version, highest];
 }
 
 /** The board's archived cards, most recently archived first (ties: id): one strongly consistent query. */

@@ -85,18 +85,12 @@ export async function createCard(
     let version: number | undefined = scope.columnCardVersion;
     // Holding the turn (even at the first attempt, when the request found writers queued and
     // waited before it), the column as first read is stale: what it read then would only fail.
-    // Only then is `highest` known to be the column's end at the board's `seq` (read after the
-    // board, which nothing changes until the turn is handed over), so only then is it left on
-    // the board item for the next create: the first read's query ran beside the board's read
-    // and may predate a move into the column that the board's `seq` already counts.
+    // Nothing else commits on the board while this writer holds it (lib/data/board-turns.ts), so
+    // the column's end read now is the one the write meets, and the column's version is only
+    // advanced, for the creates that read it.
     const held = turnHeld() !== undefined;
     if (held) {
-      // This writer's turn on the board has come (lib/data/board-turns.ts): nothing else
-      // commits on the board while it holds it, so the highest card read now is the one the
-      // write meets, and the column's version is only advanced, for the creates that read it.
-      // When the board's last change was the create before this one into the same column (a
-      // busy column), the board item already says where that card went: no query.
-      highest = lastAppendedTo(board, column.id) ?? (await highestCardPosition(boardId, column.id));
+      highest = await columnEndAtTurn(board, boardId, column.id);
       version = undefined;
     }
     const card: CardRecord = {
@@ -122,24 +116,7 @@ export async function createCard(
         },
       },
       lookup: { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
-      cardVersion: {
-        Update:
-          version === undefined
-            ? {
-                Key: keys.columnLookup(column.id),
-                UpdateExpression: 'ADD card_version :one',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':one': 1 },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              }
-            : {
-                Key: keys.columnLookup(column.id),
-                UpdateExpression: 'SET card_version = :next',
-                ConditionExpression: 'card_version = :seen',
-                ExpressionAttributeValues: { ':seen': version, ':next': version + 1 },
-                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              },
-      },
+      cardVersion: { Update: advancedCardVersion(column.id, version) },
       column: { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
     } satisfies NamedItems;
     try {
@@ -150,12 +127,7 @@ export async function createCard(
         actor: actorOf(scope),
         fields: { card: shown.card },
         writes,
-        board: held
-          ? bothBoardChanges(notDeletingColumn(column.id), {
-              set: ['last_append = :lastAppend'],
-              values: { ':lastAppend': { column_id: column.id, position: card.position, seq: seqOf(board) + 1 } },
-            })
-          : notDeletingColumn(column.id),
+        board: appendedToColumn(column.id, card.position, board, held),
         gone: () => new NotFound('Column'),
         boardRefused: () => new NotFound('Column'),
       });
@@ -179,9 +151,57 @@ export async function createCard(
  * board item's `last_append`, at the board's current `seq`): undefined when anything has changed
  * on the board since, or that create went to another column.
  */
-function lastAppendedTo(board: BoardRecord, columnId: string): number | undefined {
+export function lastAppendedTo(board: BoardRecord, columnId: string): number | undefined {
   const last = board.last_append;
   return last && last.column_id === columnId && last.seq === seqOf(board) ? last.position : undefined;
+}
+
+/**
+ * The column's end for a write that appends a card to it while holding the board's turn (a
+ * create, a restore): where the board's last change put a card, when that was at this column's
+ * end (no query), or the column's highest card as it now is.
+ */
+export async function columnEndAtTurn(board: BoardRecord, boardId: string, columnId: string): Promise<number | undefined> {
+  return lastAppendedTo(board, columnId) ?? (await highestCardPosition(boardId, columnId));
+}
+
+/**
+ * The column lookup's `card_version` advanced, as every write that appends a card to a column
+ * does: from `seen`, on the condition that it is still that (a write that read the column's end
+ * without holding the board's turn), or from whatever it is (one that holds the turn: nothing
+ * else changes it meanwhile), on the condition that the column still exists.
+ */
+export function advancedCardVersion(columnId: string, seen: number | undefined) {
+  return seen === undefined
+    ? {
+        Key: keys.columnLookup(columnId),
+        UpdateExpression: 'ADD card_version :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      }
+    : {
+        Key: keys.columnLookup(columnId),
+        UpdateExpression: 'SET card_version = :next',
+        ConditionExpression: 'card_version = :seen',
+        ExpressionAttributeValues: { ':seen': seen, ':next': seen + 1 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+      };
+}
+
+/**
+ * The board's part in a write that appends a card at `position` to `columnId`: the column not
+ * being deleted, and, for a write that holds the board's turn, `last_append` left for the next
+ * (its column's end is then known to be the one read after the board, which nothing changes until
+ * the hand-over; a write without the turn read its column's end beside the board and may have
+ * missed a move into the column that the `seq` it commits under already counts).
+ */
+export function appendedToColumn(columnId: string, position: number, board: BoardRecord, held: boolean): BoardItemChange {
+  if (!held) return notDeletingColumn(columnId);
+  return bothBoardChanges(notDeletingColumn(columnId), {
+    set: ['last_append = :lastAppend'],
+    values: { ':lastAppend': { column_id: columnId, position, seq: seqOf(board) + 1 } },
+  })!;
 }
 
 /**
