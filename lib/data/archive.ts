@@ -1,7 +1,7 @@
 import { NotFound } from '../domain/errors';
 import { appendPosition } from '../domain/positions';
 import { actorOf, type BoardScope, type ScopeVia } from './access';
-import { turnHeld } from './board-turns';
+import { turnHeld, WRITE_ONLY } from './board-turns';
 import {
   advancedCardVersion,
   appendedToColumn,
@@ -38,7 +38,7 @@ function cardOf(item: CardRecord): CardRecord {
 /** Archives a card; an archived card changes nothing (the same `archived_at`, no event). */
 export function archiveCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<TaggedCard> {
   const { boardId } = scope;
-  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+  return retryChange({ board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY }, async ({ board, item: card }) => {
     requireCardMatch(ifMatch, card, board);
     if (card.archived_at) return shownCard(card, board);
     const archived: CardRecord = { ...cardOf(card), archived_at: now(), version: versionOf(card) + 1 };

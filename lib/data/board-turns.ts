@@ -67,11 +67,17 @@ const CALL_BUDGET = 12;
 export type CallsAfterTurn = (board: BoardRecord) => number;
 /**
  * What a change that names no rule keeps back: one read at its turn (of what it writes on) and
- * its write. A restore names its own; a batch, which reads its whole scope again at its turn,
- * keeps this: its calls serve up to 25 changes, not one.
+ * its write: a member's or an assignee's change, a column's create, a webhook's, and a batch,
+ * which reads its whole scope again at its turn (its calls serve up to 25 changes, not one). It
+ * is the safe default: a change that reads at its turn and kept back less would spend a call past
+ * its budget; one that kept back more only reads a little less while it waits.
  */
 const READ_AND_WRITE: CallsAfterTurn = () => 2;
-/** A change that writes at its turn on what it read before (a card's edit, move or deletion). */
+/**
+ * A change that writes at its turn on what it read before, reading nothing more: a card's edit,
+ * move, deletion, archive or labels, a comment's, a label's, a column's edit or deletion, a
+ * board's edit or deletion, a member's addition. A create and a restore name their own rule.
+ */
 export const WRITE_ONLY: CallsAfterTurn = () => 1;
 /** How much earlier than when it should be next in line a waiter further back wakes, in turns per root of the turns ahead. */
 const MARGIN_PER_ROOT_TURN = 0.25;

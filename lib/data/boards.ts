@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { byLabelName, byNewestFirst, byPosition } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
+import { WRITE_ONLY } from './board-turns';
 import { deleteItems, getItems, type Item, type NamedItems, namesOf, queryAll, queryPages, refusalOf } from './db';
 import { commitChange, retryChange, seqOf } from './event-log';
 import { type FoldedCount, transactWriteCounted } from './rate-limits';
@@ -79,7 +80,7 @@ export async function listBoards(userId: string): Promise<Board[]> {
 
 /** A rename to the title it already has writes nothing (no `seq`, no event). */
 export async function renameBoard(scope: BoardScope, title: string): Promise<Board> {
-  return retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
+  return retryChange({ board: scope.board, item: undefined, callsAfterTurn: WRITE_ONLY }, async ({ board }) => {
     if (board.title === title) return toBoard(board);
     const renamed = toBoard({ ...board, title });
     await commitChange({
@@ -240,7 +241,7 @@ export async function deleteBoard(scope: BoardScope): Promise<void> {
  * transaction; a board that no longer fits is LostRace, for the caller to look again.
  */
 export async function deleteBoardAs(boardId: string, actor: string, read: BoardRecord, soleOwner?: string): Promise<void> {
-  await retryChange({ board: read, item: undefined }, async ({ board }) => {
+  await retryChange({ board: read, item: undefined, callsAfterTurn: WRITE_ONLY }, async ({ board }) => {
     try {
       await commitChange({
         boardId,

@@ -3,6 +3,7 @@ import { NotFound } from '../domain/errors';
 import { byPosition } from '../domain/ordering';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, type BoardScope, relatedOnBoard, type ScopeVia } from './access';
+import { WRITE_ONLY } from './board-turns';
 import { queryColumnCards } from './cards';
 import { deleteCardComments } from './comments';
 import { deleteItems, type Item, type NamedItems, queryAll, removeFromSet } from './db';
@@ -78,7 +79,7 @@ async function changeColumn(
   fields: { title: string } | { position: number },
 ): Promise<Column> {
   const [[name, value]] = Object.entries(fields) as [[string, unknown]];
-  return retryChange({ board: scope.board, item: scope.column }, async ({ board, item: column }) => {
+  return retryChange({ board: scope.board, item: scope.column, callsAfterTurn: WRITE_ONLY }, async ({ board, item: column }) => {
     if ((column as unknown as Record<string, unknown>)[name] === value) return toColumn(column);
     const changed = toColumn({ ...column, ...fields });
     const writes = {
@@ -131,7 +132,7 @@ export async function deleteColumn(scope: ScopeVia<'column'>): Promise<void> {
     column: { Delete: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
     lookup: { Delete: { Key: keys.columnLookup(column.id) } },
   } satisfies NamedItems;
-  await retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
+  await retryChange({ board: scope.board, item: undefined, callsAfterTurn: WRITE_ONLY }, async ({ board }) => {
     try {
       await commitChange({
         boardId,

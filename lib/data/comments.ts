@@ -1,6 +1,7 @@
 import { Forbidden, NotFound } from '../domain/errors';
 import { uuid7 } from '../domain/uuid7';
 import { actorOf, type ScopeVia } from './access';
+import { WRITE_ONLY } from './board-turns';
 import { cardAtEitherKey, notDeletingColumn } from './cards';
 import { deleteItems, type Item, type NamedItems, queryAll, queryPages } from './db';
 import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
@@ -64,7 +65,7 @@ async function cardAfterRefusal(
 export async function createComment(scope: ScopeVia<'card'>, body: string): Promise<Comment> {
   const { boardId } = scope;
   const gone = () => new NotFound('Card');
-  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+  return retryChange({ board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY }, async ({ board, item: card }) => {
     const comment: CommentRecord = {
       id: uuid7(),
       board_id: boardId,
@@ -148,7 +149,8 @@ export async function updateComment(scope: ScopeVia<'comment'>, body: string): P
   const { boardId, card } = scope;
   const callerId = actorOf(scope);
   const gone = () => new NotFound('Comment');
-  return retryChange({ board: scope.board, item: scope.comment }, async ({ board, item: comment }) => {
+  const first = { board: scope.board, item: scope.comment, callsAfterTurn: WRITE_ONLY };
+  return retryChange(first, async ({ board, item: comment }) => {
     if (comment.author_id !== callerId) throw new Forbidden('Only the author of a comment may edit it.');
     if (comment.body === body) return toComment(comment);
     const edited = toComment({ ...comment, body, edited_at: now() });
@@ -200,7 +202,7 @@ export async function deleteComment(scope: ScopeVia<'comment'>): Promise<void> {
     throw new Forbidden('Only the author of a comment or an owner of the board may delete it.');
   }
   const gone = () => new NotFound('Comment');
-  await retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+  await retryChange({ board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY }, async ({ board, item: card }) => {
     const writes = {
       comment: {
         Delete: { Key: keys.comment(boardId, card.id, comment.id), ConditionExpression: 'attribute_exists(pk)' },

@@ -4,6 +4,7 @@ import { Conflict, Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { MAX_LABELS_PER_BOARD, MAX_LABELS_PER_CARD } from '../domain/limits';
 import { byLabelName } from '../domain/ordering';
 import { actorOf, type BoardScope, type ScopeVia } from './access';
+import { WRITE_ONLY } from './board-turns';
 import { commitCardUpdate, type TaggedCard } from './cards';
 import {
   documentClient,
@@ -84,7 +85,7 @@ export async function createLabel(scope: BoardScope, input: { name: string; colo
     lookup: { Put: { Item: { ...keys.labelLookup(label.id), type: 'label_lookup', board_id: boardId } } },
     takeName: takeName(boardId, label.id, label.name),
   } satisfies NamedItems;
-  await retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
+  await retryChange({ board: scope.board, item: undefined, callsAfterTurn: WRITE_ONLY }, async ({ board }) => {
     try {
       await commitChange({
         boardId,
@@ -131,7 +132,7 @@ export async function updateLabel(
   changes: { name?: string | null; color?: string | null },
 ): Promise<Label> {
   const { boardId } = scope;
-  return retryChange({ board: scope.board, item: scope.label }, async ({ board, item: label }) => {
+  return retryChange({ board: scope.board, item: scope.label, callsAfterTurn: WRITE_ONLY }, async ({ board, item: label }) => {
     const next: LabelRecord = { ...label, name: changes.name ?? label.name, color: changes.color ?? label.color };
     if (next.name === label.name && next.color === label.color) return toLabel(label);
     const nameMoves = labelNameKey(next.name) !== labelNameKey(label.name);
@@ -192,7 +193,8 @@ export async function deleteLabel(scope: ScopeVia<'label'>): Promise<void> {
   const { boardId } = scope;
   // The name item to free is the label's name at the moment of the delete: a rename in between
   // moved it, so the delete requires the name as read and starts again on the label as it is.
-  const deleted = await retryChange({ board: scope.board, item: scope.label }, async ({ board, item: label }) => {
+  const first = { board: scope.board, item: scope.label, callsAfterTurn: WRITE_ONLY };
+  const deleted = await retryChange(first, async ({ board, item: label }) => {
     const writes = {
       label: {
         Delete: {
@@ -298,7 +300,7 @@ function changeCardLabels(
   ifMatch: EntityTags | undefined,
   change: (live: string[]) => string[] | undefined,
 ): Promise<TaggedCard> {
-  return retryChange({ board: scope.board, item: scope.card }, async ({ board, item: card }) => {
+  return retryChange({ board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY }, async ({ board, item: card }) => {
     const next = change(liveLabelIds(card.label_ids, board.labels));
     requireCardMatch(ifMatch, card, board);
     if (!next) return shownCard(card, board);

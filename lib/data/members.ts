@@ -1,5 +1,6 @@
 import { Conflict, Forbidden, NotFound } from '../domain/errors';
 import { actorOf, type BoardScope } from './access';
+import { WRITE_ONLY } from './board-turns';
 import { BoardChanged } from './boards';
 import { getItems, type Item, type ItemSet, type NamedItems, queryAll } from './db';
 import {
@@ -70,7 +71,7 @@ export async function addMember(scope: BoardScope, email: string, role: Role): P
       },
     },
   } satisfies NamedItems;
-  await retryChange({ board: scope.board, item: undefined }, async ({ board }) => {
+  await retryChange({ board: scope.board, item: undefined, callsAfterTurn: WRITE_ONLY }, async ({ board }) => {
     try {
       await commitChange({
         boardId: scope.boardId,
