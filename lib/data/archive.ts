@@ -176,7 +176,12 @@ export function restoreCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Prom
   });
 }
 
-/** The column's card-create version and highest position, read beside each other (one round trip). */
+/**
+ * The column's card-create version and highest position, read beside each other (one round trip).
+ * Both come after the board's read whose `seq` the restore's transaction requires, so a create
+ * into the column that either misses fails that condition; the version's own check is what a
+ * create relies on, kept here so that both append by one rule.
+ */
 async function versionAndEnd(boardId: string, columnId: string): Promise<[number, number | undefined]> {
   const [found, highest] = await Promise.all([getItems([keys.columnLookup(columnId)]), highestCardPosition(boardId, columnId)]);
   const column = found.get<ColumnLookup>(keys.columnLookup(columnId));

@@ -59,9 +59,10 @@ export async function highestCardPosition(boardId: string, columnId: string): Pr
 /**
  * Appends a card at the highest position in its column + 1.0. Creates in one column are
  * serialised by `card_version` on the column's lookup item: it is read in the request's first
- * round trip, before the highest position is queried (beside the second), and the transaction
- * commits only if it is unchanged, so two creates never derive their positions from the same
- * state. (The board's `seq`, read in the second round trip, may be newer than that query.) Moves
+ * round trip, before the highest position is queried (beside the second), and a transaction made
+ * without the board's turn commits only if it is unchanged, so two creates never derive their
+ * positions from the same state (one made with the turn only advances it: nothing else commits
+ * meanwhile). (The board's `seq`, read in the second round trip, may be newer than that query.) Moves
  * do not touch it (the spec lets a move write nothing but the card), and moves may produce equal
  * positions by the spec's own arithmetic anyway; creates alone are guaranteed distinct positions.
  * A create that lost the race, to another change of the board or only to its column's version,
@@ -79,10 +80,11 @@ export async function createCard(
   // At its turn, a create reads its column's end unless the board's last change put a card there
   // (a busy column: likely again by then), and writes.
   const callsAfterTurn = (board: BoardRecord) => (lastAppendedTo(board, column.id) === undefined ? 2 : 1);
-  const seen = { board: scope.board, item: undefined, callsAfterTurn };
-  return retryChange(seen, async ({ board }) => {
+  const seen = { board: scope.board, item: scope.columnCardVersion, callsAfterTurn };
+  let first = true;
+  return retryChange(seen, async ({ board, item: seenVersion }) => {
     let highest = highestAtFirstRead;
-    let version: number | undefined = scope.columnCardVersion;
+    let version: number | undefined = seenVersion;
     // Holding the turn (even at the first attempt, when the request found writers queued and
     // waited before it), the column as first read is stale: what it read then would only fail.
     // Nothing else commits on the board while this writer holds it (lib/data/board-turns.ts), so
@@ -92,7 +94,13 @@ export async function createCard(
     if (held) {
       highest = await columnEndAtTurn(board, boardId, column.id);
       version = undefined;
+    } else if (!first) {
+      // Again without the turn: the board went away while this writer was to queue, and this
+      // attempt meets that in its condition (404). Should it commit all the same, the version its
+      // cancellation returned and the column's end read after it keep its position its own.
+      highest = await highestCardPosition(boardId, column.id);
     }
+    first = false;
     const card: CardRecord = {
       id: randomUUID(),
       board_id: boardId,
@@ -136,8 +144,9 @@ export async function createCard(
       const refusal = changeRefusal(error, writes);
       if (refusal?.failed.has('column')) throw new NotFound('Column');
       if (refusal?.failed.has('cardVersion')) {
-        if (!refusal.itemAt<ColumnLookup>('cardVersion')) throw new NotFound('Column');
-        throw new ChangeRaceLost(refusal.board ?? board, undefined, true);
+        const lookup = refusal.itemAt<ColumnLookup>('cardVersion');
+        if (!lookup) throw new NotFound('Column');
+        throw new ChangeRaceLost(refusal.board ?? board, lookup.card_version, true);
       }
       // The board's seq moved on, or writers queue: the create waits its turn (retryChange) and
       // writes as above.

@@ -129,7 +129,8 @@ export interface Change<N extends string> {
  * changed. It carries what the failed conditions returned, for the next attempt (`retryChange`):
  * the board as it now is, and the change's own item as it now is when that is what changed.
  * `busy`: what changed says other writers are at work on the board though the board as read had
- * not moved yet (another create took the column's version): the next attempt waits its turn.
+ * not moved yet (another create or restore took the column's version): the next attempt waits its
+ * turn.
  */
 export class ChangeRaceLost<I = undefined> extends LostRace {
   constructor(
