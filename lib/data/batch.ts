@@ -4,7 +4,7 @@ import { appendPosition, positionBetween } from '../domain/positions';
 import { dynamoLimits } from '../runtime/aws-limits';
 import { actorOf, type RelatedIds, resolveBoardScope, type ScopeVia } from './access';
 import { queueEmpty, waitOrGone, withTurn } from './board-turns';
-import { cardAsRead, cardAtEitherKey, queryColumnCards } from './cards';
+import { advancedCardVersion, cardAsRead, cardAtEitherKey, queryColumnCards } from './cards';
 import { highestColumnPosition } from './columns';
 import { type NamedItems, retryLostRaces, type TransactItem } from './db';
 import { shownCard, versionOf } from './etags';
@@ -403,14 +403,7 @@ class Simulation {
       } else if (column.creates > 0) {
         // As createCard: serialises appends with the column's other creates. The lookup goes with
         // its column, so this also requires the column to still exist.
-        writes[`columnLookup:${id}`] = {
-          Update: {
-            Key: keys.columnLookup(id),
-            UpdateExpression: 'SET card_version = :next',
-            ConditionExpression: 'card_version = :seen',
-            ExpressionAttributeValues: { ':seen': column.cardVersion, ':next': column.cardVersion + column.creates },
-          },
-        };
+        writes[`columnLookup:${id}`] = { Update: advancedCardVersion(id, column.cardVersion, column.creates) };
       }
       if (!column.made && this.movedInto.has(id)) {
         writes[`columnCheck:${id}`] = {

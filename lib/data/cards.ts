@@ -175,26 +175,26 @@ export async function columnEndAtTurn(board: BoardRecord, boardId: string, colum
 }
 
 /**
- * The column lookup's `card_version` advanced, as every write that appends a card to a column
- * does: from `seen`, on the condition that it is still that (a write that read the column's end
- * without holding the board's turn), or from whatever it is (one that holds the turn: nothing
- * else changes it meanwhile), on the condition that the column still exists.
+ * The column lookup's `card_version` advanced by the `count` cards a write appends to the column
+ * (a create, a restore, a batch's creates): from `seen`, on the condition that it is still that (a
+ * write that read the column's end without holding the board's turn), or from whatever it is (one
+ * that holds the turn: nothing else changes it meanwhile), on the condition that the column still
+ * exists. A failed condition hands back the lookup as it now is.
  */
-export function advancedCardVersion(columnId: string, seen: number | undefined) {
+export function advancedCardVersion(columnId: string, seen: number | undefined, count = 1) {
+  const common = { Key: keys.columnLookup(columnId), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
   return seen === undefined
     ? {
-        Key: keys.columnLookup(columnId),
-        UpdateExpression: 'ADD card_version :one',
+        ...common,
+        UpdateExpression: 'ADD card_version :count',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':one': 1 },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+        ExpressionAttributeValues: { ':count': count },
       }
     : {
-        Key: keys.columnLookup(columnId),
+        ...common,
         UpdateExpression: 'SET card_version = :next',
         ConditionExpression: 'card_version = :seen',
-        ExpressionAttributeValues: { ':seen': seen, ':next': seen + 1 },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+        ExpressionAttributeValues: { ':seen': seen, ':next': seen + count },
       };
 }
 
