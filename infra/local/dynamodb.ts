@@ -25,6 +25,10 @@ export async function startDynamoDbLocal(port: number, dataDir: string): Promise
   const child = spawnGuarded(
     'java',
     [
+      // The client compiler only. DynamoDB Local lives for a test file, a test run or a working
+      // session, on two cores shared with everything else: the optimizing compiler's work cost
+      // more CPU than its faster code won back (docs/ci.md, "Where the time goes").
+      '-XX:TieredStopAtLevel=1',
       `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(jarDir, 'DynamoDBLocal.jar'),
