@@ -19,6 +19,7 @@ import { createLocalSocketServer, type LocalSocketServer } from './socket-server
 import { LocalSqs, type LocalSqsServer, type QueueEventSource, startLocalSqs, startQueueEventSource } from './sqs';
 import { checkpointFile, MOVED_READERS, migrateCheckpoints } from './stream-checkpoints';
 import { type StreamPoller, startStreamPoller } from './stream-poller';
+import { signalTableWrites } from './table-writes';
 
 export const LOCAL_TABLE_NAME = 'task-board-local';
 /** The webhook deliveries queue and its dead-letter queue on the local SQS stand-in. */
@@ -247,8 +248,11 @@ async function poolAndSocketEnv(
 
 /** The functions' IAM roles, as far as this process can hold each function to its own. */
 async function enforceRoles() {
+  const { documentClient } = await import('../../lib/data/db');
   // Each function's DynamoDB commands are held to its row's actions, as its IAM role would.
-  enforceRowActions((await import('../../lib/data/db')).documentClient);
+  enforceRowActions(documentClient);
+  // Their writes wake the stream poller (infra/local/table-writes.ts).
+  signalTableWrites(documentClient);
   // …and their SQS and KMS commands to its `queue` and `key` actions.
   enforceServiceActions();
 }

@@ -13,6 +13,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { StreamConsumerRow } from '../../lib/routes';
 import { REPO_ROOT } from './http-adapter';
 import { asFunction } from './iam';
+import { nextTableWrite } from './table-writes';
 
 type BatchHandler = (
   event: { Records: DynamoDBRecord[] },
@@ -62,7 +63,13 @@ function restoreEmptyMaps<T>(image: T): T {
   return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, fix(value)])) as T;
 }
 
-const IDLE_POLL_MS = 20;
+/**
+ * How long the poller waits after a read that found nothing: from the first to the longest,
+ * doubling, unless a write of this process's functions comes first (infra/local/table-writes.ts).
+ * The longest is the pace of Lambda's event source, which polls a shard four times a second.
+ */
+const FIRST_IDLE_MS = 20;
+const LONGEST_IDLE_MS = 250;
 const SHARD_REFRESH_MS = 2_000;
 
 export interface StreamPoller {
@@ -135,6 +142,7 @@ class ShardPoller {
 
   private async run() {
     let lastRefresh = Date.now();
+    let idleMs = 0;
     while (!this.stopped) {
       let seen = 0;
       try {
@@ -147,7 +155,15 @@ class ShardPoller {
       } catch (error) {
         if (!this.stopped) console.error('local stream poller error', error);
       }
-      if (seen === 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+      if (seen > 0 || this.stopped) {
+        idleMs = 0;
+        continue;
+      }
+      idleMs = Math.min(LONGEST_IDLE_MS, Math.max(FIRST_IDLE_MS, idleMs * 2));
+      const waitedFor = Date.now();
+      await nextTableWrite(idleMs);
+      // Woken by a write: its records may land a moment after its answer, so read again soon.
+      if (Date.now() - waitedFor < idleMs) idleMs = 0;
     }
   }
 
