@@ -25,7 +25,7 @@ export default {
   // performance target, wide enough for a shared 2-core machine with other work beside the run.
   // On a busy machine (other jobs beside the run), a whole integration file can take over 10 min
   // and a single test (labels' 60-card cascade, big-board's seeding) over 60 s, where the whole
-  // suite takes about 5.5 min on a quiet machine. A file's jest.setTimeout replaces
+  // suite takes about 15 min on a shared one (docs/ci.md). A file's jest.setTimeout replaces
   // it: set none shorter.
   testTimeout: 300_000,
   projects: [
