@@ -11,18 +11,16 @@ import type { MiddlewareStack } from '@smithy/types';
  */
 const waiting = new Set<() => void>();
 
-/** The write commands of DynamoDB, the ones that put records on the stream. */
+/**
+ * The commands that put records on the stream. A document client's command runs as the one it
+ * wraps, so these names are all a middleware sees (PutItemCommand for a PutCommand).
+ */
 const WRITES = new Set([
   'PutItemCommand',
-  'PutCommand',
   'UpdateItemCommand',
-  'UpdateCommand',
   'DeleteItemCommand',
-  'DeleteCommand',
   'BatchWriteItemCommand',
-  'BatchWriteCommand',
   'TransactWriteItemsCommand',
-  'TransactWriteCommand',
 ]);
 
 /** Signals every write `client` sends, once DynamoDB has answered it. */
@@ -48,7 +46,8 @@ export function nextTableWrite(ms: number): Promise<void> {
       waiting.delete(wake);
       resolve();
     };
-    const timer = setTimeout(wake, ms);
+    // A poller's wait keeps no process alive: the servers beside it do, until they stop.
+    const timer = setTimeout(wake, ms).unref();
     waiting.add(wake);
   });
 }
