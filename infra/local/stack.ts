@@ -248,17 +248,16 @@ async function poolAndSocketEnv(
 
 /** The functions' IAM roles, as far as this process can hold each function to its own. */
 async function enforceRoles() {
-  const { documentClient } = await import('../../lib/data/db');
   // Each function's DynamoDB commands are held to its row's actions, as its IAM role would.
-  enforceRowActions(documentClient);
-  // Their writes wake the stream poller (infra/local/table-writes.ts).
-  signalTableWrites(documentClient);
+  enforceRowActions((await import('../../lib/data/db')).documentClient);
   // …and their SQS and KMS commands to its `queue` and `key` actions.
   enforceServiceActions();
 }
 
 /** Live board events: the WebSocket API and the table stream's triggers. */
 async function startLiveEvents(parts: StartedParts, socketPort: number, host: string, dataDir: string) {
+  // The functions' writes wake the stream triggers, which otherwise read at Lambda's idle pace.
+  signalTableWrites((await import('../../lib/data/db')).documentClient);
   parts.sockets = await createLocalSocketServer(SOCKET_STAGE);
   await listen(parts.sockets.server, socketPort, host);
   // A DATA_DIR from before two readers were merged: the merged reader starts from the older place.

@@ -160,10 +160,8 @@ class ShardPoller {
         continue;
       }
       idleMs = Math.min(LONGEST_IDLE_MS, Math.max(FIRST_IDLE_MS, idleMs * 2));
-      const waitedFor = Date.now();
-      await nextTableWrite(idleMs);
       // Woken by a write: its records may land a moment after its answer, so read again soon.
-      if (Date.now() - waitedFor < idleMs) idleMs = 0;
+      if (await nextTableWrite(idleMs)) idleMs = 0;
     }
   }
 

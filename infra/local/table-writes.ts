@@ -38,16 +38,17 @@ export function signalTableWrites(client: { middlewareStack: MiddlewareStack<any
   );
 }
 
-/** Resolves after `ms`, or as soon as a signalled write has been answered, whichever comes first. */
-export function nextTableWrite(ms: number): Promise<void> {
+/** Whether a signalled write was answered within `ms` (true, at once) or not (false, after `ms`). */
+export function nextTableWrite(ms: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const wake = () => {
+    const end = (written: boolean) => {
       clearTimeout(timer);
       waiting.delete(wake);
-      resolve();
+      resolve(written);
     };
+    const wake = () => end(true);
     // A poller's wait keeps no process alive: the servers beside it do, until they stop.
-    const timer = setTimeout(wake, ms).unref();
+    const timer = setTimeout(() => end(false), ms).unref();
     waiting.add(wake);
   });
 }

@@ -23,9 +23,9 @@ signalTableWrites(client);
 
 /** A wait that outlasts the test unless a write ends it, and whether it has ended yet. */
 function watchForWrite() {
-  const state = { woken: false };
-  void nextTableWrite(600_000).then(() => {
-    state.woken = true;
+  const state: { woken?: boolean } = {};
+  void nextTableWrite(600_000).then((written) => {
+    state.woken = written;
   });
   return state;
 }
@@ -43,7 +43,7 @@ describe('the local stream poller is woken by table writes', () => {
       new QueryCommand({ TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'b' } }),
     );
     await settled();
-    expect(watch.woken).toBe(false);
+    expect(watch.woken).toBeUndefined();
     // The wait ends with the next write.
     await client.send(new PutCommand({ TableName, Item: { pk: 'b', sk: 'b' } }));
     await settled();
@@ -58,5 +58,11 @@ describe('the local stream poller is woken by table writes', () => {
     await client.send(command as PutCommand);
     await settled();
     expect(waits.map((wait) => wait.woken)).toEqual([true, true]);
+  });
+
+  it('answers false when its time is up without a write: the poller then waits longer next time', async () => {
+    const wait = nextTableWrite(50);
+    await client.send(new GetCommand({ TableName, Key: { pk: 'b', sk: 'b' } }));
+    await expect(wait).resolves.toBe(false);
   });
 });
