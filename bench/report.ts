@@ -928,7 +928,7 @@ function renderDetails(out: string[], d: CardDetailsReport): void {
 function renderDelivery(out: string[], d: DeliveryReport): void {
   out.push("## Live board events: delivery latency (REST answer → the event on another member's socket)");
   out.push(
-    `Changes are sent one at a time by the board's owner; each waits for its event on every watching socket (timeout ${d.settings.timeoutMs / 1000} s) before the next. Latency = the socket's arrival time − the REST answer's, both read in the bench process; the path is DynamoDB Local's stream, the local poller (20 ms idle polls), the broadcaster, the local connections API. "Last watcher" is the slowest socket of a change.`,
+    `Changes are sent one at a time by the board's owner; each waits for its event on every watching socket (timeout ${d.settings.timeoutMs / 1000} s) before the next. Latency = the socket's arrival time − the REST answer's, both read in the bench process; the path is DynamoDB Local's stream, the local poller (woken by the stack's own writes, else 20 to 250 ms idle polls), the broadcaster, the local connections API. "Last watcher" is the slowest socket of a change.`,
   );
   const runs = [d.single, ...(d.fanout ? [d.fanout] : [])];
   out.push(
