@@ -3,11 +3,9 @@ import type { MiddlewareStack } from '@smithy/types';
 
 /**
  * Tells the local stream poller that the functions of this process wrote the table, so that it
- * reads the stream at once instead of at its idle pace. Lambda's event source polls a shard about
- * four times a second; the poller keeps that pace when nothing is written (DynamoDB Local spends
- * CPU on every GetRecords, and at a fixed 20 ms two idle readers cost a sixth of a core in Java
- * and as much again in this process), and still delivers a change within milliseconds. Writes
- * from outside this process (a test's own client) are seen at the idle pace.
+ * reads the stream at once instead of at its idle pace (infra/local/stream-poller.ts): an idle
+ * GetRecords costs DynamoDB Local CPU, and a change still reaches its readers within
+ * milliseconds. Writes from outside this process (a test's own client) are seen at the idle pace.
  */
 const waiting = new Set<() => void>();
 
