@@ -53,11 +53,19 @@ const GIVE_UP_MARGIN_MS = WRITE_BUDGET_MS + 500;
 /** The longest a waiter sleeps between reads: well within TURN_DEADLINE_MS of its turn coming. */
 const LONGEST_SLEEP_MS = TURN_DEADLINE_MS / 2;
 /**
- * The DynamoDB calls one write may make in all, the rate limiter's, its reads, its ticket and
- * its waits included; a waiter plans its reads by what is left (untilLikelyTurn), less what its
- * change spends once its turn comes (CallsAfterTurn).
+ * The DynamoDB calls one write may make up to its commit, the rate limiter's, its reads, its
+ * ticket and its waits included. (What a change does after its commit has handed the turn on,
+ * such as a label deletion's clearing of its cards or a board deletion's removal of its members,
+ * holds up no waiter and is not counted here.)
  */
 const CALL_BUDGET = 12;
+/**
+ * The calls a waiter plans its reads by (untilLikelyTurn), less what its change spends once its
+ * turn comes (CallsAfterTurn): one less than CALL_BUDGET, so that a read past the plan (a turn
+ * that came later than planned) still keeps the write within it (docs/data-model.md has the
+ * figures).
+ */
+const PLANNED_CALLS = CALL_BUDGET - 1;
 
 /**
  * The calls a change makes once its turn comes, by the board as its waiter last read it: its
@@ -86,8 +94,21 @@ const FALLING_WEIGHT = 0.2;
 const RISING_WEIGHT = 0.15;
 /** How much longer than the average one turn may count in it (turnLengthAfter). */
 const TURN_GROWTH = 2;
-/** The estimate of one turn on a board that has timed none (untilLikelyTurn). */
-const FIRST_TURN_ESTIMATE_MS = 25;
+/**
+ * The estimate of one turn on a board that has timed none, and the average its first timed turn
+ * is weighed against (turnLengthAfter). Not a guess from this writer's own calls: when writers
+ * pile onto a board at once, its ticket's UpdateItem meets the transactions in flight and is sent
+ * again (100 ms and more), and the first turns run 100 to 300 ms, so a first turn taken whole set
+ * the board's average at 0.5 s and more, which the waiters behind slept by for dozens of turns
+ * after the queue had sped up. About what a turn takes once it has (35 to 55 ms at 16 writers on
+ * the local stack); on a faster table the average falls to the real turns within a few.
+ */
+const FIRST_TURN_ESTIMATE_MS = 60;
+/**
+ * The most of the way to its likely turn a waiter sleeps before it has seen the queue move, while
+ * it has reads to spare (untilLikelyTurn): its next read then times the queue's real pace.
+ */
+const FIRST_SLEEP_SHARE = 0.6;
 
 /** A writer's place in its board's queue, for one request's change. */
 interface Turn {
@@ -149,7 +170,7 @@ export function turnClauses(
  * one is mostly a holder that noticed late, and counted whole it would send the waiters behind
  * to sleep past their turns, to notice late in turn (waking early costs a read; late, the
  * board's time). Turns that are longer for good (a slower table) still raise it, by up to 15% a
- * turn.
+ * turn. The first timed turn counts against FIRST_TURN_ESTIMATE_MS the same way.
  * A turn its writer found free when it joined (the board had no queue until then) is not
  * counted: from the last hand-over it would count the time the board had no queue, from the
  * join only the time this writer took to build its write.
@@ -162,12 +183,9 @@ function turnLengthAfter(
   const began = seen.turn_at;
   if (began === undefined || (joinedAt !== undefined && joinedAt > began)) return seen.turn_ms;
   const last = Math.min(TURN_DEADLINE_MS, Math.max(1, now - began));
-  const before = seen.turn_ms;
-  let average = last;
-  if (before !== undefined) {
-    const weight = last < before ? FALLING_WEIGHT : RISING_WEIGHT;
-    average = (1 - weight) * before + weight * Math.min(last, TURN_GROWTH * before);
-  }
+  const before = seen.turn_ms ?? FIRST_TURN_ESTIMATE_MS;
+  const weight = last < before ? FALLING_WEIGHT : RISING_WEIGHT;
+  const average = (1 - weight) * before + weight * Math.min(last, TURN_GROWTH * before);
   // Tenths of a millisecond: rounded to whole ones, a short average could not grow.
   return Math.round(Math.max(1, average) * 10) / 10;
 }
@@ -275,47 +293,51 @@ class Waiter {
    * writer's turn likely comes `ahead` turns after the head's began:
    * - further back in the queue, it reads about when it should be next in line, less a margin:
    *   turns vary and their variations add up, so the margin grows with the root of the turns
-   *   between (a read too early costs a call; too late, its turn sits unused);
+   *   between (a read too early costs a call; too late, its turn sits unused). It goes by the
+   *   faster of the board's average and the pace the queue has kept since it joined, and before
+   *   it has seen the queue move, with reads to spare, it sleeps at most FIRST_SLEEP_SHARE of the
+   *   way: the average lags a queue that speeds up (after a cold start), and one long sleep by it
+   *   overslept its turn by 100 to 300 ms at 16 writers, the whole board waiting;
    * - next in line, it reads every third of a turn;
    * - when the head's turn runs long (a slow holder, or one that died), which holds up every
    *   waiter, half as far apart as it has run so far, and, further back, no sooner than half the
    *   turns between could pass: a stall's reads grow with its logarithm, and noticing its end
    *   late costs at most half of it again;
-   * - with two reads left of its CALL_BUDGET, it aims at when it should be next in line, or, next
-   *   in line, at the likely hand-over; with one left or none, at half a turn past its likely
-   *   turn. A write's calls stay bounded, and only the writers of a rough stretch notice late.
+   * - with two of its planned reads left (PLANNED_CALLS), it aims at when it should be next in
+   *   line, or, next in line, at the likely hand-over; with one left or none, at half a turn past
+   *   its likely turn. A write's calls stay bounded, and only the writers of a rough stretch
+   *   notice late.
    * The average is the board's (every hand-over updates it), not what this writer saw: a waiter
-   * that saw the slow turns of a cold start would sleep through the fast ones that follow. Only
-   * its last two reads go by the queue's pace since it joined when that is slower: a rough
-   * stretch is what spends a budget, and the average lags it.
+   * that saw the slow turns of a cold start would sleep through the fast ones that follow. Its
+   * last two reads go by the queue's pace since it joined when that is slower, up to TURN_GROWTH
+   * times the average: a rough stretch is what spends a budget, and the average lags it, but a
+   * pace taken from a cold start's first turns (300 ms and more) slept through the quick ones.
    */
   private untilLikelyTurn(board: BoardRecord, ticket: number): number {
-    // Before the board has timed any turn, a short fixed guess: a read too early is all it can
-    // cost, and the first timed turn replaces it. A guess from the time this writer's ticket took
-    // would mislead: when writers pile onto a board at once, that UpdateItem meets the
-    // transactions in flight and is sent again (100 ms and more, traced at 16 writers), so the
-    // first waiters would sleep through the quick first turns, and their late notices would set
-    // the board's first average at 0.5 to 1.2 s.
     const perTurn = board.turn_ms ?? FIRST_TURN_ESTIMATE_MS;
     const ahead = ticket - headOf(board);
     // This read included.
-    const readsLeft = CALL_BUDGET - this.callsAfterTurn(board) - callsSoFar();
+    const readsLeft = PLANNED_CALLS - this.callsAfterTurn(board) - callsSoFar();
     const now = Date.now();
     const headSince = board.turn_at ?? now;
     const stalledFor = now - headSince;
-    // Its last reads are planned by the slower of the board's average and the pace the queue has
-    // kept since this writer joined: the average runs short on purpose (turnLengthAfter), and a
-    // last read that comes before the turn is a call past the budget.
-    const pace = readsLeft <= 2 ? Math.max(perTurn, this.paceSinceJoin(board)) : perTurn;
-    const likelyTurn = headSince + ahead * pace;
+    const measured = this.paceSinceJoin(board);
     let wait: number;
-    if (readsLeft <= 1) {
-      wait = Math.max(likelyTurn + pace / 2 - now, pace / 2, stalledFor);
+    if (readsLeft <= 2) {
+      // The last reads: a read that comes before the turn is a call past the budget.
+      const pace = Math.max(perTurn, Math.min(measured, TURN_GROWTH * perTurn));
+      const likelyTurn = headSince + ahead * pace;
+      if (readsLeft <= 1) wait = Math.max(likelyTurn + pace / 2 - now, pace / 2, stalledFor);
+      else if (ahead > 1) wait = Math.max(likelyTurn - pace - now, ((ahead - 1) * perTurn) / 2, perTurn / 3, stalledFor / 2);
+      else wait = Math.max(likelyTurn - now, perTurn / 3, stalledFor / 2);
     } else if (ahead > 1) {
-      const early = readsLeft === 2 ? pace : (1 + MARGIN_PER_ROOT_TURN * Math.sqrt(ahead)) * perTurn;
-      wait = Math.max(likelyTurn - early - now, ((ahead - 1) * perTurn) / 2, perTurn / 3, stalledFor / 2);
+      const pace = measured > 0 ? Math.min(perTurn, measured) : perTurn;
+      const early = (1 + MARGIN_PER_ROOT_TURN * Math.sqrt(ahead)) * pace;
+      let untilNearly = Math.max(headSince + ahead * pace - early - now, ((ahead - 1) * pace) / 2, pace / 3);
+      if (measured === 0 && readsLeft > 3) untilNearly = Math.min(untilNearly, FIRST_SLEEP_SHARE * ahead * perTurn);
+      wait = Math.max(untilNearly, stalledFor / 2);
     } else {
-      wait = Math.max(readsLeft === 2 ? likelyTurn - now : 0, perTurn / 3, stalledFor / 2);
+      wait = Math.max(perTurn / 3, stalledFor / 2);
     }
     // Never so long that a turn that came early sits unused until the waiters behind skip it as
     // dead (TURN_DEADLINE_MS), nor past the time this request has.
