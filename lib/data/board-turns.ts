@@ -101,7 +101,9 @@ const TURN_GROWTH = 2;
  * again (100 ms and more), and the first turns run 100 to 300 ms, so a first turn taken whole set
  * the board's average at 0.5 s and more, which the waiters behind slept by for dozens of turns
  * after the queue had sped up. About what a turn takes once it has (35 to 55 ms at 16 writers on
- * the local stack); on a faster table the average falls to the real turns within a few.
+ * the local stack). On a faster table the waiters of a board's first burst sleep past some of
+ * their turns until the average has fallen to the real ones, a few turns later; that happens once
+ * a board, since the board item keeps its average for the bursts after.
  */
 const FIRST_TURN_ESTIMATE_MS = 60;
 /**
