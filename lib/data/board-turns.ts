@@ -96,19 +96,22 @@ const RISING_WEIGHT = 0.15;
 const TURN_GROWTH = 2;
 /**
  * The estimate of one turn on a board that has timed none, and the average its first timed turn
- * is weighed against (turnLengthAfter). Not a guess from this writer's own calls: when writers
- * pile onto a board at once, its ticket's UpdateItem meets the transactions in flight and is sent
- * again (100 ms and more), and the first turns run 100 to 300 ms, so a first turn taken whole set
- * the board's average at 0.5 s and more, which the waiters behind slept by for dozens of turns
- * after the queue had sped up. About what a turn takes once it has (35 to 55 ms at 16 writers on
- * the local stack). On a faster table the waiters of a board's first burst sleep past some of
- * their turns until the average has fallen to the real ones, a few turns later; that happens once
- * a board, since the board item keeps its average for the bursts after.
+ * is weighed against (turnLengthAfter), so that turn counts at most TURN_GROWTH times it. When
+ * writers pile onto a board at once, their transactions and tickets meet each other in flight
+ * and are sent again, and the first turns take a quarter of a second and more: counted whole,
+ * the first one would become the board's average, which the waiters behind would sleep by long
+ * after the turns had become short. A guess from this writer's own ticket misleads the same way.
+ * A little above what a turn takes once the queue runs (35 to 55 ms at 16 writers on the local
+ * stack), as the first turns are slower. On a much faster table the waiters of a board's first
+ * burst sleep past some of their turns until the average has fallen to the real ones, a few
+ * turns later; that happens once a board, since the board item keeps its average for the bursts
+ * after.
  */
 const FIRST_TURN_ESTIMATE_MS = 60;
 /**
- * The most of the way to its likely turn a waiter sleeps before it has seen the queue move, while
- * it has reads to spare (untilLikelyTurn): its next read then times the queue's real pace.
+ * How far a waiter further back sleeps at most, before it has timed the queue's pace itself (two
+ * hand-overs since it joined) and while it has reads to spare: this share of its `ahead` turns
+ * at the board's average, from now (untilLikelyTurn). Its next read then times the real pace.
  */
 const FIRST_SLEEP_SHARE = 0.6;
 
@@ -296,10 +299,12 @@ class Waiter {
    * - further back in the queue, it reads about when it should be next in line, less a margin:
    *   turns vary and their variations add up, so the margin grows with the root of the turns
    *   between (a read too early costs a call; too late, its turn sits unused). It goes by the
-   *   faster of the board's average and the pace the queue has kept since it joined, and before
-   *   it has seen the queue move, with reads to spare, it sleeps at most FIRST_SLEEP_SHARE of the
-   *   way: the average lags a queue that speeds up (after a cold start), and one long sleep by it
-   *   overslept its turn by 100 to 300 ms at 16 writers, the whole board waiting;
+   *   faster of the board's average and the pace the queue has kept since it joined (no faster
+   *   than half the average: a skip moves the head at once, and a pace measured across skips
+   *   would be shorter than any turn), and until it has timed that pace, with reads to spare,
+   *   sleeps at most FIRST_SLEEP_SHARE of the way: the average lags a queue that speeds up (after
+   *   a cold start), and one long sleep by it would end well after the turn came, with the whole
+   *   board waiting for this writer to notice;
    * - next in line, it reads every third of a turn;
    * - when the head's turn runs long (a slow holder, or one that died), which holds up every
    *   waiter, half as far apart as it has run so far, and, further back, no sooner than half the
@@ -313,7 +318,8 @@ class Waiter {
    * that saw the slow turns of a cold start would sleep through the fast ones that follow. Its
    * last two reads go by the queue's pace since it joined when that is slower, up to TURN_GROWTH
    * times the average: a rough stretch is what spends a budget, and the average lags it, but a
-   * pace taken from a cold start's first turns (300 ms and more) slept through the quick ones.
+   * pace that counts a cold start's first turns (a quarter of a second and more each) would sleep
+   * through the short ones after them.
    */
   private untilLikelyTurn(board: BoardRecord, ticket: number): number {
     const perTurn = board.turn_ms ?? FIRST_TURN_ESTIMATE_MS;
@@ -333,7 +339,7 @@ class Waiter {
       else if (ahead > 1) wait = Math.max(likelyTurn - pace - now, ((ahead - 1) * perTurn) / 2, perTurn / 3, stalledFor / 2);
       else wait = Math.max(likelyTurn - now, perTurn / 3, stalledFor / 2);
     } else if (ahead > 1) {
-      const pace = measured > 0 ? Math.min(perTurn, measured) : perTurn;
+      const pace = measured > 0 ? Math.min(perTurn, Math.max(measured, perTurn / 2)) : perTurn;
       const early = (1 + MARGIN_PER_ROOT_TURN * Math.sqrt(ahead)) * pace;
       let untilNearly = Math.max(headSince + ahead * pace - early - now, ((ahead - 1) * pace) / 2, pace / 3);
       if (measured === 0 && readsLeft > 3) untilNearly = Math.min(untilNearly, FIRST_SLEEP_SHARE * ahead * perTurn);
@@ -347,9 +353,9 @@ class Waiter {
   }
 
   /**
-   * How long a turn has taken since this writer joined (0 until the head has moved twice): the
-   * time between two hand-overs, the one it saw when it joined and the latest, over the turns
-   * between them.
+   * How long a turn has taken since this writer joined: the time between two hand-overs, the one
+   * it saw when it joined and the latest, over the turns between them; 0 until the head has moved
+   * twice since (or when the holders' clocks disagree).
    */
   private paceSinceJoin(board: BoardRecord): number {
     const from = this.paceFrom;
