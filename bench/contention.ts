@@ -12,7 +12,8 @@ import { log, max, median, percentile, pool, round } from './util';
  * - hot board: every writer edits its own card of one board (PATCH /cards/{id}), so that nothing
  *   but the board itself is shared.
  * Per write: the wall time the client saw, and the DynamoDB calls the trace headers count (a lost
- * race costs more calls). It runs on a local stack of its own, with a user quota that no writer
+ * race costs more calls). Then a batch of card creates against single creates (BatchCase). It
+ * runs on a local stack of its own, with a user quota that no writer
  * reaches: the rate limiter's count is then one of the calls counted, as it is deployed (and a
  * waiter's read budget counts it). Runs standalone too (`node --import tsx bench/contention.ts`),
  * so that the same file can be run against an older commit for a before/after.
@@ -41,6 +42,30 @@ export interface ContentionRun {
 /** Every number of writers measured (1, 4, 16 and 32 by default), each on boards of its own. */
 export interface ContentionReport {
   runs: ContentionRun[];
+  /** A batch of card creates against single creates, on the same stack (absent from older results). */
+  batch?: BatchCase;
+}
+
+/**
+ * POST /boards/{id}/batch with 25 card creates against the same creates sent one by one (the
+ * busy-boards contract: at most 3 sequential round trips, and per card at most a tenth of a
+ * single create's time). Rounds alternate a few single creates with one batch, on one idle board,
+ * so that both meet the machine as it is at that moment.
+ */
+export interface BatchCase {
+  cardsPerBatch: number;
+  statuses: Record<string, number>;
+  batches: { n: number; p50Ms: number; maxMs: number };
+  singles: { n: number; p50Ms: number };
+  /** A batch's p50 over its cards, and that against a single create's p50. */
+  perCardMs: number;
+  ratio: number;
+  /** The most sequential round trips and calls any batch made (trace headers). */
+  sequentialMax: number;
+  callsMax: number;
+  /** Where a batch's time goes, p50: waiting on DynamoDB, and the service's own work. */
+  batchDynamoMs: number;
+  batchOwnMs: number;
 }
 
 async function race(
@@ -109,7 +134,7 @@ export async function benchContention(writerCounts: number[], writesPerWriter: n
     const client = new Client(stack.url);
     const runs: ContentionRun[] = [];
     for (const writers of writerCounts) runs.push({ writers, ...(await contentionOf(client, writers, writesPerWriter)) });
-    return { runs };
+    return { runs, batch: await batchAgainstSingles(client) };
   });
 }
 
@@ -148,6 +173,59 @@ async function contentionOf(client: Client, writers: number, writesEach: number)
   return { hotColumn, hotBoard };
 }
 
+/** The batch route's limit: the contract's batch is a full one. */
+const CARDS_PER_BATCH = 25;
+const BATCH_ROUNDS = 10;
+const SINGLES_PER_ROUND = 3;
+
+async function batchAgainstSingles(client: Client): Promise<BatchCase> {
+  const { token } = await client.register('batch');
+  const board = (await client.expect(201, 'POST', '/boards', { token, body: { title: 'Batch' } })).body.id as string;
+  const singleColumn = (await client.expect(201, 'POST', `/boards/${board}/columns`, { token, body: { title: 'One by one' } }))
+    .body.id as string;
+  const batchColumn = (await client.expect(201, 'POST', `/boards/${board}/columns`, { token, body: { title: 'Batched' } })).body
+    .id as string;
+  log(`contention: ${BATCH_ROUNDS} batches of ${CARDS_PER_BATCH} creates against ${SINGLES_PER_ROUND} single creates each round`);
+  const singles: Answer[] = [];
+  const batches: Answer[] = [];
+  for (let lap = 0; lap < BATCH_ROUNDS; lap++) {
+    for (let k = 0; k < SINGLES_PER_ROUND; k++) {
+      singles.push(
+        await client.expect(201, 'POST', `/columns/${singleColumn}/cards`, { token, body: { title: `One ${lap}.${k}` } }),
+      );
+    }
+    batches.push(
+      await client.send('POST', `/boards/${board}/batch`, {
+        token,
+        body: {
+          operations: Array.from({ length: CARDS_PER_BATCH }, (_, i) => ({
+            op: 'card.create',
+            column_id: batchColumn,
+            title: `Batched ${lap}.${i}`,
+          })),
+        },
+      }),
+    );
+  }
+  const statuses: Record<string, number> = {};
+  for (const answer of batches) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+  const batchWalls = batches.map((a) => a.wallMs);
+  const singleP50 = median(singles.map((a) => a.wallMs));
+  const perCard = median(batchWalls) / CARDS_PER_BATCH;
+  return {
+    cardsPerBatch: CARDS_PER_BATCH,
+    statuses,
+    batches: { n: batches.length, p50Ms: round(median(batchWalls), 1), maxMs: round(max(batchWalls), 1) },
+    singles: { n: singles.length, p50Ms: round(singleP50, 1) },
+    perCardMs: round(perCard, 2),
+    ratio: round(perCard / singleP50, 3),
+    sequentialMax: max(batches.map((a) => a.trace?.sequential ?? Number.NaN)),
+    callsMax: max(batches.map((a) => a.trace?.calls ?? Number.NaN)),
+    batchDynamoMs: round(median(batches.map((a) => a.trace?.dynamoMs ?? Number.NaN)), 1),
+    batchOwnMs: round(median(batches.map((a) => a.trace?.ownMs ?? Number.NaN)), 1),
+  };
+}
+
 export function renderContention(r: ContentionReport): string[] {
   const rows = r.runs.flatMap((run) => [
     row('hot column (creates)', run.hotColumn),
@@ -158,6 +236,20 @@ export function renderContention(r: ContentionReport): string[] {
     '| case | writers × writes | answers | p50 ms | p99 ms | max ms | DynamoDB calls per write p50 / p99 / max | calls per write by command (mean) | writes/s |',
     '|---|---|---|---|---|---|---|---|---|',
     ...rows,
+    ...(r.batch ? ['', ...renderBatch(r.batch)] : []),
+  ];
+}
+
+function renderBatch(b: BatchCase): string[] {
+  const answers = Object.entries(b.statuses)
+    .map(([status, n]) => `${n}× ${status}`)
+    .join(', ');
+  return [
+    `### A batch of ${b.cardsPerBatch} card creates against single creates (one idle board, rounds alternating)`,
+    '| case | requests | answers | p50 ms | max ms | per card ms | sequential round trips (max) | calls (max) | p50 waiting on DynamoDB / own ms |',
+    '|---|---|---|---|---|---|---|---|---|',
+    `| POST /boards/{id}/batch, ${b.cardsPerBatch} card.create | ${b.batches.n} | ${answers} | ${b.batches.p50Ms} | ${b.batches.maxMs} | ${b.perCardMs} (${b.ratio}× a single create) | ${b.sequentialMax} | ${b.callsMax} | ${b.batchDynamoMs} / ${b.batchOwnMs} |`,
+    `| POST /columns/{id}/cards | ${b.singles.n} | ${b.singles.n}× 201 | ${b.singles.p50Ms} | | ${b.singles.p50Ms} | | | |`,
   ];
 }
 

@@ -323,6 +323,26 @@ export function evaluateTargets(r: Results): Target[] {
         }
       }
     }
+    const batch = r.contention.batch;
+    if (batch) {
+      // The contract's batch: 25 creates in at most 3 sequential round trips, and per card at most
+      // a tenth of a single create's time.
+      const answers = Object.entries(batch.statuses)
+        .map(([status, n]) => `${n}× ${status}`)
+        .join(', ');
+      targets.push({
+        name: `batch of ${batch.cardsPerBatch} card creates: round trips`,
+        target: '≤ 3 sequential, every batch 200',
+        measured: `${batch.sequentialMax} sequential (max of ${batch.batches.n}), ${batch.callsMax} calls; ${answers}`,
+        pass: batch.sequentialMax <= 3 && batch.statuses['200'] === batch.batches.n,
+      });
+      targets.push({
+        name: `batch of ${batch.cardsPerBatch} card creates: time per card`,
+        target: `≤ 0.1× a single create (p50 ${batch.singles.p50Ms} ms)`,
+        measured: `${batch.perCardMs} ms (batch p50 ${batch.batches.p50Ms} ms) = ${batch.ratio}×`,
+        pass: batch.ratio <= 0.1,
+      });
+    }
   } else if (phaseFailed('contention')) {
     targets.push({ name: 'contention', target: 'every write answered', measured: phaseFailed('contention')!, pass: false });
   }
