@@ -241,23 +241,23 @@ export function renderContention(r: ContentionReport): string[] {
 }
 
 function renderBatch(b: BatchCase): string[] {
-  const answers = Object.entries(b.statuses)
-    .map(([status, n]) => `${n}× ${status}`)
-    .join(', ');
   return [
     `### A batch of ${b.cardsPerBatch} card creates against single creates (one idle board, rounds alternating)`,
     '| case | requests | answers | p50 ms | max ms | per card ms | sequential round trips (max) | calls (max) | p50 waiting on DynamoDB / own ms |',
     '|---|---|---|---|---|---|---|---|---|',
-    `| POST /boards/{id}/batch, ${b.cardsPerBatch} card.create | ${b.batches.n} | ${answers} | ${b.batches.p50Ms} | ${b.batches.maxMs} | ${b.perCardMs} (${b.ratio}× a single create) | ${b.sequentialMax} | ${b.callsMax} | ${b.batchDynamoMs} / ${b.batchOwnMs} |`,
+    `| POST /boards/{id}/batch, ${b.cardsPerBatch} card.create | ${b.batches.n} | ${answersByStatus(b.statuses)} | ${b.batches.p50Ms} | ${b.batches.maxMs} | ${b.perCardMs} (${b.ratio}× a single create) | ${b.sequentialMax} | ${b.callsMax} | ${b.batchDynamoMs} / ${b.batchOwnMs} |`,
     `| POST /columns/{id}/cards | ${b.singles.n} | ${b.singles.n}× 201 | ${b.singles.p50Ms} | | ${b.singles.p50Ms} | | | |`,
   ];
 }
 
-function row(name: string, c: ContentionCase): string {
-  const answers = Object.entries(c.statuses)
+/** Answers by status, as the tables and the report's targets show them: `160× 201`. */
+export const answersByStatus = (statuses: Record<string, number>) =>
+  Object.entries(statuses)
     .map(([status, n]) => `${n}× ${status}`)
     .join(', ');
-  return `| ${name} | ${c.writers} × ${c.writesPerWriter} | ${answers} | ${c.wallMs.p50} | ${c.wallMs.p99} | ${c.wallMs.max} | ${c.calls.p50} / ${c.calls.p99} / ${c.calls.max} (mean ${c.calls.mean}) | ${byCommand(c)} | ${c.writesPerSecond} |`;
+
+function row(name: string, c: ContentionCase): string {
+  return `| ${name} | ${c.writers} × ${c.writesPerWriter} | ${answersByStatus(c.statuses)} | ${c.wallMs.p50} | ${c.wallMs.p99} | ${c.wallMs.max} | ${c.calls.p50} / ${c.calls.p99} / ${c.calls.max} (mean ${c.calls.mean}) | ${byCommand(c)} | ${c.writesPerSecond} |`;
 }
 
 function byCommand(c: ContentionCase): string {

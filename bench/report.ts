@@ -3,7 +3,7 @@ import { billedWriteUnits, type CardDetailsReport, TRANSACTION_ITEMS } from './c
 import { type CatchUpReport, renderCatchUp } from './catchup';
 import type { RouteSummary } from './client';
 import type { ConditionalReport } from './conditional';
-import { type ContentionReport, renderContention } from './contention';
+import { answersByStatus, type ContentionReport, renderContention } from './contention';
 import type { CostReport, EventCostReport } from './cost';
 import type { DeliveryReport, DeliveryRun } from './delivery';
 import type { LatencyReport } from './latency';
@@ -299,9 +299,7 @@ export function evaluateTargets(r: Results): Target[] {
         targets.push({
           name: `contention, ${run.writers} writers, ${name}: every write answered`,
           target: `${c.writers * c.writesPerWriter} × 2xx`,
-          measured: Object.entries(c.statuses)
-            .map(([status, n]) => `${n}× ${status}`)
-            .join(', '),
+          measured: answersByStatus(c.statuses),
           pass: failed.length === 0,
         });
         if (run.writers !== 16) continue;
@@ -327,13 +325,10 @@ export function evaluateTargets(r: Results): Target[] {
     if (batch) {
       // The contract's batch: 25 creates in at most 3 sequential round trips, and per card at most
       // a tenth of a single create's time.
-      const answers = Object.entries(batch.statuses)
-        .map(([status, n]) => `${n}× ${status}`)
-        .join(', ');
       targets.push({
         name: `batch of ${batch.cardsPerBatch} card creates: round trips`,
         target: '≤ 3 sequential, every batch 200',
-        measured: `${batch.sequentialMax} sequential (max of ${batch.batches.n}), ${batch.callsMax} calls; ${answers}`,
+        measured: `${batch.sequentialMax} sequential (max of ${batch.batches.n}), ${batch.callsMax} calls; ${answersByStatus(batch.statuses)}`,
         pass: batch.sequentialMax <= 3 && batch.statuses['200'] === batch.batches.n,
       });
       targets.push({

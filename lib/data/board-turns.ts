@@ -110,8 +110,9 @@ const TURN_GROWTH = 2;
 const FIRST_TURN_ESTIMATE_MS = 60;
 /**
  * How far a waiter further back sleeps at most, before it has timed the queue's pace itself (two
- * hand-overs since it joined) and while it has reads to spare: this share of its `ahead` turns
- * at the board's average, from now (untilLikelyTurn). Its next read then times the real pace.
+ * hand-overs since it joined) and while it has more than three reads left: this share of its
+ * `ahead` turns at the board's average, from now (untilLikelyTurn). Its next read then times the
+ * real pace.
  */
 const FIRST_SLEEP_SHARE = 0.6;
 
