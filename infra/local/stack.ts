@@ -8,7 +8,7 @@ import { LONGEST_ROUTE_SECONDS } from '../../lib/runtime/aws-limits';
 import { ENV } from '../../lib/runtime/config';
 import { type DeliveriesQueueSettings, deliveriesQueueSettings } from '../webhook-queue';
 import { ensurePool, fetchJwks, type LocalPool, startCognitoLocal } from './cognito';
-import { ensureTable, startDynamoDbLocal } from './dynamodb';
+import { type DynamoDbCompiler, ensureTable, startDynamoDbLocal } from './dynamodb';
 import { createLocalHttpServer, REPO_ROOT } from './http-adapter';
 import { asFunction, enforceRowActions, enforceServiceActions } from './iam';
 import { LocalKms, type LocalKmsServer, startLocalKms } from './kms';
@@ -55,6 +55,8 @@ interface LocalStackOptions {
   sweepMs?: number;
   /** Access token lifetime of a new local pool, in seconds (default: Cognito's hour). */
   accessTokenSeconds?: number;
+  /** DynamoDB Local's JIT compilers (default `tiered`: infra/local/dynamodb.ts says when `client` pays). */
+  dynamoCompiler?: DynamoDbCompiler;
 }
 
 /**
@@ -167,7 +169,7 @@ async function startEmulators(parts: StartedParts, options: LocalStackOptions, h
   };
   const started = (child: ChildProcess) => (parts.children.push(child), child);
   const [dynamodb, cognito] = await Promise.all([
-    startDynamoDbLocal(dynamoPort, join(dataDir, 'dynamodb')).then(started),
+    startDynamoDbLocal(dynamoPort, join(dataDir, 'dynamodb'), options.dynamoCompiler ?? 'tiered').then(started),
     startCognitoLocal(cognitoPort, join(dataDir, 'cognito'), host, poolTriggerConfig).then(started),
   ]);
   return {

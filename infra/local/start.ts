@@ -48,6 +48,13 @@ export function webhookPortsFrom(env: NodeJS.ProcessEnv): { sqsPort: number; kms
   return { sqsPort: read('SQS_PORT', 4), kmsPort: read('KMS_PORT', 5) };
 }
 
+/** DYNAMODB_COMPILER: `tiered` (unset: the JVM's default) or `client` (infra/local/dynamodb.ts says which pays when). */
+export function dynamoCompilerFrom(env: NodeJS.ProcessEnv): 'tiered' | 'client' {
+  const given = env.DYNAMODB_COMPILER || 'tiered';
+  if (given !== 'tiered' && given !== 'client') throw new Error(`DYNAMODB_COMPILER must be tiered or client, got ${given}`);
+  return given;
+}
+
 /**
  * The local stack's own defaults: LOG_LEVEL DEBUG, so that every request gets its log line (on AWS
  * successes are DEBUG: the access log has them).
@@ -71,7 +78,8 @@ Runs the service on the embedded local stack (DynamoDB Local, cognito-local and 
 stand-ins for the WebSocket API, the stream, SQS and KMS) and prints one JSON line with the URLs
 and pids once GET /health answers. Ctrl-C or SIGTERM stops it. Settings are environment variables
 (docs/local-stack.md): PORT (3000; 0 picks free ports), SOCKET_PORT, DYNAMODB_PORT, COGNITO_PORT,
-SQS_PORT, KMS_PORT, HOST (127.0.0.1), DATA_DIR (.data), LOG_LEVEL (DEBUG), and the others listed
+SQS_PORT, KMS_PORT, HOST (127.0.0.1), DATA_DIR (.data), LOG_LEVEL (DEBUG), DYNAMODB_COMPILER
+(tiered; client for short-lived stacks), and the others listed
 there.
 
   -h, --help   this text`;
@@ -86,6 +94,7 @@ async function main() {
   if (tokenSeconds !== undefined && !(Number.isInteger(tokenSeconds) && tokenSeconds > 0)) {
     throw new Error(`LOCAL_ACCESS_TOKEN_SECONDS must be a positive whole number, got ${process.env.LOCAL_ACCESS_TOKEN_SECONDS}`);
   }
+  const dynamoCompiler = dynamoCompilerFrom(process.env);
   const stack = await startLocalStack({
     port,
     dataDir,
@@ -97,6 +106,7 @@ async function main() {
     kmsPort,
     sweepMs,
     accessTokenSeconds: tokenSeconds,
+    dynamoCompiler,
   });
   console.log(
     JSON.stringify({

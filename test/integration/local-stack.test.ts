@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { portsFrom } from '../../infra/local/start';
+import { dynamoCompilerFrom, portsFrom } from '../../infra/local/start';
 import { call } from '../support/api';
 import { startStackProcess, stopStackProcess } from '../support/local-process';
 import { identify, isDead, waitUntilDead } from '../support/processes';
@@ -24,6 +24,8 @@ describe('local stack', () => {
       const server = identify(stack.child.pid!);
       const children = [identify(stack.pids.dynamodb), identify(stack.pids.cognito)];
       expect(children.map(isDead)).toEqual([false, false]);
+      // A test's stack: DynamoDB Local with the client compiler only (the tests' helper asks for it).
+      expect(readFileSync(`/proc/${stack.pids.dynamodb}/cmdline`, 'utf8').split('\0')).toContain('-XX:TieredStopAtLevel=1');
 
       process.kill(server.pid, 'SIGKILL');
       await waitUntilDead(server);
@@ -113,6 +115,13 @@ describe('local stack', () => {
     expect(() => portsFrom({ DYNAMODB_PORT: '80000' })).toThrow('DYNAMODB_PORT must be a port number, got 80000');
   });
 
+  it("runs DynamoDB Local with the JVM's default compilers unless DYNAMODB_COMPILER says client, and refuses any other value", () => {
+    expect(dynamoCompilerFrom({})).toBe('tiered');
+    expect(dynamoCompilerFrom({ DYNAMODB_COMPILER: '' })).toBe('tiered');
+    expect(dynamoCompilerFrom({ DYNAMODB_COMPILER: 'client' })).toBe('client');
+    expect(() => dynamoCompilerFrom({ DYNAMODB_COMPILER: 'c2' })).toThrow('DYNAMODB_COMPILER must be tiered or client, got c2');
+  });
+
   it('refuses a LOCAL_FUNCTION_TIMEOUT_SECONDS an HTTP API could not wait for (exit 1, the variable named), before starting anything', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'task-board-timeout-'));
     try {
@@ -131,11 +140,16 @@ describe('local stack', () => {
 
   it('stops, emulators and all, when the npm of `npm start` is sent SIGTERM (npm signals its shell, which dies)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'task-board-npm-'));
-    const running = await startStackProcess(dataDir, {}, 'npm');
+    // As a developer runs it: no DYNAMODB_COMPILER.
+    const running = await startStackProcess(dataDir, { DYNAMODB_COMPILER: '' }, 'npm');
     const npm = running.child;
     let server: ReturnType<typeof identify> | undefined;
     try {
       expect((await call('GET', '/health', { url: running.url })).status).toBe(200);
+      // DynamoDB Local with the JVM's default compilers.
+      const java = readFileSync(`/proc/${running.pids.dynamodb}/cmdline`, 'utf8').split('\0');
+      expect(java).toContain('-jar');
+      expect(java.some((arg) => arg.startsWith('-XX:TieredStopAtLevel'))).toBe(false);
       server = identify(running.pids.server);
       const processes = [server, identify(running.pids.dynamodb), identify(running.pids.cognito)];
       process.kill(npm.pid!, 'SIGTERM');

@@ -26,6 +26,8 @@ export function startStackProcess(
     DATA_DIR: dataDir,
     NODE_NO_WARNINGS: '1',
     LOG_LEVEL: 'WARN',
+    // A test's stack lives minutes: DynamoDB Local's optimizing compiler would cost more than it gives.
+    DYNAMODB_COMPILER: 'client',
     // A request that waits its turn on a busy shared machine is not one Lambda would time out.
     LOCAL_FUNCTION_TIMEOUT_SECONDS: String(LONGEST_ROUTE_SECONDS),
     ...extraEnv,
