@@ -8,7 +8,7 @@ import { advancedCardVersion, cardAsRead, cardAtEitherKey, queryColumnCards } fr
 import { highestColumnPosition } from './columns';
 import { type NamedItems, retryLostRaces, type TransactItem } from './db';
 import { shownCard, versionOf } from './etags';
-import { type BoardItemChange, type ChangeOfMany, ChangeRaceLost, changeRefusal, commitChanges } from './event-log';
+import { type BoardItemChange, type ChangeOfMany, ChangeRaceLost, changeRefusal, commitChanges, logRuns } from './event-log';
 import { type FoldedCount, transactWriteCounted } from './rate-limits';
 import { type BoardRecord, type Card, type CardRecord, type Column, type ColumnRecord, now, toColumn } from './records';
 import { cardKeyOf, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
@@ -26,7 +26,8 @@ import { cardKeyOf, columnPositionKey, columnPositionPrefix, decodePosition, key
  *    batch's earlier operations), the same no-change rule (no event, no `seq`).
  * 3. The final state is one TransactWriteItems (`commitChanges`): each item written once with its
  *    final state (a card created, edited and moved is one Put), each conditioned on what was read,
- *    the board item's `seq` advanced by one per change, one log item per change.
+ *    the board item's `seq` advanced by one per change, the events in as few log items as their
+ *    size allows (`logRuns`: 25 creates with short texts share one).
  * A lost race (the board's `seq` moved, an item changed) reads everything again and simulates
  * again (retryLostRaces bounds it). The first operation that fails stops the batch with its own
  * problem and its index (`operation`): nothing was written.
@@ -380,9 +381,9 @@ class Simulation {
     return state.now.position;
   }
 
-  /** What the transaction holds: the writes, the board item and one log item per change. */
+  /** What the transaction holds: the writes, the board item and the log items (`logRuns`). */
   itemCount(): number {
-    return Object.keys(this.writes()).length + 1 + this.changes.length;
+    return Object.keys(this.writes()).length + 1 + logRuns(this.changes).length;
   }
 
   /** Each item the batch changes, written once with its final state, conditioned on it as read. */

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { BoardEvent } from '../domain/events';
-import type { LogItem } from './event-log';
+import type { StoredLogItem } from './event-log';
 import { boardIdOfPartition } from './table';
 
 /** The part of a DynamoDB stream record the events are made from (Lambda's and the local poller's shape). */
@@ -14,23 +14,17 @@ export interface ChangeRecord {
   };
 }
 
-/** A log item's INSERT record (lib/data/event-log.ts): the only records that carry an event. */
-function logItemOf(record: ChangeRecord): (LogItem & { pk: string }) | undefined {
+/** A log item's INSERT record (lib/data/event-log.ts): the only records that carry events. */
+function logItemOf(record: ChangeRecord): (StoredLogItem & { pk: string }) | undefined {
   const image = record.dynamodb?.NewImage;
-  if (record.eventName !== 'INSERT' || image?.type?.S !== 'event' || !image.seq?.N || !image.event?.M) return undefined;
-  return unmarshall(image) as LogItem & { pk: string };
+  if (record.eventName !== 'INSERT' || image?.type?.S !== 'event' || !image.seq?.N || !(image.event?.M || image.events?.L)) {
+    return undefined;
+  }
+  return unmarshall(image) as StoredLogItem & { pk: string };
 }
 
-/** The board a record's event is about, or undefined for any record that is no event. */
-function boardOfRecord(record: ChangeRecord): string | undefined {
-  const item = logItemOf(record);
-  return item ? boardIdOfPartition(item.pk) : undefined;
-}
-
-/** The event a stream record carries, exactly as the log keeps it, or undefined for any other record. */
-function eventOfRecord(record: ChangeRecord): BoardEvent | undefined {
-  return logItemOf(record)?.event;
-}
+/** The events a log item holds, in order: one change's, or a batch's run. */
+export const eventsOfLogItem = (item: StoredLogItem): BoardEvent[] => ('events' in item ? item.events : [item.event]);
 
 /** A board's events in a batch of stream records, each with the record's sequence number (where a retry starts). */
 export type BoardEventsOfBatch = Map<string, { event: BoardEvent; sequence: string }[]>;
@@ -43,11 +37,12 @@ export type BoardEventsOfBatch = Map<string, { event: BoardEvent; sequence: stri
 export function eventsByBoard(records: ChangeRecord[]): BoardEventsOfBatch {
   const byBoard: BoardEventsOfBatch = new Map();
   for (const record of records) {
-    const boardId = boardOfRecord(record);
-    const event = eventOfRecord(record);
-    if (!boardId || !event) continue;
+    const item = logItemOf(record);
+    const boardId = item && boardIdOfPartition(item.pk);
+    if (!item || !boardId) continue;
     const list = byBoard.get(boardId) ?? [];
-    list.push({ event, sequence: record.dynamodb?.SequenceNumber ?? '' });
+    // A run's events share their record: a retry from it sends them all again (at least once).
+    for (const event of eventsOfLogItem(item)) list.push({ event, sequence: record.dynamodb?.SequenceNumber ?? '' });
     byBoard.set(boardId, list);
   }
   return byBoard;
@@ -68,7 +63,8 @@ export type Deletion =
 export function deletionOfRecord(record: ChangeRecord): Deletion | undefined {
   const item = logItemOf(record);
   const boardId = item && boardIdOfPartition(item.pk);
-  if (!item || !boardId) return undefined;
+  // A run holds no deletion the collector finishes (lib/data/event-log.ts keeps those alone).
+  if (!item || !boardId || 'events' in item) return undefined;
   if (item.kind === 'board.deleted') return { kind: item.kind, boardId };
   const columnId = item.event.column_id;
   if (item.kind === 'column.deleted' && typeof columnId === 'string') return { kind: item.kind, boardId, columnId };

@@ -1,9 +1,10 @@
 /**
  * The stream filters of the table's consumers (CDK's event sources and the local poller apply
- * the same ones). Every change of a board writes one log item (lib/data/event-log.ts) holding
- * the event as watchers receive it; those items' INSERT records are the only ones that carry an
- * event, so nothing else in the table (cards, the board's counters, sockets, TTL removals)
- * invokes the broadcaster.
+ * the same ones). Every change of a board writes its event into a log item (lib/data/event-log.ts:
+ * one item per change, a batch's in runs) as watchers receive it; those items' INSERT records are
+ * the only ones that carry events, so nothing else in the table (cards, the board's counters,
+ * sockets, TTL removals) invokes the broadcaster. The collector's filters below pick deletions by
+ * their item's `kind`: those items always hold one change.
  */
 export const changeRecordFilter = {
   eventName: ['INSERT'],

@@ -13,6 +13,8 @@ import {
   waitOrGone,
   withTurn,
 } from './board-turns';
+import { eventsOfLogItem } from './change-events';
+import { cardWithCommentsDeletionRecordFilter, deletionRecordFilter } from './changes';
 import {
   type Item,
   itemsOf,
@@ -64,8 +66,8 @@ const eventRetentionSeconds = () => secondsFromEnv(ENV.eventRetentionSeconds, DE
 /** A board's latest `seq`, from its item as read. */
 export const seqOf = (board: Pick<BoardRecord, 'seq'> | undefined) => board?.seq ?? 0;
 
-/** What a log item holds besides its key. */
-export interface LogItem {
+/** What a log item holds besides its key: one change's event, under its `seq`. */
+interface LogItem {
   type: 'event';
   board_id: string;
   seq: number;
@@ -76,6 +78,27 @@ export interface LogItem {
   /** Epoch seconds until which the event is kept: the 410 rule reads this, never the TTL. */
   kept_until: number;
 }
+
+/**
+ * A run of a batch's consecutive changes in one log item, under the `seq` of its last one: the
+ * events in order, `first_seq` to `seq`. Every item of a DynamoDB transaction is paid for, and a
+ * log item apiece was a third of a batch's writes (25 creates: 77 items; as runs, 53), so a batch's
+ * events share items. Keyed by the last `seq`, a run is found by the same range read as a single
+ * event (`readLog`: every item whose key is past `after` holds what follows it). No kind beside the
+ * events: a change a stream filter picks by its kind (a deletion the collector finishes) is never
+ * in a run (`standsAlone`).
+ */
+interface LogRunItem {
+  type: 'event';
+  board_id: string;
+  seq: number;
+  first_seq: number;
+  events: BoardEvent[];
+  kept_until: number;
+}
+
+/** A log item as stored: one change's, or a run of a batch's. */
+export type StoredLogItem = LogItem | LogRunItem;
 
 /**
  * The board item's part in a change beyond the counter: its own clauses and condition (a
@@ -283,8 +306,8 @@ function boardItemWrite(
       };
 }
 
-/** A log item's write: the event under its `seq`, with its attributes for the stream filters and its TTL. */
-const logPut = (boardId: string, log: LogItem, attributes?: Record<string, string | number>): TransactItem => ({
+/** A log item's write: the event (or a run's events) under its `seq`, with its attributes for the stream filters and its TTL. */
+const logPut = (boardId: string, log: StoredLogItem, attributes?: Record<string, string | number>): TransactItem => ({
   Put: { Item: { ...attributes, ...keys.logEntry(boardId, log.seq), ...log, [TTL_ATTRIBUTE]: log.kept_until } },
 });
 
@@ -326,15 +349,59 @@ export interface Changes<N extends string> extends Omit<Change<N>, 'kind' | 'fie
   count?: FoldedCount;
 }
 
-/** The names commitChanges gives its log items, after the board item: `$log1` for the first change. */
+/** The names commitChanges gives its log items, after the board item: `$log1` for the first one. */
 const logItemName = (index: number) => `${LOG_ITEM}${index + 1}`;
+
+/**
+ * The most a run's events may weigh (their JSON, in bytes): far below DynamoDB's 400 KB an item,
+ * and small enough that a stream batch of runs stays within what one invocation of a reader takes.
+ * 25 card creates with short texts weigh about 15 KB; a batch of long descriptions takes several runs.
+ */
+const LOG_RUN_BYTES = 64 * 1024;
+
+/** What an event's envelope adds to its kind's fields (type, ids, time, seq), in JSON bytes at most. */
+const EVENT_ENVELOPE_BYTES = 256;
+
+/**
+ * A change whose log item must be its own: one a stream filter picks by the item's `kind` or by
+ * attributes beside the event (the collector's deletions: lib/data/changes.ts).
+ */
+const standsAlone = (change: ChangeOfMany) => change.logAttributes !== undefined || FILTERED_KINDS.has(change.kind);
+const FILTERED_KINDS: ReadonlySet<string> = new Set([
+  ...deletionRecordFilter.dynamodb.NewImage.kind.S,
+  ...cardWithCommentsDeletionRecordFilter.dynamodb.NewImage.kind.S,
+]);
+
+/**
+ * A batch's changes as log items: runs of consecutive changes (their indexes), each at most
+ * LOG_RUN_BYTES, a change that stands alone in a run of its own. The batch counts its writes by it.
+ */
+export function logRuns(changes: ChangeOfMany[]): number[][] {
+  const runs: number[][] = [];
+  let bytes = 0;
+  let open = false;
+  changes.forEach((change, index) => {
+    const size = EVENT_ENVELOPE_BYTES + Buffer.byteLength(JSON.stringify(change.fields ?? {}));
+    const alone = standsAlone(change);
+    if (open && !alone && bytes + size <= LOG_RUN_BYTES) {
+      runs.at(-1)!.push(index);
+      bytes += size;
+      return;
+    }
+    runs.push([index]);
+    bytes = size;
+    open = !alone;
+  });
+  return runs;
+}
 
 /**
  * Commits several changes of a board at once, numbered consecutively: the board item's `seq` goes
  * from the value read (`seq = seen`, as for one change) to seen + k in the same transaction that
- * puts the k log items and every write, so no other change can take a number in between and
- * either all of them land or none. Each log item holds its event exactly as `commitChange` would
- * have made it alone. Cancellations are read as commitChange reads them (`changeRefusal` by the
+ * puts the k events and every write, so no other change can take a number in between and
+ * either all of them land or none. Each event is exactly what `commitChange` would have made of
+ * its change alone; they are stored in runs (`logRuns`, `LogRunItem`), a change that stands alone
+ * in a log item like commitChange's. Cancellations are read as commitChange reads them (`changeRefusal` by the
  * names of `writes`); the counter's refusal is QuotaUsedUp (lib/data/rate-limits.ts). Returns the
  * events, in order.
  */
@@ -355,17 +422,28 @@ export async function commitChanges<N extends string>(change: Changes<N>): Promi
     }),
   );
   const logItems = Object.fromEntries(
-    change.changes.map((one, index) => {
-      const seq = seen + index + 1;
-      const log: LogItem = {
-        type: 'event',
-        board_id: boardId,
-        seq,
-        kind: one.kind,
-        event: events[index]!,
-        kept_until: keptUntil,
-      };
-      return [logItemName(index), logPut(boardId, log, one.logAttributes)];
+    logRuns(change.changes).map((run, index) => {
+      const first = run[0]!;
+      const last = run.at(-1)!;
+      const log: StoredLogItem =
+        run.length === 1
+          ? {
+              type: 'event',
+              board_id: boardId,
+              seq: seen + first + 1,
+              kind: change.changes[first]!.kind,
+              event: events[first]!,
+              kept_until: keptUntil,
+            }
+          : {
+              type: 'event',
+              board_id: boardId,
+              seq: seen + last + 1,
+              first_seq: seen + first + 1,
+              events: run.map((at) => events[at]!),
+              kept_until: keptUntil,
+            };
+      return [logItemName(index), logPut(boardId, log, run.length === 1 ? change.changes[first]!.logAttributes : undefined)];
     }),
   ) as NamedItems;
   // The batch takes its turn on a busy board like a single change (lib/data/board-turns.ts).
@@ -425,7 +503,7 @@ async function readLog(
 ): Promise<{ events: BoardEvent[]; lastSeq: number; expired: boolean }> {
   // No board reaches MAX_SEQ, and a longer sort key would sort before the others.
   if (after >= MAX_SEQ) return { events: [], lastSeq: 0, expired: false };
-  let items: LogItem[] = [];
+  let items: StoredLogItem[] = [];
   await queryPages(
     {
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
@@ -433,14 +511,19 @@ async function readLog(
       Limit: limit,
     },
     (page: Item[]) => {
-      items = page as unknown as LogItem[];
-      return false; // one page: `limit` events at most, 1 MB at most
+      items = page as unknown as StoredLogItem[];
+      return false; // one page: `limit` items, so at least `limit` events when there are; 1 MB at most
     },
   );
+  // The first item may be a run that began at or before `after`.
+  const events = items
+    .flatMap(eventsOfLogItem)
+    .filter((event) => (event.seq ?? 0) > after)
+    .slice(0, limit);
   const nowSeconds = Math.floor(Date.now() / 1000);
   const first = items[0];
-  const expired = first !== undefined && (first.seq !== after + 1 || first.kept_until <= nowSeconds);
-  return { events: items.map((item) => item.event), lastSeq: items.at(-1)?.seq ?? 0, expired };
+  const expired = first !== undefined && (events[0]?.seq !== after + 1 || first.kept_until <= nowSeconds);
+  return { events, lastSeq: items.at(-1)?.seq ?? 0, expired };
 }
 
 /**

@@ -28,7 +28,8 @@ import { SEQ_DIGITS } from '../domain/limits';
  *
  * Live board events (docs/realtime.md); every one of these items carries a `ttl`:
  *   BOARD#<boardId>   ~LOG#<seq>           the board's event log: one item per change, written in the
- *                                          change's transaction, numbered by the board item's `seq`
+ *                                          change's transaction, numbered by the board item's `seq`;
+ *                                          a batch's changes in runs, each under its last `seq`
  *   BOARD#<boardId>   ~EVENT#<eventId>     (before the log) a deletion's event; expired a day after writing
  *   BOARD#<boardId>   #WATCH#<connId>      a socket watching the board (its watchers are one query)
  *   TICKET#<sha256>   #TICKET              a single-use socket ticket, by the hash of its value

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { MAX_DESCRIPTION_LENGTH } from '../../lib/domain/limits';
 import {
   addMember,
   type CardView,
@@ -13,6 +14,9 @@ import {
   type TestUser,
   unknownId,
 } from '../support/api';
+import { readPartition, useLocalTable } from '../support/local-table';
+import { closeAllSockets, connect } from '../support/sockets';
+import { eventually } from '../support/wait';
 
 /**
  * POST /boards/{id}/batch over the local stack: operations applied as their single routes would
@@ -48,11 +52,14 @@ function expectOperationProblem(reply: Reply, status: number, operation: number,
   return problem;
 }
 
+const table = useLocalTable();
+
 describe('POST /boards/{id}/batch', () => {
   let user: TestUser;
   beforeAll(async () => {
     user = await newUser();
   });
+  afterAll(closeAllSockets);
 
   it('appends 25 cards to a column after its cards, positions one apart, each result the card as GET /cards/{id} answers it', async () => {
     const board = await newBoard(user);
@@ -173,7 +180,7 @@ describe('POST /boards/{id}/batch', () => {
     expect(reply.body.results[2].position).toBe(2);
   });
 
-  it('refuses a batch whose writes do not fit in one transaction (409 limit_reached at the operation that crossed), and fits 100 exactly', async () => {
+  it('commits the most writes 25 operations can make in one transaction: creates into 25 columns, alternating with deletions of cards with comments', async () => {
     const board = await newBoard(user);
     const made = await batch(
       user,
@@ -183,24 +190,110 @@ describe('POST /boards/{id}/batch', () => {
     expect(made.status).toBe(200);
     const columns = made.body.results as { id: string; position: number }[];
     expect(columns.map((column) => column.position)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    const commented: string[] = [];
+    for (let i = 0; i < 13; i++) {
+      const card = await newCard(user, columns[i]!.id);
+      expect((await call('POST', `/cards/${card.id}/comments`, { token: user.token, body: { body: 'note' } })).status).toBe(201);
+      commented.push(card.id);
+    }
     const seq = await latestSeq(user, board.id);
-    // A create into an existing column writes the card, its lookup, the column's version and a log
-    // item: 25 columns make 100 items and the board item one more.
-    const spread = await batch(
+    // A create into an existing column writes the card, its lookup and the column's version; a
+    // deleted card with comments takes a log item of its own (the collector's stream filter reads
+    // it), so the create after it starts another: 13 deletions and 12 creates make 87 writes.
+    const operations = Array.from({ length: 25 }, (_, i) =>
+      i % 2 === 0
+        ? { op: 'card.delete', card_id: commented[i / 2]! }
+        : { op: 'card.create', column_id: columns[12 + (i + 1) / 2]!.id, title: `new ${i}` },
+    );
+    const reply = await batch(user, board.id, operations);
+    expect(reply.status).toBe(200);
+    expect(await latestSeq(user, board.id)).toBe(seq + 25);
+    const events = await eventsOf(user, board.id, seq);
+    expect(events.map((event) => [event.seq, event.type])).toEqual(
+      operations.map((operation, i) => [seq + i + 1, operation.op === 'card.delete' ? 'card.deleted' : 'card.created']),
+    );
+    for (const id of commented) expect((await call('GET', `/cards/${id}`, { token: user.token })).status).toBe(404);
+    // The collector heard each deletion: the cards' comments are removed after the answer.
+    await eventually(async () => {
+      const left = await readPartition(table.client, table.name, `BOARD#${board.id}`);
+      expect(left.filter((item) => String(item.sk).startsWith('~COMMENT#'))).toEqual([]);
+    });
+  });
+
+  it('keeps the events of a batch of edits to long cards (1.2 MB of events, more than one stored item holds)', async () => {
+    const board = await newBoard(user);
+    const column = await newColumn(user, board.id);
+    const description = '€'.repeat(MAX_DESCRIPTION_LENGTH);
+    const cards: CardView[] = [];
+    for (let i = 0; i < 25; i++) cards.push(await newCard(user, column.id, { title: `long ${i}`, description }));
+    const seq = await latestSeq(user, board.id);
+    const reply = await batch(
       user,
       board.id,
-      columns.map((column) => ({ op: 'card.create', column_id: column.id, title: 'x' })),
+      cards.map((card, i) => ({ op: 'card.update', card_id: card.id, title: `renamed ${i}` })),
     );
-    const problem = expectOperationProblem(spread, 409, 24, 'limit_reached');
-    expect(problem.detail).toMatch(/two batches/);
-    expect(await latestSeq(user, board.id)).toBe(seq);
-    // 24 columns and a second card in the first: 100 items.
-    const fits = await batch(user, board.id, [
-      ...columns.slice(0, 24).map((column) => ({ op: 'card.create', column_id: column.id, title: 'x' })),
-      { op: 'card.create', column_id: columns[0]!.id, title: 'y' },
-    ]);
-    expect(fits.status).toBe(200);
-    expect(await latestSeq(user, board.id)).toBe(seq + 25);
+    expect(reply.status).toBe(200);
+    // A page holds 1 MB of events at most: read on to the latest seq, as a client does.
+    const events: Event[] = [];
+    while (events.length < 25) {
+      const page = await eventsOf(user, board.id, events.at(-1)?.seq ?? seq);
+      expect(page.length).toBeGreaterThan(0);
+      events.push(...page);
+    }
+    expect(events.map((event) => [event.seq, event.type, event.card?.id])).toEqual(
+      cards.map((card, i) => [seq + i + 1, 'card.updated', card.id]),
+    );
+    expect(events.every((event) => (event as { card?: { description?: string } }).card?.description === description)).toBe(true);
+  });
+
+  it("sends a watcher the batch's events one by one, in order, exactly as the log lists them", async () => {
+    const board = await newBoard(user);
+    const column = await newColumn(user, board.id);
+    const socket = await connect(user, 'watcher');
+    await socket.watch(board.id);
+    const before = await latestSeq(user, board.id);
+    const reply = await batch(
+      user,
+      board.id,
+      Array.from({ length: 25 }, (_, i) => ({ op: 'card.create', column_id: column.id, title: `live ${i}` })),
+    );
+    expect(reply.status).toBe(200);
+    await socket.waitFor((frame) => frame.seq === before + 25, 'the last event of the batch');
+    const frames = socket.received.filter((frame) => typeof frame.seq === 'number' && (frame.seq as number) > before);
+    expect(frames).toEqual(await eventsOf(user, board.id, before));
+    expect(frames.map((frame) => frame.seq)).toEqual(Array.from({ length: 25 }, (_, i) => before + i + 1));
+  });
+
+  it("pages through a batch's events from any seq, whatever the page size", async () => {
+    const board = await newBoard(user);
+    const column = await newColumn(user, board.id);
+    const before = await latestSeq(user, board.id);
+    const reply = await batch(
+      user,
+      board.id,
+      Array.from({ length: 25 }, (_, i) => ({ op: 'card.create', column_id: column.id, title: `card ${i}` })),
+    );
+    expect(reply.status).toBe(200);
+    await newCard(user, column.id, { title: 'after the batch' });
+    const all = Array.from({ length: 26 }, (_, i) => before + i + 1);
+    for (const limit of [1, 7, 25, 100]) {
+      // From inside the batch too: a client that caught up to the middle of it goes on from there.
+      for (const start of [before, before + 1, before + 12, before + 24, before + 25]) {
+        const seen: number[] = [];
+        let after = start;
+        for (let page = 0; page < 30 && after < before + 26; page++) {
+          const answer = await call('GET', `/boards/${board.id}/events?after=${after}&limit=${limit}`, { token: user.token });
+          expect(answer.status).toBe(200);
+          const seqs = (answer.body.events as Event[]).map((event) => event.seq);
+          expect(seqs.length).toBeGreaterThan(0);
+          expect(seqs.length).toBeLessThanOrEqual(limit);
+          expect(answer.body.latest_seq).toBe(before + 26);
+          seen.push(...seqs);
+          after = seqs.at(-1)!;
+        }
+        expect(seen).toEqual(all.filter((seq) => seq > start));
+      }
+    }
   });
 
   it('applies nothing when an operation fails: the first failure, with its index, and no event', async () => {

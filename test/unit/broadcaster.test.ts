@@ -88,6 +88,22 @@ function logItem(event: LoggedEvent) {
 /** The stream record of a log item's INSERT: the only record that carries an event. */
 const logged = (event: LoggedEvent) => record('INSERT', logItem(event));
 
+/** The record of a batch's run: consecutive events of one board in one log item, under the last one's seq. */
+function loggedRun(events: LoggedEvent[]) {
+  const last = events.at(-1)!;
+  const keptUntil = Math.floor(Date.parse(at) / 1000) + 7 * 86_400;
+  return record('INSERT', {
+    ...keys.logEntry(last.board_id, last.seq),
+    type: 'event',
+    board_id: last.board_id,
+    seq: last.seq,
+    first_seq: events[0]!.seq,
+    events,
+    kept_until: keptUntil,
+    ttl: keptUntil,
+  });
+}
+
 function card(overrides: Record<string, unknown> = {}) {
   const id = randomUUID();
   const columnId = randomUUID();
@@ -315,5 +331,31 @@ describe('partial batch failure', () => {
       [3, events[2]!.event_id],
     ]);
     expect(frames[1]).toEqual(frames[2]);
+  });
+
+  it("sends a batch's run event by event, and a failure inside it reports the run's record: its events are sent again", async () => {
+    const boardId = randomUUID();
+    const userId = randomUUID();
+    ddb.on(QueryCommand).resolves({ Items: [boardItem(boardId, {}, 4), member(boardId, userId), watch(boardId, userId)] });
+    sockets
+      .on(PostToConnectionCommand)
+      .resolvesOnce({})
+      .resolvesOnce({})
+      .rejectsOnce(Object.assign(new Error('limit'), { name: 'LimitExceededException' }))
+      .resolves({});
+    const single = cardUpdated(boardId, 1);
+    const run = [2, 3, 4].map((seq) => cardUpdated(boardId, seq));
+    const records = [logged(single), loggedRun(run)];
+    expect(await invoke(records)).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb.SequenceNumber }] });
+    expect(await invoke(records.slice(1))).toEqual({ batchItemFailures: [] });
+    // Attempts: 1 and 2 sent, 3 failed; then the run again: 2, 3 and 4 (clients drop the repeat by event_id).
+    expect(posted().map((p) => [p.frame.seq, p.frame.event_id])).toEqual([
+      [1, single.event_id],
+      [2, run[0]!.event_id],
+      [3, run[1]!.event_id],
+      [2, run[0]!.event_id],
+      [3, run[1]!.event_id],
+      [4, run[2]!.event_id],
+    ]);
   });
 });
