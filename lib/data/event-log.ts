@@ -38,7 +38,7 @@ import { keys, logSortKey, TTL_ATTRIBUTE } from './table';
  *
  * Every change of a board is one transaction that also advances the board item's `seq` from the
  * value the request read (condition `seq = :seen`) and puts the change's log item under the new
- * number. So:
+ * number (a batch: its events under consecutive numbers, in runs: `LogRunItem`). So:
  * - no repeat: two transactions that read the same `seq` cannot both commit (the second fails
  *   its condition, or conflicts and is retried by DynamoDB's caller, then fails it);
  * - no gap: a number is taken only by a transaction that commits, with the change itself; a
@@ -51,7 +51,7 @@ import { keys, logSortKey, TTL_ATTRIBUTE } from './table';
  * Since nothing on the board can change between the read of `seq` and the commit, what the
  * request read (the card, the board's labels) is exactly what the board holds when the change
  * lands: the event is built from it, stored in the log item as watchers receive it, and the
- * stream record of that item alone is what the broadcaster sends.
+ * stream record of that item alone is what the broadcaster sends (a run's: each of its events).
  */
 
 /** The board item's change counter: the `seq` of its latest change (absent on a board with none yet). */
@@ -353,9 +353,11 @@ export interface Changes<N extends string> extends Omit<Change<N>, 'kind' | 'fie
 const logItemName = (index: number) => `${LOG_ITEM}${index + 1}`;
 
 /**
- * The most a run's events may weigh (their JSON, in bytes): far below DynamoDB's 400 KB an item,
- * and small enough that a stream batch of runs stays within what one invocation of a reader takes.
- * 25 card creates with short texts weigh about 15 KB; a batch of long descriptions takes several runs.
+ * The most a run's events may weigh (their JSON, in bytes): far below DynamoDB's 400 KB an item.
+ * 25 card creates with short texts weigh about 15 KB; a batch of long descriptions takes several
+ * runs. A run holds at most a batch's 25 events, so a stream batch of the change reader's 100
+ * records carries at most 2,500; one that outlasts the reader's time is split in two and read
+ * again by its event source (`bisectBatchOnError`, infra/realtime.ts).
  */
 const LOG_RUN_BYTES = 64 * 1024;
 
