@@ -186,6 +186,27 @@ it('delivers every kind of board event with the JSON a watching socket receives 
   expect(new Set(hook.received.map((got) => got.headers['webhook-id'])).size).toBe(hook.received.length);
 });
 
+it("delivers a batch's events one by one, each its own signed delivery, as the log lists them", async () => {
+  const owner = await newUser(url);
+  const board = await newBoard(owner, 'Batched', url);
+  const column = await newColumn(owner, board.id, 'Todo', url);
+  const hook = await receiver();
+  const webhook = await createWebhook(owner, board.id, { url: hook.url });
+  const body = {
+    operations: Array.from({ length: 25 }, (_, i) => ({ op: 'card.create', column_id: column.id, title: `card ${i}` })),
+  };
+  await ok(call('POST', `/boards/${board.id}/batch`, { token: owner.token, body, url }));
+  await eventually(async () => expect(hook.received.length).toBeGreaterThanOrEqual(25), WAIT_MS, 100);
+  const logged = await ok(call('GET', `/boards/${board.id}/events?after=0&limit=100`, { token: owner.token, url }));
+  const created = (logged.events as { type: string }[]).filter((event) => event.type === 'card.created');
+  expect(created).toHaveLength(25);
+  // One delivery per event (retries aside: the receiver answered every one with 204).
+  const delivered = hook.received.map((got) => {
+    verify(webhook.secret, got);
+    return got.json;
+  });
+  expect([...delivered].sort((a, b) => (a.seq as number) - (b.seq as number))).toEqual(created);
+});
 it('retries a failing endpoint with the same webhook-id and a new timestamp, then fails after n + 1 attempts', async () => {
   const owner = await newUser(url);
   const board = await newBoard(owner, 'Failing', url);
