@@ -68,6 +68,17 @@ export interface BatchCase {
   batchOwnMs: number;
 }
 
+/** Answers counted by status; a failure says which by its problem's detail (the deadline, StorageBusy...). */
+function statusesOf(answers: Answer[]): Record<string, number> {
+  const statuses: Record<string, number> = {};
+  for (const answer of answers) {
+    const key =
+      answer.status < 400 ? String(answer.status) : `${answer.status} ${String(answer.body?.detail ?? '').slice(0, 60)}`;
+    statuses[key] = (statuses[key] ?? 0) + 1;
+  }
+  return statuses;
+}
+
 async function race(
   writers: number,
   writesPerWriter: number,
@@ -83,13 +94,7 @@ async function race(
     },
   );
   const seconds = (performance.now() - started) / 1000;
-  const statuses: Record<string, number> = {};
-  for (const answer of answers) {
-    // A failure says which: the deadline, or the retries running out (StorageBusy), by its problem's detail.
-    const key =
-      answer.status < 400 ? String(answer.status) : `${answer.status} ${String(answer.body?.detail ?? '').slice(0, 60)}`;
-    statuses[key] = (statuses[key] ?? 0) + 1;
-  }
+  const statuses = statusesOf(answers);
   const walls = answers.map((a) => a.wallMs);
   const calls = answers.map((a) => a.trace?.calls ?? Number.NaN).filter(Number.isFinite);
   const byCommand: Record<string, number> = {};
@@ -217,8 +222,7 @@ async function batchAgainstSingles(client: Client): Promise<BatchCase> {
       }),
     );
   }
-  const statuses: Record<string, number> = {};
-  for (const answer of batches) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+  const statuses = statusesOf(batches);
   const batchWalls = batches.map((a) => a.wallMs);
   const singleP50 = median(singles.map((a) => a.wallMs));
   const perCard = median(batchWalls) / CARDS_PER_BATCH;

@@ -1,3 +1,4 @@
+import type { DynamoDbCompiler } from './dynamodb';
 import { stopWhenOrphaned } from './orphan';
 
 // No static import of './stack': it brings in the functions and their logger, which reads
@@ -49,7 +50,7 @@ export function webhookPortsFrom(env: NodeJS.ProcessEnv): { sqsPort: number; kms
 }
 
 /** DYNAMODB_COMPILER: `tiered` (unset: the JVM's default) or `client` (infra/local/dynamodb.ts says which pays when). */
-export function dynamoCompilerFrom(env: NodeJS.ProcessEnv): 'tiered' | 'client' {
+export function dynamoCompilerFrom(env: NodeJS.ProcessEnv): DynamoDbCompiler {
   const given = env.DYNAMODB_COMPILER || 'tiered';
   if (given !== 'tiered' && given !== 'client') throw new Error(`DYNAMODB_COMPILER must be tiered or client, got ${given}`);
   return given;

@@ -100,6 +100,41 @@ interface LogRunItem {
 /** A log item as stored: one change's, or a run of a batch's. */
 export type StoredLogItem = LogItem | LogRunItem;
 
+/** A change's event, exactly as watchers receive it and the log keeps it. */
+const newEvent = (
+  change: Pick<Change<string>, 'boardId' | 'actor'>,
+  occurredAt: string,
+  seq: number,
+  kind: BoardEventKind,
+  fields?: Record<string, unknown>,
+): BoardEvent & { seq: number } => ({
+  type: kind,
+  event_id: randomUUID(),
+  board_id: change.boardId,
+  actor_id: change.actor,
+  occurred_at: occurredAt,
+  seq,
+  ...fields,
+});
+
+/** Epoch seconds until which an event written at `occurredAt` is kept. */
+const keptUntilOf = (occurredAt: string) => Math.floor(Date.parse(occurredAt) / 1000) + eventRetentionSeconds();
+
+/**
+ * The log item of consecutive events of one board: one change's (`kind` is its kind) under its
+ * `seq`, or a batch's run under its last one's.
+ */
+function logItemOf(
+  boardId: string,
+  kind: BoardEventKind,
+  events: (BoardEvent & { seq: number })[],
+  keptUntil: number,
+): StoredLogItem {
+  const [first, last] = [events[0]!, events.at(-1)!];
+  const common = { type: 'event', board_id: boardId, seq: last.seq, kept_until: keptUntil } as const;
+  return events.length === 1 ? { ...common, kind, event: first } : { ...common, first_seq: first.seq, events };
+}
+
 /**
  * The board item's part in a change beyond the counter: its own clauses and condition (a
  * label's name in `labels`, `owner_count`, `deleting_columns`), merged into the one update, since
@@ -245,18 +280,8 @@ export async function commitChange<N extends string>(change: Change<N>): Promise
   const seen = seqOf(board);
   const seq = seen + 1;
   const occurredAt = now();
-  const event: BoardEvent = {
-    type: change.kind,
-    event_id: randomUUID(),
-    board_id: boardId,
-    actor_id: change.actor,
-    occurred_at: occurredAt,
-    seq,
-    ...change.fields,
-  };
-  const retention = eventRetentionSeconds();
-  const keptUntil = Math.floor(Date.parse(occurredAt) / 1000) + retention;
-  const log: LogItem = { type: 'event', board_id: boardId, seq, kind: change.kind, event, kept_until: keptUntil };
+  const event = newEvent(change, occurredAt, seq, change.kind, change.fields);
+  const log = logItemOf(boardId, change.kind, [event], keptUntilOf(occurredAt));
   const ticket = turnHeld();
   const boardItem = boardItemWrite(change, ticket, change.deletesBoard ? 'delete' : seq);
   try {
@@ -411,41 +436,19 @@ export async function commitChanges<N extends string>(change: Changes<N>): Promi
   const { boardId, seen: board } = change;
   const seen = seqOf(board);
   const occurredAt = now();
-  const keptUntil = Math.floor(Date.parse(occurredAt) / 1000) + eventRetentionSeconds();
-  const events = change.changes.map(
-    (one, index): BoardEvent => ({
-      type: one.kind,
-      event_id: randomUUID(),
-      board_id: boardId,
-      actor_id: change.actor,
-      occurred_at: occurredAt,
-      seq: seen + index + 1,
-      ...one.fields,
-    }),
-  );
+  const keptUntil = keptUntilOf(occurredAt);
+  const events = change.changes.map((one, index) => newEvent(change, occurredAt, seen + index + 1, one.kind, one.fields));
   const logItems = Object.fromEntries(
     logRuns(change.changes).map((run, index) => {
-      const first = run[0]!;
-      const last = run.at(-1)!;
-      const log: StoredLogItem =
-        run.length === 1
-          ? {
-              type: 'event',
-              board_id: boardId,
-              seq: seen + first + 1,
-              kind: change.changes[first]!.kind,
-              event: events[first]!,
-              kept_until: keptUntil,
-            }
-          : {
-              type: 'event',
-              board_id: boardId,
-              seq: seen + last + 1,
-              first_seq: seen + first + 1,
-              events: run.map((at) => events[at]!),
-              kept_until: keptUntil,
-            };
-      return [logItemName(index), logPut(boardId, log, run.length === 1 ? change.changes[first]!.logAttributes : undefined)];
+      // Only a change that stands alone carries attributes beside its event.
+      const first = change.changes[run[0]!]!;
+      const log = logItemOf(
+        boardId,
+        first.kind,
+        run.map((at) => events[at]!),
+        keptUntil,
+      );
+      return [logItemName(index), logPut(boardId, log, first.logAttributes)];
     }),
   ) as NamedItems;
   // The batch takes its turn on a busy board like a single change (lib/data/board-turns.ts).

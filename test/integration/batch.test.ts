@@ -44,6 +44,10 @@ async function eventsOf(user: TestUser, boardId: string, after = 0): Promise<Eve
 const latestSeq = async (user: TestUser, boardId: string) =>
   (await call('GET', `/boards/${boardId}/events?after=0&limit=1`, { token: user.token })).body.latest_seq as number;
 
+/** A full batch of card creates into one column, titled `<title> 0` to `<title> 24`. */
+const cardCreates = (columnId: string, title = 'card'): Operation[] =>
+  Array.from({ length: 25 }, (_, i) => ({ op: 'card.create', column_id: columnId, title: `${title} ${i}` }));
+
 /** An operation's problem: the status, its code and the operation's index. */
 function expectOperationProblem(reply: Reply, status: number, operation: number, code?: string) {
   const problem = expectProblem(reply, status) as ReturnType<typeof expectProblem> & { operation?: number };
@@ -67,7 +71,7 @@ describe('POST /boards/{id}/batch', () => {
     await newCard(user, column.id, { title: 'first' });
     await newCard(user, column.id, { title: 'second' });
     const before = await latestSeq(user, board.id);
-    const operations = Array.from({ length: 25 }, (_, i) => ({ op: 'card.create', column_id: column.id, title: `card ${i}` }));
+    const operations = cardCreates(column.id);
     const reply = await batch(user, board.id, operations);
     expect(reply.status).toBe(200);
     expect(reply.headers.get('etag')).toBeNull();
@@ -252,11 +256,7 @@ describe('POST /boards/{id}/batch', () => {
     const socket = await connect(user, 'watcher');
     await socket.watch(board.id);
     const before = await latestSeq(user, board.id);
-    const reply = await batch(
-      user,
-      board.id,
-      Array.from({ length: 25 }, (_, i) => ({ op: 'card.create', column_id: column.id, title: `live ${i}` })),
-    );
+    const reply = await batch(user, board.id, cardCreates(column.id, 'live'));
     expect(reply.status).toBe(200);
     await socket.waitFor((frame) => frame.seq === before + 25, 'the last event of the batch');
     const frames = socket.received.filter((frame) => typeof frame.seq === 'number' && (frame.seq as number) > before);
@@ -268,11 +268,7 @@ describe('POST /boards/{id}/batch', () => {
     const board = await newBoard(user);
     const column = await newColumn(user, board.id);
     const before = await latestSeq(user, board.id);
-    const reply = await batch(
-      user,
-      board.id,
-      Array.from({ length: 25 }, (_, i) => ({ op: 'card.create', column_id: column.id, title: `card ${i}` })),
-    );
+    const reply = await batch(user, board.id, cardCreates(column.id));
     expect(reply.status).toBe(200);
     await newCard(user, column.id, { title: 'after the batch' });
     const all = Array.from({ length: 26 }, (_, i) => before + i + 1);
