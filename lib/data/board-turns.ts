@@ -5,14 +5,15 @@ import { callsSoFar, outsideDeadline, timeToDeadline, WRITE_BUDGET_MS } from '..
 import {
   documentClient,
   getItems,
+  type Item,
   isConditionFailure,
   itemAtConditionFailure,
   retryingConflicts,
   StorageBusy,
   tableName,
 } from './db';
-import type { BoardRecord } from './records';
-import { keys } from './table';
+import type { BoardRecord, PostedCreate } from './records';
+import { type ItemKey, keys } from './table';
 
 /**
  * Writers of a busy board take turns (docs/data-model.md, "Busy boards"). Every change of a board
@@ -41,6 +42,17 @@ import { keys } from './table';
  *   ticket at its next attempt and queues again: a skip costs time, never correctness, since
  *   every change still requires the board's `seq` as read.
  * What a turn guarantees is only an order: correctness still rests on each change's conditions.
+ *
+ * Posted changes: one writer at a time is one transaction at a time, and a transaction has room
+ * for many changes. So a queued writer whose change is a card create posts it on the board item
+ * (`turn_posts`, by ticket: one UpdateItem after its ticket), and the writer at the head, when its
+ * own change is a create into the same column, commits the posts of the tickets right behind its
+ * own with it (combinablePosts) and hands the turn past them all, in the one transaction. A
+ * writer whose post was committed finds its card when it reads the board (its reads fetch the
+ * card's key beside the board item) and answers with it. Withdrawing a post (the writer gives
+ * up, or leaves on an error) removes it in the same update that gives up its ticket, on the
+ * condition that its turn has not come; the head's transaction requires each post it commits to
+ * be there. So a post is committed once or not at all, and never after its writer answered.
  */
 
 /** How long a waiter lets the same head hold the turn before it moves it on (a dead holder). */
@@ -116,14 +128,66 @@ const FIRST_TURN_ESTIMATE_MS = 60;
  */
 const FIRST_SLEEP_SHARE = 0.6;
 
+/**
+ * The most posted changes the head commits with its own: a batch's 25 changes in all. A create
+ * is two items of the transaction (its card and the card's lookup) beside the column's two and
+ * the board's and log's, so 25 stay far within DynamoDB's 100 items a transaction.
+ */
+const MAX_COMBINED_POSTS = 24;
+
+/**
+ * A change a queued writer posts for the head to commit with its own: the post, the key of the
+ * item whose presence says it committed (the card it creates), and the writer's answer from that
+ * item when another writer committed it.
+ */
+export interface TurnPost<T> {
+  entry: PostedCreate;
+  probe: ItemKey;
+  answer: (item: Item, board: BoardRecord) => T;
+}
+
 /** A writer's place in its board's queue, for one request's change. */
 interface Turn {
   boardId: string;
   ticket?: number;
   /** When the writer took its ticket (epoch ms): its turn cannot have begun before. */
   joinedAt?: number;
-  /** The change committed with the turn (the hand-over was part of it). */
+  /** The change committed with the turn (the hand-over was part of it), or by the head with its own. */
   done: boolean;
+  /** What this writer posts while it queues, and the ticket it is posted under. */
+  post?: Pick<TurnPost<unknown>, 'entry' | 'probe'>;
+  postedAs?: number;
+}
+
+/** The change a writer posted was committed by the head with its own: the item it made, and the board as read with it. */
+class CommittedByHead extends Error {
+  override name = 'CommittedByHead';
+  constructor(
+    readonly item: Item,
+    readonly board: BoardRecord,
+  ) {
+    super('committed by the writer at the head');
+  }
+}
+
+/** The attribute name of the post of `ticket` in `turn_posts`. */
+const postName = (ticket: number) => `#turnPost${ticket}`;
+const postsOf = (board: Pick<BoardRecord, 'turn_posts'>) => board.turn_posts ?? {};
+
+/**
+ * The posts the head (`ticket`) commits with its own create into `columnId`: those of the tickets
+ * right after its own, in order, while each is a create into the same column (whose end the head
+ * knows) and its writer has not given up; at most MAX_COMBINED_POSTS.
+ */
+export function combinablePosts(board: BoardRecord, ticket: number, columnId: string): { ticket: number; post: PostedCreate }[] {
+  const posts = postsOf(board);
+  const taken: { ticket: number; post: PostedCreate }[] = [];
+  for (let next = ticket + 1; next < nextOf(board) && taken.length < MAX_COMBINED_POSTS; next++) {
+    const post = posts[String(next)];
+    if (post?.kind !== 'card.create' || post.column_id !== columnId || board.turn_gone?.has(next)) break;
+    taken.push({ ticket: next, post });
+  }
+  return taken;
 }
 
 const current = new AsyncLocalStorage<Turn>();
@@ -145,23 +209,37 @@ export const headOf = (board: Pick<BoardRecord, 'turn_head'>) => board.turn_head
 const nextOf = (board: Pick<BoardRecord, 'turn_next'>) => board.turn_next ?? 0;
 export const queueEmpty = (board: Pick<BoardRecord, 'turn_head' | 'turn_next'>) => headOf(board) >= nextOf(board);
 
-/** The board item's condition and update for a change, by whether it holds a turn. */
+/**
+ * The board item's condition and update for a change, by whether it holds a turn: with one, the
+ * hand-over past its own ticket and the `combined` tickets whose posts it commits (each required
+ * to be there still), and the removal of every post the head passes (its own, those it commits,
+ * and any left by writers skipped before).
+ */
 export function turnClauses(
   ticket: number | undefined,
-  seen: Pick<BoardRecord, 'turn_at' | 'turn_ms'>,
+  seen: Pick<BoardRecord, 'turn_at' | 'turn_ms' | 'turn_posts'>,
   deletesBoard = false,
-): { condition: string; set?: string[]; values: Record<string, number> } {
+  combined: number[] = [],
+): { condition: string; set?: string[]; remove?: string[]; names?: Record<string, string>; values: Record<string, number> } {
   if (ticket === undefined) return { condition: 'attribute_not_exists(turn_next) OR turn_head >= turn_next', values: {} };
   if (deletesBoard) return { condition: 'turn_head = :turnTicket', values: { ':turnTicket': ticket } };
   const now = Date.now();
   const turnMs = turnLengthAfter(seen, now, current.getStore()?.joinedAt);
+  const after = ticket + 1 + combined.length;
+  const passed = Object.keys(postsOf(seen))
+    .map(Number)
+    .filter((posted) => posted < after);
+  const names = Object.fromEntries(passed.map((posted) => [postName(posted), String(posted)]));
   return {
-    condition: 'turn_head = :turnTicket',
+    condition: ['turn_head = :turnTicket', ...combined.map((taken) => `attribute_exists(turn_posts.${postName(taken)})`)].join(
+      ' AND ',
+    ),
     // The hand-over, with the time it happens and how long turns take: what waiters time their reads by.
     set: ['turn_head = :turnAfter', 'turn_at = :turnAt', ...(turnMs === undefined ? [] : ['turn_ms = :turnMs'])],
+    ...(passed.length > 0 ? { remove: passed.map((posted) => `turn_posts.${postName(posted)}`), names } : {}),
     values: {
       ':turnTicket': ticket,
-      ':turnAfter': ticket + 1,
+      ':turnAfter': after,
       ':turnAt': now,
       ...(turnMs === undefined ? {} : { ':turnMs': turnMs }),
     },
@@ -202,19 +280,26 @@ function turnLengthAfter(
  * A turn still held when `work` ends without its change is handed on.
  */
 export async function withTurn<T>(
-  { boardId, callsAfterTurn = READ_AND_WRITE }: { boardId: string; callsAfterTurn?: CallsAfterTurn },
+  { boardId, callsAfterTurn = READ_AND_WRITE, post }: { boardId: string; callsAfterTurn?: CallsAfterTurn; post?: TurnPost<T> },
   work: (wait: (board: BoardRecord) => Promise<BoardRecord>) => Promise<T>,
-) {
-  const turn: Turn = { boardId, done: false };
+): Promise<T> {
+  const turn: Turn = { boardId, done: false, ...(post ? { post: { entry: post.entry, probe: post.probe } } : {}) };
   return current.run(turn, async () => {
     const waiter = new Waiter(turn, callsAfterTurn);
     try {
       return await work((board) => waiter.untilTurn(board));
+    } catch (error) {
+      // The head committed this writer's posted change with its own: the answer is what it made.
+      if (post && error instanceof CommittedByHead) return post.answer(error.item, error.board);
+      throw error;
     } finally {
       // Best effort, and even past the request's deadline (it writes no change): a ticket not let
       // go is a turn the next waiter skips after TURN_DEADLINE_MS.
       const { ticket } = turn;
-      if (ticket !== undefined && !turn.done) await outsideDeadline(() => letGo(boardId, ticket)).catch(() => undefined);
+      if (ticket !== undefined && !turn.done) {
+        const posted = ticket === turn.postedAs;
+        await outsideDeadline(() => letGo(boardId, ticket, posted)).catch(() => undefined);
+      }
     }
   });
 }
@@ -243,6 +328,8 @@ class Waiter {
     let seen = board;
     for (;;) {
       const ticket = this.turn.ticket;
+      // Past a ticket this writer posted its change under: committed by the head, or skipped.
+      if (ticket !== undefined && ticket === this.turn.postedAs && headOf(seen) > ticket) await this.committedByHead(seen);
       if (ticket === undefined || headOf(seen) > ticket) {
         seen = await this.join();
         continue;
@@ -255,6 +342,14 @@ class Waiter {
       }
       this.observe(seen);
       if (timeToDeadline() < GIVE_UP_MARGIN_MS) {
+        // A posted change is withdrawn first: the head may have committed it meanwhile.
+        if (ticket === this.turn.postedAs) {
+          const now = await this.withdraw(ticket);
+          if (now) {
+            seen = now;
+            continue;
+          }
+        }
         throw new StorageBusy('the board stayed too busy: the queue of writers did not reach this one in time');
       }
       if (performance.now() - this.seenAt > TURN_DEADLINE_MS) {
@@ -264,31 +359,129 @@ class Waiter {
       // Read again about when the turn before this writer's should end: every read is a call, and
       // one too early costs a call, one too late the board's time.
       await pause(this.untilLikelyTurn(seen, ticket));
-      seen = await readBoard(seen);
+      seen = await this.read(seen);
     }
   }
 
-  /** Takes the next ticket: one UpdateItem, answering the board as it now is. */
+  /**
+   * The board again; for a writer that posted its change, with the item that says it committed,
+   * in the same call: found, the head committed it (CommittedByHead).
+   */
+  private async read(board: BoardRecord): Promise<BoardRecord> {
+    const { post, postedAs } = this.turn;
+    if (!post || postedAs !== this.turn.ticket) return readBoard(board);
+    const found = await getItems([keys.board(board.id), post.probe]);
+    const now = found.get<BoardRecord>(keys.board(board.id));
+    if (!now) throw new BoardGone();
+    const made = found.get<Item>(post.probe);
+    if (made) {
+      this.turn.done = true;
+      throw new CommittedByHead(made, now);
+    }
+    return now;
+  }
+
+  /**
+   * The head has passed this writer's ticket, under which it posted its change: the head
+   * committed it, or skipped this writer (it was at the head and slow to notice). One read of the
+   * item the change makes says which; skipped, the writer queues again.
+   */
+  private async committedByHead(board: BoardRecord): Promise<void> {
+    const { post } = this.turn;
+    if (!post) return;
+    const made = (await getItems([post.probe])).get<Item>(post.probe);
+    if (made) {
+      this.turn.done = true;
+      throw new CommittedByHead(made, board);
+    }
+  }
+
+  /**
+   * Withdraws this writer's post and gives up its ticket in one update, on the condition that its
+   * turn has not come. Refused, the turn came (the board, to attempt the change after all) or went
+   * past it (committed by the head: CommittedByHead; or skipped: undefined, and the writer gives up).
+   */
+  private async withdraw(ticket: number): Promise<BoardRecord | undefined> {
+    try {
+      await send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.board(this.turn.boardId),
+          UpdateExpression: `REMOVE turn_posts.${postName(ticket)} ADD turn_gone :tickets`,
+          ConditionExpression: 'turn_head < :ticket',
+          ExpressionAttributeNames: { [postName(ticket)]: String(ticket) },
+          ExpressionAttributeValues: { ':ticket': ticket, ':tickets': new Set([ticket]) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      this.turn.done = true;
+      return undefined;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const board = itemAtConditionFailure<BoardRecord>(error);
+      if (!board) throw new BoardGone();
+      if (headOf(board) === ticket) return board;
+      await this.committedByHead(board);
+      this.turn.done = true;
+      return undefined;
+    }
+  }
+
+  /**
+   * Posts this writer's change under its ticket, unless its turn has come meanwhile: one
+   * UpdateItem, answering the board as it now is.
+   */
+  private async postChange(ticket: number, entry: PostedCreate): Promise<BoardRecord | undefined> {
+    try {
+      const { Attributes } = await send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.board(this.turn.boardId),
+          UpdateExpression: `SET turn_posts.${postName(ticket)} = :post`,
+          ConditionExpression: 'turn_head < :ticket AND attribute_exists(turn_posts)',
+          ExpressionAttributeNames: { [postName(ticket)]: String(ticket) },
+          ExpressionAttributeValues: { ':ticket': ticket, ':post': entry },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      this.turn.postedAs = ticket;
+      return Attributes as BoardRecord;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const board = itemAtConditionFailure<BoardRecord>(error);
+      if (!board) throw new BoardGone();
+      return board;
+    }
+  }
+
+  /**
+   * Takes the next ticket: one UpdateItem, answering the board as it now is. A writer with a
+   * change to post posts it under that ticket when its turn has not come yet (one more UpdateItem,
+   * since the ticket is known only now; the first makes sure `turn_posts` exists).
+   */
   private async join(): Promise<BoardRecord> {
+    const { post } = this.turn;
     const { Attributes } = await send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.board(this.turn.boardId),
         // The first ticket of a board starts both counters: its holder's turn is at once.
-        UpdateExpression:
-          'SET turn_next = if_not_exists(turn_next, :zero) + :one, turn_head = if_not_exists(turn_head, :zero), turn_at = if_not_exists(turn_at, :now)',
+        UpdateExpression: `SET turn_next = if_not_exists(turn_next, :zero) + :one, turn_head = if_not_exists(turn_head, :zero), turn_at = if_not_exists(turn_at, :now)${post ? ', turn_posts = if_not_exists(turn_posts, :noPosts)' : ''}`,
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':now': Date.now() },
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':now': Date.now(), ...(post ? { ':noPosts': {} } : {}) },
         ReturnValues: 'ALL_NEW',
       }),
     ).catch((error: unknown) => {
       if (isConditionFailure(error)) throw new BoardGone();
       throw error;
     });
-    const board = Attributes as BoardRecord;
-    this.turn.ticket = (board.turn_next ?? 1) - 1;
+    let board = Attributes as BoardRecord;
+    const ticket = (board.turn_next ?? 1) - 1;
+    this.turn.ticket = ticket;
     this.turn.joinedAt = Date.now();
     if (board.turn_at !== undefined) this.paceFrom ??= { head: headOf(board), at: board.turn_at };
+    if (post && headOf(board) < ticket) board = (await this.postChange(ticket, post.entry)) ?? board;
     return board;
   }
 
@@ -324,7 +517,7 @@ class Waiter {
    */
   private untilLikelyTurn(board: BoardRecord, ticket: number): number {
     const perTurn = board.turn_ms ?? FIRST_TURN_ESTIMATE_MS;
-    const ahead = ticket - headOf(board);
+    const ahead = ticket === this.turn.postedAs && postedRunReaches(board, ticket) ? 1 : ticket - headOf(board);
     // This read included.
     const readsLeft = PLANNED_CALLS - this.callsAfterTurn(board) - callsSoFar();
     const now = Date.now();
@@ -373,6 +566,21 @@ class Waiter {
       this.seenAt = performance.now();
     }
   }
+}
+
+/**
+ * Whether every ticket between the head and `ticket` has a create posted into the same column as
+ * `ticket`'s: the head, or the first of them once it holds the turn, likely commits them all at
+ * once, so the writer of `ticket` waits as if next in line.
+ */
+function postedRunReaches(board: BoardRecord, ticket: number): boolean {
+  const posts = postsOf(board);
+  const own = posts[String(ticket)];
+  if (!own) return false;
+  for (let between = headOf(board) + 1; between < ticket; between++) {
+    if (posts[String(between)]?.column_id !== own.column_id) return false;
+  }
+  return true;
 }
 
 /**
@@ -449,7 +657,7 @@ async function skip(board: BoardRecord, why: 'gone' | 'late'): Promise<BoardReco
  * writer's, or, when its turn has not come yet (it gave up waiting), leaves the ticket in
  * `turn_gone` for the waiters to skip at once. A head already past it needs nothing.
  */
-async function letGo(boardId: string, ticket: number): Promise<void> {
+async function letGo(boardId: string, ticket: number, posted = false): Promise<void> {
   try {
     await send(
       new UpdateCommand({
@@ -465,17 +673,19 @@ async function letGo(boardId: string, ticket: number): Promise<void> {
     if (!isConditionFailure(error)) throw error;
     const board = itemAtConditionFailure<BoardRecord>(error);
     if (!board || headOf(board) > ticket) return;
+    // A posted change goes with the ticket: nobody may commit it once its writer has answered.
     await send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.board(boardId),
-        UpdateExpression: 'ADD turn_gone :tickets',
+        UpdateExpression: posted ? `REMOVE turn_posts.${postName(ticket)} ADD turn_gone :tickets` : 'ADD turn_gone :tickets',
         ConditionExpression: 'turn_head < :ticket',
+        ...(posted ? { ExpressionAttributeNames: { [postName(ticket)]: String(ticket) } } : {}),
         ExpressionAttributeValues: { ':ticket': ticket, ':tickets': new Set([ticket]) },
       }),
     ).catch((refused: unknown) => {
       // Its turn came meanwhile: hand it on after all.
-      if (isConditionFailure(refused)) return letGo(boardId, ticket);
+      if (isConditionFailure(refused)) return letGo(boardId, ticket, posted);
       throw refused;
     });
   }

@@ -4,7 +4,7 @@ import type { moveCardBody } from '../contract/schemas';
 import { Archived, Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, relatedOnBoard, type ScopeVia } from './access';
-import { turnHeld, WRITE_ONLY } from './board-turns';
+import { combinablePosts, turnHeld, WRITE_ONLY } from './board-turns';
 import { getItems, type Item, type NamedItems, queryPages, type Refusal } from './db';
 import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
 import {
@@ -14,11 +14,20 @@ import {
   type ChangeRefusal,
   changeRefusal,
   commitChange,
+  commitChanges,
   retryChange,
   type Seen,
   seqOf,
 } from './event-log';
-import { type BoardRecord, type Card, type CardRecord, type ColumnLookup, type ColumnRecord, now } from './records';
+import {
+  type BoardRecord,
+  type Card,
+  type CardRecord,
+  type ColumnLookup,
+  type ColumnRecord,
+  now,
+  type PostedCreate,
+} from './records';
 import { COLUMN_POSITION_INDEX, cardKeyOf, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
 
 /**
@@ -80,7 +89,25 @@ export async function createCard(
   // At its turn, a create reads its column's end unless the board's last change put a card there
   // (a busy column: likely again by then), and writes.
   const callsAfterTurn = (board: BoardRecord) => (lastAppendedTo(board, column.id) === undefined ? 2 : 1);
-  const seen = { board: scope.board, item: scope.columnCardVersion, callsAfterTurn };
+  // The card's id is fixed before the first attempt: a posted create is found by it.
+  const cardId = randomUUID();
+  const entry: PostedCreate = {
+    kind: 'card.create',
+    column_id: column.id,
+    card_id: cardId,
+    title: input.title,
+    description: input.description ?? null,
+    actor: actorOf(scope),
+  };
+  const post =
+    Buffer.byteLength(JSON.stringify(entry)) <= MAX_POST_BYTES
+      ? {
+          entry,
+          probe: keys.card(boardId, cardId),
+          answer: (item: Item, board: BoardRecord) => shownCard(item as unknown as CardRecord, board),
+        }
+      : undefined;
+  const seen = { board: scope.board, item: scope.columnCardVersion, callsAfterTurn, post };
   let first = true;
   return retryChange(seen, async ({ board, item: seenVersion }) => {
     let highest = highestAtFirstRead;
@@ -90,7 +117,8 @@ export async function createCard(
     // Nothing else commits on the board while this writer holds it (lib/data/board-turns.ts), so
     // the column's end read now is the one the write meets, and the column's version is only
     // advanced, for the creates that read it.
-    const held = turnHeld() !== undefined;
+    const ticket = turnHeld();
+    const held = ticket !== undefined;
     if (held) {
       highest = await columnEndAtTurn(board, boardId, column.id);
       version = undefined;
@@ -101,44 +129,84 @@ export async function createCard(
       highest = await highestCardPosition(boardId, column.id);
     }
     first = false;
-    const card: CardRecord = {
-      id: randomUUID(),
-      board_id: boardId,
-      column_id: column.id,
-      title: input.title,
-      description: input.description ?? null,
-      position: appendPosition(highest),
-      created_at: now(),
-    };
+    // Holding the turn, the creates posted right behind it into the same column go with it.
+    const combined = held ? combinablePosts(board, ticket, column.id) : [];
+    const createdAt = now();
+    const cards: CardRecord[] = [];
+    for (const one of [entry, ...combined.map(({ post: posted }) => posted)]) {
+      const position = appendPosition(cards.at(-1)?.position ?? highest);
+      cards.push({
+        id: one.card_id,
+        board_id: boardId,
+        column_id: column.id,
+        title: one.title,
+        description: one.description,
+        position,
+        created_at: createdAt,
+      });
+    }
+    const [card] = cards as [CardRecord, ...CardRecord[]];
     const shown = shownCard(card, board);
-    const writes = {
-      card: {
-        Put: {
-          Item: {
-            ...keys.card(boardId, card.id),
-            type: 'card',
-            ...card,
-            colpos: columnPositionKey(column.id, card.position),
+    const cardWrites = Object.fromEntries(
+      cards.flatMap((made, index) => [
+        [
+          index === 0 ? 'card' : `card${index}`,
+          {
+            Put: {
+              Item: {
+                ...keys.card(boardId, made.id),
+                type: 'card',
+                ...made,
+                colpos: columnPositionKey(column.id, made.position),
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      lookup: { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
-      cardVersion: { Update: advancedCardVersion(column.id, version) },
+        ],
+        [
+          index === 0 ? 'lookup' : `lookup${index}`,
+          { Put: { Item: { ...keys.cardLookup(made.id), type: 'card_lookup', board_id: boardId } } },
+        ],
+      ]),
+    ) as unknown as NamedItems<'card' | 'lookup'>;
+    const writes = {
+      ...cardWrites,
+      cardVersion: { Update: advancedCardVersion(column.id, version, cards.length) },
       column: { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
     } satisfies NamedItems;
+    const boardChange = appendedToColumn(column.id, cards.at(-1)!.position, board, held, cards.length);
     try {
-      await commitChange({
-        boardId,
-        seen: board,
-        kind: 'card.created',
-        actor: actorOf(scope),
-        fields: { card: shown.card },
-        writes,
-        board: appendedToColumn(column.id, card.position, board, held),
-        gone: () => new NotFound('Column'),
-        boardRefused: () => new NotFound('Column'),
-      });
+      if (combined.length === 0) {
+        await commitChange({
+          boardId,
+          seen: board,
+          kind: 'card.created',
+          actor: entry.actor,
+          fields: { card: shown.card },
+          writes,
+          board: boardChange,
+          gone: () => new NotFound('Column'),
+          boardRefused: () => new NotFound('Column'),
+        });
+      } else {
+        await commitChanges({
+          boardId,
+          seen: board,
+          actor: entry.actor,
+          changes: cards.map((made, index) => ({
+            kind: 'card.created' as const,
+            fields: { card: index === 0 ? shown.card : shownCard(made, board).card },
+            actor: index === 0 ? entry.actor : combined[index - 1]!.post.actor,
+          })),
+          combined: combined.map((taken) => taken.ticket),
+          writes,
+          board: boardChange,
+          gone: () => new NotFound('Column'),
+          // A writer behind withdrew its post meanwhile: again, on the board as it now is.
+          boardRefused: (now) =>
+            combined.some((taken) => !now.turn_posts?.[String(taken.ticket)]) ? new ChangeRaceLost(now) : new NotFound('Column'),
+        });
+      }
       return shown;
     } catch (error) {
       const refusal = changeRefusal(error, writes);
@@ -154,6 +222,13 @@ export async function createCard(
     }
   });
 }
+
+/**
+ * The most a create posted for the head may weigh, as JSON: the board item carries the posts
+ * while their writers wait, and every read and write of the board item pays for its size then
+ * (a read per 4 KB, a write per 1 KB). A longer create waits for its own turn.
+ */
+const MAX_POST_BYTES = 1024;
 
 /**
  * The position of the last card of `columnId` when the board's latest change put it there (the
@@ -205,11 +280,17 @@ export function advancedCardVersion(columnId: string, seen: number | undefined, 
  * the hand-over; a write without the turn read its column's end beside the board and may have
  * missed a move into the column that the `seq` it commits under already counts).
  */
-export function appendedToColumn(columnId: string, position: number, board: BoardRecord, held: boolean): BoardItemChange {
+export function appendedToColumn(
+  columnId: string,
+  position: number,
+  board: BoardRecord,
+  held: boolean,
+  changes = 1,
+): BoardItemChange {
   if (!held) return notDeletingColumn(columnId);
   return bothBoardChanges(notDeletingColumn(columnId), {
     set: ['last_append = :lastAppend'],
-    values: { ':lastAppend': { column_id: columnId, position, seq: seqOf(board) + 1 } },
+    values: { ':lastAppend': { column_id: columnId, position, seq: seqOf(board) + changes } },
   })!;
 }
 

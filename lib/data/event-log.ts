@@ -7,6 +7,7 @@ import {
   type CallsAfterTurn,
   headOf,
   queueEmpty,
+  type TurnPost,
   turnClauses,
   turnCommitted,
   turnHeld,
@@ -107,11 +108,12 @@ const newEvent = (
   seq: number,
   kind: BoardEventKind,
   fields?: Record<string, unknown>,
+  actor = change.actor,
 ): BoardEvent & { seq: number } => ({
   type: kind,
   event_id: randomUUID(),
   board_id: change.boardId,
-  actor_id: change.actor,
+  actor_id: actor,
   occurred_at: occurredAt,
   seq,
   ...fields,
@@ -215,13 +217,14 @@ const MAX_ATTEMPTS = 40;
  * races as it always did; a writer that loses queues for its turn on the board
  * (lib/data/board-turns.ts) and attempts again when its turn comes, on the board as it then is,
  * instead of racing blindly again: on a busy board a write waits its turn rather than failing.
- * `first.callsAfterTurn`: what the attempt spends once the turn comes, when not a read and a write.
+ * `first.callsAfterTurn`: what the attempt spends once the turn comes, when not a read and a write;
+ * `first.post`: the change as a queued writer posts it for the head to commit with its own.
  */
 export function retryChange<I, T>(
-  first: Seen<I> & { callsAfterTurn?: CallsAfterTurn },
+  first: Seen<I> & { callsAfterTurn?: CallsAfterTurn; post?: TurnPost<T> },
   attempt: (seen: Seen<I>) => Promise<T>,
 ): Promise<T> {
-  return withTurn({ boardId: first.board.id, callsAfterTurn: first.callsAfterTurn }, async (untilTurn) => {
+  return withTurn({ boardId: first.board.id, callsAfterTurn: first.callsAfterTurn, post: first.post }, async (untilTurn) => {
     // Writers already queue on the board (as the request read it): its turn first, rather than a
     // transaction that would fail for the queue and, in flight, hold up the one at its head.
     let seen = queueEmpty(first.board) ? first : { board: await waitOrGone(untilTurn, first.board), item: first.item };
@@ -300,14 +303,14 @@ export async function commitChange<N extends string>(change: Change<N>): Promise
  * hand-over in the same update).
  */
 function boardItemWrite(
-  change: Pick<Change<string>, 'boardId' | 'seen' | 'board'>,
+  change: Pick<Change<string>, 'boardId' | 'seen' | 'board'> & { combined?: number[] },
   ticket: number | undefined,
   nextSeq: number | 'delete',
 ): TransactItem {
   const seen = seqOf(change.seen);
   // A deleted board item holds no queue: its last change needs only the turn, not the hand-over.
-  const turn = turnClauses(ticket, change.seen, nextSeq === 'delete');
-  const own = bothBoardChanges(change.board, { condition: turn.condition, set: turn.set, values: turn.values }) ?? {};
+  const turn = turnClauses(ticket, change.seen, nextSeq === 'delete', change.combined);
+  const own = bothBoardChanges(change.board, turn) ?? {};
   const counterCondition = seen === 0 ? `attribute_not_exists(${SEQ_ATTRIBUTE})` : `${SEQ_ATTRIBUTE} = :seenSeq`;
   const condition = `attribute_exists(pk) AND ${counterCondition}${own.condition ? ` AND (${own.condition})` : ''}`;
   const values = { ...own.values, ...(seen === 0 ? {} : { ':seenSeq': seen }) };
@@ -362,6 +365,8 @@ export interface ChangeOfMany {
   kind: BoardEventKind;
   fields?: Record<string, unknown>;
   logAttributes?: Record<string, string | number>;
+  /** Whose change it is, when not the request's own (a change the head commits for a queued writer). */
+  actor?: string;
 }
 
 /**
@@ -372,6 +377,8 @@ export interface ChangeOfMany {
 export interface Changes<N extends string> extends Omit<Change<N>, 'kind' | 'fields' | 'logAttributes' | 'deletesBoard'> {
   changes: ChangeOfMany[];
   count?: FoldedCount;
+  /** The tickets behind the writer's own whose posted changes are among `changes` (lib/data/board-turns.ts). */
+  combined?: number[];
 }
 
 /** The names commitChanges gives its log items, after the board item: `$log1` for the first one. */
@@ -437,7 +444,9 @@ export async function commitChanges<N extends string>(change: Changes<N>): Promi
   const seen = seqOf(board);
   const occurredAt = now();
   const keptUntil = keptUntilOf(occurredAt);
-  const events = change.changes.map((one, index) => newEvent(change, occurredAt, seen + index + 1, one.kind, one.fields));
+  const events = change.changes.map((one, index) =>
+    newEvent(change, occurredAt, seen + index + 1, one.kind, one.fields, one.actor),
+  );
   const logItems = Object.fromEntries(
     logRuns(change.changes).map((run, index) => {
       // Only a change that stands alone carries attributes beside its event.

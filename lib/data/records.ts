@@ -45,12 +45,29 @@ export interface BoardRecord {
   turn_at?: number;
   turn_ms?: number;
   /**
+   * The changes queued writers posted for the writer at the head to commit with its own, by
+   * ticket (lib/data/board-turns.ts, "posted changes"): card creates. Empty or absent when nobody
+   * posts; an entry goes with the turn that commits it, or with its writer giving up.
+   */
+  turn_posts?: Record<string, PostedCreate>;
+  /**
    * Where the latest card create that held the board's turn put its card, with that change's
    * `seq`: while the board's `seq` is still that one, nothing else has changed on the board since,
    * so that card is its column's last, and the next create holding the turn appends after it
    * without a query (lib/data/cards.ts says why only a turn's create writes it).
    */
   last_append?: { column_id: string; position: number; seq: number };
+}
+
+/** A queued card create as its writer posts it: all the writer at the head needs to commit it too. */
+export interface PostedCreate {
+  kind: 'card.create';
+  column_id: string;
+  card_id: string;
+  title: string;
+  description: string | null;
+  /** The user whose create it is: its event's actor. */
+  actor: string;
 }
 
 export interface MemberRecord {

@@ -1,5 +1,5 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { call, newBoard, newCard, newColumn, newUser, type TestUser } from '../support/api';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { addMember, call, newBoard, newCard, newColumn, newUser, subjectOf, type TestUser } from '../support/api';
 import { oneTo, readAllEvents } from '../support/event-log';
 import { localDocumentClient, localEnv } from '../support/local-table';
 
@@ -143,6 +143,117 @@ describe('many writers on one board', () => {
       }
     }
     expect(creates).toBe(32);
+  });
+});
+
+/** The board item as stored, behind the API. */
+async function boardItemOf(boardId: string): Promise<Record<string, unknown>> {
+  const { Item } = await db.send(
+    new GetCommand({ TableName: table(), Key: { pk: `BOARD#${boardId}`, sk: '#BOARD' }, ConsistentRead: true }),
+  );
+  return Item!;
+}
+
+/** A writer took the next ticket and never wrote (its function died): its turn, if it comes, stalls the board. */
+async function stalledTicket(boardId: string, post?: Record<string, unknown>): Promise<void> {
+  const board = await boardItemOf(boardId);
+  const ticket = (board.turn_next as number | undefined) ?? 0;
+  await db.send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { pk: `BOARD#${boardId}`, sk: '#BOARD' },
+      UpdateExpression: `SET turn_next = :next, turn_head = if_not_exists(turn_head, :zero)${post ? ', turn_posts = :posts' : ''}`,
+      ConditionExpression: 'attribute_not_exists(turn_next) OR turn_next = :ticket',
+      ExpressionAttributeValues: {
+        ':zero': 0,
+        ':ticket': ticket,
+        ':next': ticket + 1,
+        ...(post ? { ':posts': { ...((board.turn_posts as object | undefined) ?? {}), [String(ticket)]: post } } : {}),
+      },
+    }),
+  );
+}
+
+/** The board's log items as stored: one per change, or one per run of changes committed together. */
+async function logItemsOf(boardId: string): Promise<{ seq: number; events?: { seq: number }[] }[]> {
+  const { Items } = await db.send(
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :log)',
+      ExpressionAttributeValues: { ':pk': `BOARD#${boardId}`, ':log': '~LOG#' },
+      ConsistentRead: true,
+    }),
+  );
+  return (Items ?? []) as { seq: number; events?: { seq: number }[] }[];
+}
+
+describe('creates posted while queued', () => {
+  it('are committed by the writer at the head with its own, one transaction for all, each in its writer name', async () => {
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    const members = [await newUser(), await newUser(), await newUser()];
+    for (const member of members) await addMember(owner, board.id, member);
+    const writers = [owner, ...members];
+    // The head stalls, so every create below queues behind it and posts itself; when the stalled
+    // head is skipped, the first of them holds the turn and commits the others' posts with its own.
+    await stalledTicket(board.id);
+    const before = (await readAllEvents(owner, board.id)).events.length;
+    const replies = await Promise.all(
+      writers.flatMap((writer, w) =>
+        oneTo(2).map((i) =>
+          call('POST', `/columns/${column.id}/cards`, {
+            token: writer.token,
+            body: { title: `by ${w}.${i}`, description: `d ${w}` },
+          }),
+        ),
+      ),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 201));
+    const sentBy = new Map(replies.map((reply, n) => [reply.body.id as string, writers[Math.floor(n / 2)]!]));
+    const { events } = await readAllEvents(owner, board.id);
+    const created = events.slice(before);
+    expect(created.map((event) => event.type)).toEqual(replies.map(() => 'card.created'));
+    // One transaction: the eight events share one log item, numbered consecutively.
+    const runs = (await logItemsOf(board.id)).filter((item) => item.events !== undefined);
+    expect(runs.map((run) => run.events!.map((event) => event.seq))).toEqual([created.map((event) => event.seq)]);
+    for (const event of created) {
+      const card = event.card as { id: string };
+      const reply = replies.find((one) => one.body.id === card.id)!;
+      // Each writer got the card as it was written and as the log tells it, under its own name.
+      expect(reply.body).toEqual(event.card);
+      expect(event.actor_id).toBe(subjectOf(sentBy.get(card.id)!.token));
+    }
+    expect(created.map((event) => (event.card as { position: number }).position)).toEqual(oneTo(8));
+    // Nothing is left queued or posted.
+    const after = await boardItemOf(board.id);
+    expect(after.turn_head).toBe(after.turn_next);
+    expect(after.turn_posts).toEqual({});
+  });
+
+  it('are never committed for a writer that is gone: its post is dropped when the head passes its ticket', async () => {
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    // One writer died holding the turn, and the one behind it died after posting its create.
+    await stalledTicket(board.id);
+    const ghost = {
+      kind: 'card.create',
+      column_id: column.id,
+      card_id: '0b8f1f52-9a43-4a57-9f0e-2d1d6ad7a001',
+      title: 'never answered',
+      description: null,
+      actor: subjectOf(owner.token),
+    };
+    await stalledTicket(board.id, ghost);
+    const reply = await call('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: 'alive' } });
+    expect(reply.status).toBe(201);
+    expect((await call('GET', `/cards/${ghost.card_id}`, { token: owner.token })).status).toBe(404);
+    const { events } = await readAllEvents(owner, board.id);
+    expect(events.filter((event) => event.type === 'card.created').map((event) => (event.card as { id: string }).id)).toEqual([
+      reply.body.id,
+    ]);
+    const after = await boardItemOf(board.id);
+    expect(after.turn_head).toBe(after.turn_next);
+    expect(after.turn_posts).toEqual({});
   });
 });
 

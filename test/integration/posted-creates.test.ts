@@ -1,0 +1,157 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ScopeVia } from '../../lib/data/access';
+import type { BoardRecord, ColumnRecord, PostedCreate } from '../../lib/data/records';
+import { keys } from '../../lib/data/table';
+import { call, newBoard, newColumn, newUser, subjectOf, type TestUser } from '../support/api';
+import { readAllEvents } from '../support/event-log';
+import { localDocumentClient, localEnv, runStorageCodeOn } from '../support/local-table';
+import { eventually } from '../support/wait';
+
+/**
+ * A queued card create posts itself on the board item for the writer at the head to commit with
+ * its own (lib/data/board-turns.ts). Its two endings that no client can time from outside are
+ * driven here with the service's own create, run in this process on the local stack's table
+ * while the test plays the rest of the queue by hand: the writer gives up while the head is
+ * stalled (its post must go with its ticket, so nobody commits it after its 503), and the head
+ * commits the post before the writer's turn comes (the writer answers with the card it made).
+ */
+
+const env = localEnv();
+runStorageCodeOn(env);
+const db = localDocumentClient(env);
+afterAll(() => db.destroy());
+
+const boardKey = keys.board;
+
+async function boardItemOf(boardId: string): Promise<BoardRecord> {
+  const { Item } = await db.send(new GetCommand({ TableName: env.TABLE_NAME, Key: boardKey(boardId), ConsistentRead: true }));
+  return Item as BoardRecord;
+}
+
+/** A writer took the next ticket and died holding the turn: the board stalls until it is skipped. */
+async function stallTheHead(boardId: string): Promise<number> {
+  const { Attributes } = await db.send(
+    new UpdateCommand({
+      TableName: env.TABLE_NAME,
+      Key: boardKey(boardId),
+      UpdateExpression: 'SET turn_next = if_not_exists(turn_next, :zero) + :one, turn_head = if_not_exists(turn_head, :zero)',
+      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return Attributes!.turn_head as number;
+}
+
+/** What the create route hands the service's create: the column, the board and the member as read. */
+async function scopeOf(user: TestUser, boardId: string, column: { id: string }): Promise<ScopeVia<'column'>> {
+  const board = await boardItemOf(boardId);
+  const { Item: lookup } = await db.send(
+    new GetCommand({ TableName: env.TABLE_NAME, Key: keys.columnLookup(column.id), ConsistentRead: true }),
+  );
+  return {
+    via: 'column',
+    boardId,
+    board,
+    member: { board_id: boardId, user_id: subjectOf(user.token), role: 'owner', joined_at: new Date().toISOString() },
+    column: { ...column, board_id: boardId } as ColumnRecord,
+    columnCardVersion: lookup?.card_version as number | undefined,
+  } as unknown as ScopeVia<'column'>;
+}
+
+let owner: TestUser;
+beforeAll(async () => {
+  owner = await newUser();
+});
+
+/** The service's create, imported once the environment points at the local stack's table. */
+const service = async () => {
+  const [{ createCard }, { raceDeadline }, { StorageBusy }] = await Promise.all([
+    import('../../lib/data/cards'),
+    import('../../lib/runtime/deadline'),
+    import('../../lib/data/db'),
+  ]);
+  return { createCard, raceDeadline, StorageBusy };
+};
+
+describe('a queued create that posted itself', () => {
+  it('gives up with its post: 503, and no head commits it afterwards', async () => {
+    const { createCard, raceDeadline, StorageBusy } = await service();
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    const head = await stallTheHead(board.id);
+    const scope = await scopeOf(owner, board.id, column);
+    // Six seconds: the writer gives up with a write's budget and more left, long before it would
+    // skip the stalled head (after three seconds of it), so its post is still waiting.
+    const outcome = await raceDeadline(
+      6_000,
+      () => createCard(scope, { title: 'gave up' }, undefined).then(() => 'created' as const),
+      () => 'deadline' as const,
+    ).catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(StorageBusy);
+    const after = await boardItemOf(board.id);
+    expect(after.turn_gone).toEqual(new Set([head + 1]));
+    expect(after.turn_posts).toEqual({});
+
+    // The next writer skips the dead head and the ticket given up, and commits only its own.
+    const reply = await call('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: 'next' } });
+    expect(reply.status).toBe(201);
+    const { events } = await readAllEvents(owner, board.id);
+    expect(
+      events.filter((event) => event.type === 'card.created').map((event) => (event.card as { title: string }).title),
+    ).toEqual(['next']);
+  });
+
+  it('answers with the card the head made of its post, its own turn never needed', async () => {
+    const { createCard, raceDeadline } = await service();
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    const head = await stallTheHead(board.id);
+    const scope = await scopeOf(owner, board.id, column);
+    const created = raceDeadline(
+      20_000,
+      () => createCard(scope, { title: 'posted', description: 'by the head' }, undefined),
+      () => {
+        throw new Error('the create was not answered in time');
+      },
+    );
+    // The test is the head now: it takes the post and commits it, handing the turn past it.
+    let post: PostedCreate | undefined;
+    await eventually(async () => {
+      post = (await boardItemOf(board.id)).turn_posts?.[String(head + 1)];
+      expect(post).toBeDefined();
+    });
+    const card = {
+      id: post!.card_id,
+      board_id: board.id,
+      column_id: column.id,
+      title: post!.title,
+      description: post!.description,
+      position: 1,
+      created_at: new Date().toISOString(),
+    };
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: env.TABLE_NAME, Item: { ...keys.card(board.id, card.id), type: 'card', ...card } } },
+          {
+            Update: {
+              TableName: env.TABLE_NAME,
+              Key: boardKey(board.id),
+              UpdateExpression: 'SET turn_head = :after REMOVE turn_posts.#post',
+              ConditionExpression: 'turn_head = :head AND attribute_exists(turn_posts.#post)',
+              ExpressionAttributeNames: { '#post': String(head + 1) },
+              ExpressionAttributeValues: { ':head': head, ':after': head + 2 },
+            },
+          },
+        ],
+      }),
+    );
+    const answer = await created;
+    expect(answer.card).toMatchObject({ id: card.id, title: 'posted', description: 'by the head', position: 1 });
+    expect(post!.actor).toBe(subjectOf(owner.token));
+    // It left nothing behind: no ticket given up, nobody queued.
+    const after = await boardItemOf(board.id);
+    expect(after.turn_gone).toBeUndefined();
+    expect(after.turn_head).toBe(after.turn_next);
+  });
+});
