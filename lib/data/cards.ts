@@ -79,6 +79,9 @@ export async function highestCardPosition(boardId: string, columnId: string): Pr
  * writes. A lost version means another create committed between this one's two reads: the column
  * is busy, and racing again at once lost again about as often at the start of a burst, for two
  * calls of the write's budget each time (a query and a transaction).
+ * While it waits, a create posts itself for the writer at the head, and holding the turn it
+ * commits the creates posted right behind it into the same column with its own, at the positions
+ * after its own (lib/data/board-turns.ts, "posted changes").
  */
 export async function createCard(
   scope: ScopeVia<'column'>,
