@@ -12,7 +12,7 @@ import {
   StorageBusy,
   tableName,
 } from './db';
-import type { BoardRecord, PostedCreate } from './records';
+import type { BoardRecord, PostedChange } from './records';
 import { type ItemKey, keys } from './table';
 
 /**
@@ -44,15 +44,16 @@ import { type ItemKey, keys } from './table';
  * What a turn guarantees is only an order: correctness still rests on each change's conditions.
  *
  * Posted changes: one writer at a time is one transaction at a time, and a transaction has room
- * for many changes. So a queued writer whose change is a card create posts it on the board item
- * (`turn_posts`, by ticket: one UpdateItem after its ticket), and the writer at the head, when its
- * own change is a create into the same column, commits the posts of the tickets right behind its
- * own with it (combinablePosts) and hands the turn past them all, in the one transaction. A
- * writer whose post was committed finds its card when it reads the board (its reads fetch the
- * card's key beside the board item) and answers with it. Withdrawing a post (the writer gives
- * up, or leaves on an error) removes it in the same update that gives up its ticket, on the
- * condition that its turn has not come; the head's transaction requires each post it commits to
- * be there. So a post is committed once or not at all, and never after its writer answered.
+ * for many changes. So a queued writer whose change is a card create or edit posts it on the
+ * board item (`turn_posts`, by ticket: one UpdateItem after its ticket), and the writer at the
+ * head commits the posts of the tickets right behind its own that its change can go with
+ * (postsBehind) and hands the turn past them all, in the one transaction. A writer whose post was
+ * committed finds what says so when it reads the board (its reads fetch that item's key beside
+ * the board item: the card it creates, or the item the head writes for an edit) and answers.
+ * Withdrawing a post (the writer gives up, or leaves on an error) removes it in the same update
+ * that gives up its ticket, on the condition that its turn has not come; the head's transaction
+ * requires each post it commits to be there. So a post is committed once or not at all, and
+ * never after its writer answered.
  */
 
 /** How long a waiter lets the same head hold the turn before it moves it on (a dead holder). */
@@ -137,12 +138,13 @@ const MAX_COMBINED_POSTS = 24;
 
 /**
  * A change a queued writer posts for the head to commit with its own: the post, the key of the
- * item whose presence says it committed (the card it creates), and the writer's answer from that
- * item when another writer committed it.
+ * item whose presence says it committed under a ticket (the card it creates, or the item the head
+ * writes for an edit: keys.turnDone), and the writer's answer from that item when another writer
+ * committed it.
  */
 export interface TurnPost<T> {
-  entry: PostedCreate;
-  probe: ItemKey;
+  entry: PostedChange;
+  probe: (ticket: number) => ItemKey;
   answer: (item: Item, board: BoardRecord) => T;
 }
 
@@ -157,6 +159,8 @@ interface Turn {
   /** What this writer posts while it queues, and the ticket it is posted under. */
   post?: Pick<TurnPost<unknown>, 'entry' | 'probe'>;
   postedAs?: number;
+  /** Posts behind it failed in its transaction: it commits its own change alone. */
+  postsRefused?: boolean;
 }
 
 /** The change a writer posted was committed by the head with its own: the item it made, and the board as read with it. */
@@ -175,19 +179,47 @@ const postName = (ticket: number) => `#turnPost${ticket}`;
 const postsOf = (board: Pick<BoardRecord, 'turn_posts'>) => board.turn_posts ?? {};
 
 /**
- * The posts the head (`ticket`) commits with its own create into `columnId`: those of the tickets
- * right after its own, in order, while each is a create into the same column (whose end the head
- * knows) and its writer has not given up; at most MAX_COMBINED_POSTS.
+ * The posts the writer at the head (the running change's ticket) commits with its own: those of
+ * the tickets right after its own, in order, while its change can go with each (`takes`, which
+ * notes what it took) and each writer has not given up; at most MAX_COMBINED_POSTS. None once
+ * posts failed in its transaction (postsFailed).
  */
-export function combinablePosts(board: BoardRecord, ticket: number, columnId: string): { ticket: number; post: PostedCreate }[] {
+export function postsBehind(
+  board: BoardRecord,
+  takes: (post: PostedChange) => boolean,
+): { ticket: number; post: PostedChange }[] {
+  const turn = current.getStore();
+  const ticket = turn?.ticket;
+  if (ticket === undefined || turn?.postsRefused || headOf(board) !== ticket) return [];
   const posts = postsOf(board);
-  const taken: { ticket: number; post: PostedCreate }[] = [];
+  const taken: { ticket: number; post: PostedChange }[] = [];
   for (let next = ticket + 1; next < nextOf(board) && taken.length < MAX_COMBINED_POSTS; next++) {
     const post = posts[String(next)];
-    if (post?.kind !== 'card.create' || post.column_id !== columnId || board.turn_gone?.has(next)) break;
+    // A post whose writer's deadline is near is left to it: the head's write must land before it.
+    const expiring = post?.until !== undefined && post.until <= Date.now() + WRITE_BUDGET_MS;
+    if (!post || expiring || board.turn_gone?.has(next) || !takes(post)) break;
     taken.push({ ticket: next, post });
   }
   return taken;
+}
+
+/**
+ * What the running change would post no longer holds (the card its edit was built on changed
+ * before it queued): it queues without posting, and makes its change at its own turn.
+ */
+export function dropPost(): void {
+  const turn = current.getStore();
+  if (turn && turn.postedAs === undefined) turn.post = undefined;
+}
+
+/**
+ * A post the running change took failed in its transaction (the card it edits changed since its
+ * writer read it, its column is being deleted, or its writer withdrew it): the change goes again
+ * alone, and the posts wait for their writers' own turns.
+ */
+export function postsFailed(): void {
+  const turn = current.getStore();
+  if (turn) turn.postsRefused = true;
 }
 
 const current = new AsyncLocalStorage<Turn>();
@@ -231,13 +263,18 @@ export function turnClauses(
     .filter((posted) => posted < after);
   const names = Object.fromEntries(passed.map((posted) => [postName(posted), String(posted)]));
   return {
-    condition: ['turn_head = :turnTicket', ...combined.map((taken) => `attribute_exists(turn_posts.${postName(taken)})`)].join(
-      ' AND ',
-    ),
+    // Each post taken is still there, and its ticket not given up.
+    condition: [
+      'turn_head = :turnTicket',
+      ...combined.map(
+        (taken) => `attribute_exists(turn_posts.${postName(taken)}) AND NOT contains(turn_gone, :turnGone${taken})`,
+      ),
+    ].join(' AND '),
     // The hand-over, with the time it happens and how long turns take: what waiters time their reads by.
     set: ['turn_head = :turnAfter', 'turn_at = :turnAt', ...(turnMs === undefined ? [] : ['turn_ms = :turnMs'])],
     ...(passed.length > 0 ? { remove: passed.map((posted) => `turn_posts.${postName(posted)}`), names } : {}),
     values: {
+      ...Object.fromEntries(combined.map((taken) => [`:turnGone${taken}`, taken])),
       ':turnTicket': ticket,
       ':turnAfter': after,
       ':turnAt': now,
@@ -291,6 +328,12 @@ export async function withTurn<T>(
     } catch (error) {
       // The head committed this writer's posted change with its own: the answer is what it made.
       if (post && error instanceof CommittedByHead) return post.answer(error.item, error.board);
+      // Leaving on an error while its post waits, a writer withdraws it first (even past its
+      // deadline: it writes no change): the head may have committed it meanwhile.
+      if (post && turn.ticket !== undefined && turn.postedAs === turn.ticket && !turn.done) {
+        const settled = await outsideDeadline(() => withdrawPost(turn)).catch(() => undefined);
+        if (settled?.state === 'committed') return post.answer(settled.item, settled.board);
+      }
       throw error;
     } finally {
       // Best effort, and even past the request's deadline (it writes no change): a ticket not let
@@ -344,7 +387,7 @@ class Waiter {
       if (timeToDeadline() < GIVE_UP_MARGIN_MS) {
         // A posted change is withdrawn first: the head may have committed it meanwhile.
         if (ticket === this.turn.postedAs) {
-          const now = await this.withdraw(ticket);
+          const now = await this.withdraw();
           if (now) {
             seen = now;
             continue;
@@ -369,11 +412,12 @@ class Waiter {
    */
   private async read(board: BoardRecord): Promise<BoardRecord> {
     const { post, postedAs } = this.turn;
-    if (!post || postedAs !== this.turn.ticket) return readBoard(board);
-    const found = await getItems([keys.board(board.id), post.probe]);
+    if (!post || postedAs === undefined || postedAs !== this.turn.ticket) return readBoard(board);
+    const probe = post.probe(postedAs);
+    const found = await getItems([keys.board(board.id), probe]);
     const now = found.get<BoardRecord>(keys.board(board.id));
     if (!now) throw new BoardGone();
-    const made = found.get<Item>(post.probe);
+    const made = found.get<Item>(probe);
     if (made) {
       this.turn.done = true;
       throw new CommittedByHead(made, now);
@@ -387,9 +431,10 @@ class Waiter {
    * item the change makes says which; skipped, the writer queues again.
    */
   private async committedByHead(board: BoardRecord): Promise<void> {
-    const { post } = this.turn;
-    if (!post) return;
-    const made = (await getItems([post.probe])).get<Item>(post.probe);
+    const { post, postedAs } = this.turn;
+    if (!post || postedAs === undefined) return;
+    const probe = post.probe(postedAs);
+    const made = (await getItems([probe])).get<Item>(probe);
     if (made) {
       this.turn.done = true;
       throw new CommittedByHead(made, board);
@@ -397,41 +442,22 @@ class Waiter {
   }
 
   /**
-   * Withdraws this writer's post and gives up its ticket in one update, on the condition that its
-   * turn has not come. Refused, the turn came (the board, to attempt the change after all) or went
-   * past it (committed by the head: CommittedByHead; or skipped: undefined, and the writer gives up).
+   * Withdraws this writer's post with its ticket (withdrawPost): the board when its turn came
+   * meanwhile, to attempt the change after all; undefined when withdrawn or passed by (the writer
+   * gives up); committed by the head: CommittedByHead.
    */
-  private async withdraw(ticket: number): Promise<BoardRecord | undefined> {
-    try {
-      await send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.board(this.turn.boardId),
-          UpdateExpression: `REMOVE turn_posts.${postName(ticket)} ADD turn_gone :tickets`,
-          ConditionExpression: 'turn_head < :ticket',
-          ExpressionAttributeNames: { [postName(ticket)]: String(ticket) },
-          ExpressionAttributeValues: { ':ticket': ticket, ':tickets': new Set([ticket]) },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      this.turn.done = true;
-      return undefined;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const board = itemAtConditionFailure<BoardRecord>(error);
-      if (!board) throw new BoardGone();
-      if (headOf(board) === ticket) return board;
-      await this.committedByHead(board);
-      this.turn.done = true;
-      return undefined;
-    }
+  private async withdraw(): Promise<BoardRecord | undefined> {
+    const settled = await withdrawPost(this.turn);
+    if (settled.state === 'turn') return settled.board;
+    if (settled.state === 'committed') throw new CommittedByHead(settled.item, settled.board);
+    return undefined;
   }
 
   /**
    * Posts this writer's change under its ticket, unless its turn has come meanwhile: one
    * UpdateItem, answering the board as it now is.
    */
-  private async postChange(ticket: number, entry: PostedCreate): Promise<BoardRecord | undefined> {
+  private async postChange(ticket: number, entry: PostedChange): Promise<BoardRecord | undefined> {
     try {
       const { Attributes } = await send(
         new UpdateCommand({
@@ -440,7 +466,7 @@ class Waiter {
           UpdateExpression: `SET turn_posts.${postName(ticket)} = :post`,
           ConditionExpression: 'turn_head < :ticket AND attribute_exists(turn_posts)',
           ExpressionAttributeNames: { [postName(ticket)]: String(ticket) },
-          ExpressionAttributeValues: { ':ticket': ticket, ':post': entry },
+          ExpressionAttributeValues: { ':ticket': ticket, ':post': { ...entry, ...untilOf() } },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -517,7 +543,7 @@ class Waiter {
    */
   private untilLikelyTurn(board: BoardRecord, ticket: number): number {
     const perTurn = board.turn_ms ?? FIRST_TURN_ESTIMATE_MS;
-    const ahead = ticket === this.turn.postedAs && postedRunReaches(board, ticket) ? 1 : ticket - headOf(board);
+    const ahead = turnsAhead(board, ticket);
     // This read included.
     const readsLeft = PLANNED_CALLS - this.callsAfterTurn(board) - callsSoFar();
     const now = Date.now();
@@ -569,18 +595,73 @@ class Waiter {
 }
 
 /**
- * Whether every ticket between the head and `ticket` has a create posted into the same column as
- * `ticket`'s: the head, or the first of them once it holds the turn, likely commits them all at
- * once, so the writer of `ticket` waits as if next in line.
+ * How many turns come before `ticket`'s change is done, counted in commits rather than tickets: a
+ * ticket with a change posted goes with the commit before it (up to MAX_COMBINED_POSTS), one
+ * without is a commit of its own. So a writer waits as long as the commits ahead take: behind 15
+ * posted creates, two turns, not sixteen. (Whether the holder of a commit can take a post also
+ * depends on the two changes; the count assumes it can.)
  */
-function postedRunReaches(board: BoardRecord, ticket: number): boolean {
+function turnsAhead(board: BoardRecord, ticket: number): number {
   const posts = postsOf(board);
-  const own = posts[String(ticket)];
-  if (!own) return false;
+  let commits = 1;
+  let riding = 0;
   for (let between = headOf(board) + 1; between < ticket; between++) {
-    if (posts[String(between)]?.column_id !== own.column_id) return false;
+    if (posts[String(between)] && riding < MAX_COMBINED_POSTS) {
+      riding++;
+      continue;
+    }
+    commits++;
+    riding = 0;
   }
-  return true;
+  return commits;
+}
+
+/**
+ * Until when the head may commit a post of the running request: its deadline, past which its
+ * writer has answered (503). The head keeps a write's budget of it in hand (postsBehind).
+ */
+function untilOf(): { until?: number } {
+  const left = timeToDeadline();
+  return Number.isFinite(left) ? { until: Date.now() + left } : {};
+}
+
+/**
+ * Withdraws the running writer's post and gives up its ticket in one update, on the condition
+ * that its turn has not come: `withdrawn`. Refused, the turn came (`turn`, with the board) or went
+ * past it: committed by the head (`committed`, with what it made) or skipped (`passed`).
+ */
+async function withdrawPost(
+  turn: Turn,
+): Promise<
+  | { state: 'withdrawn' | 'passed' }
+  | { state: 'turn'; board: BoardRecord }
+  | { state: 'committed'; item: Item; board: BoardRecord }
+> {
+  const ticket = turn.postedAs!;
+  try {
+    await send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.board(turn.boardId),
+        UpdateExpression: `REMOVE turn_posts.${postName(ticket)} ADD turn_gone :tickets`,
+        ConditionExpression: 'turn_head < :ticket',
+        ExpressionAttributeNames: { [postName(ticket)]: String(ticket) },
+        ExpressionAttributeValues: { ':ticket': ticket, ':tickets': new Set([ticket]) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    turn.done = true;
+    return { state: 'withdrawn' };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const board = itemAtConditionFailure<BoardRecord>(error);
+    if (!board) throw new BoardGone();
+    if (headOf(board) === ticket) return { state: 'turn', board };
+    turn.done = true;
+    const probe = turn.post!.probe(ticket);
+    const made = (await getItems([probe])).get<Item>(probe);
+    return made ? { state: 'committed', item: made, board } : { state: 'passed' };
+  }
 }
 
 /**
@@ -623,15 +704,19 @@ async function readBoard(board: BoardRecord): Promise<BoardRecord> {
  */
 async function skip(board: BoardRecord, why: 'gone' | 'late'): Promise<BoardRecord> {
   const head = headOf(board);
+  // A post left under the skipped ticket goes with it.
+  const posted = postsOf(board)[String(head)] !== undefined;
   try {
     const { Attributes } = await send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.board(board.id),
-        UpdateExpression:
+        UpdateExpression: `${
           why === 'gone'
             ? 'SET turn_head = :after, turn_at = :now DELETE turn_gone :heads'
-            : 'SET turn_head = :after, turn_at = :now',
+            : 'SET turn_head = :after, turn_at = :now'
+        }${posted ? ` REMOVE turn_posts.${postName(head)}` : ''}`,
+        ...(posted ? { ExpressionAttributeNames: { [postName(head)]: String(head) } } : {}),
         ConditionExpression: why === 'gone' ? 'turn_head = :head AND contains(turn_gone, :head)' : 'turn_head = :head',
         ExpressionAttributeValues: {
           ':head': head,
@@ -663,8 +748,9 @@ async function letGo(boardId: string, ticket: number, posted = false): Promise<v
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.board(boardId),
-        UpdateExpression: 'SET turn_head = :after, turn_at = :now',
+        UpdateExpression: `SET turn_head = :after, turn_at = :now${posted ? ` REMOVE turn_posts.${postName(ticket)}` : ''}`,
         ConditionExpression: 'turn_head = :ticket',
+        ...(posted ? { ExpressionAttributeNames: { [postName(ticket)]: String(ticket) } } : {}),
         ExpressionAttributeValues: { ':ticket': ticket, ':after': ticket + 1, ':now': Date.now() },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),

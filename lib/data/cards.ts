@@ -4,12 +4,14 @@ import type { moveCardBody } from '../contract/schemas';
 import { Archived, Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, relatedOnBoard, type ScopeVia } from './access';
-import { combinablePosts, turnHeld, WRITE_ONLY } from './board-turns';
-import { getItems, type Item, type NamedItems, queryPages, type Refusal } from './db';
+import { dropPost, postsBehind, postsFailed, type TurnPost, turnHeld, WRITE_ONLY } from './board-turns';
+import { nowSeconds } from './changes';
+import { getItems, type Item, type NamedItems, queryPages, type Refusal, type TransactItem } from './db';
 import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
 import {
   type BoardItemChange,
   bothBoardChanges,
+  type ChangeOfMany,
   ChangeRaceLost,
   type ChangeRefusal,
   changeRefusal,
@@ -27,8 +29,17 @@ import {
   type ColumnRecord,
   now,
   type PostedCreate,
+  type PostedUpdate,
 } from './records';
-import { COLUMN_POSITION_INDEX, cardKeyOf, columnPositionKey, columnPositionPrefix, decodePosition, keys } from './table';
+import {
+  COLUMN_POSITION_INDEX,
+  cardKeyOf,
+  columnPositionKey,
+  columnPositionPrefix,
+  decodePosition,
+  keys,
+  TTL_ATTRIBUTE,
+} from './table';
 
 /**
  * A column's cards in position order from the position index, strongly consistent: keys only,
@@ -106,8 +117,8 @@ export async function createCard(
     Buffer.byteLength(JSON.stringify(entry)) <= MAX_POST_BYTES
       ? {
           entry,
-          probe: keys.card(boardId, cardId),
-          answer: (item: Item, board: BoardRecord) => shownCard(item as unknown as CardRecord, board),
+          probe: (ticket: number) => keys.turnDone(boardId, ticket),
+          answer: answerFromDone,
         }
       : undefined;
   const seen = { board: scope.board, item: scope.columnCardVersion, callsAfterTurn, post };
@@ -120,8 +131,7 @@ export async function createCard(
     // Nothing else commits on the board while this writer holds it (lib/data/board-turns.ts), so
     // the column's end read now is the one the write meets, and the column's version is only
     // advanced, for the creates that read it.
-    const ticket = turnHeld();
-    const held = ticket !== undefined;
+    const held = turnHeld() !== undefined;
     if (held) {
       highest = await columnEndAtTurn(board, boardId, column.id);
       version = undefined;
@@ -132,82 +142,55 @@ export async function createCard(
       highest = await highestCardPosition(boardId, column.id);
     }
     first = false;
-    // Holding the turn, the creates posted right behind it into the same column go with it.
-    const combined = held ? combinablePosts(board, ticket, column.id) : [];
-    const createdAt = now();
-    const cards: CardRecord[] = [];
-    for (const one of [entry, ...combined.map(({ post: posted }) => posted)]) {
-      const position = appendPosition(cards.at(-1)?.position ?? highest);
-      cards.push({
-        id: one.card_id,
-        board_id: boardId,
-        column_id: column.id,
-        title: one.title,
-        description: one.description,
-        position,
-        created_at: createdAt,
-      });
-    }
-    const [card] = cards as [CardRecord, ...CardRecord[]];
+    const card: CardRecord = {
+      id: cardId,
+      board_id: boardId,
+      column_id: column.id,
+      title: entry.title,
+      description: entry.description,
+      position: appendPosition(highest),
+      created_at: now(),
+    };
     const shown = shownCard(card, board);
-    const cardWrites = Object.fromEntries(
-      cards.flatMap((made, index) => [
-        [
-          index === 0 ? 'card' : `card${index}`,
-          {
-            Put: {
-              Item: {
-                ...keys.card(boardId, made.id),
-                type: 'card',
-                ...made,
-                colpos: columnPositionKey(column.id, made.position),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-        [
-          index === 0 ? 'lookup' : `lookup${index}`,
-          { Put: { Item: { ...keys.cardLookup(made.id), type: 'card_lookup', board_id: boardId } } },
-        ],
-      ]),
-    ) as unknown as NamedItems<'card' | 'lookup'>;
+    // Holding the turn, the creates into this column and the edits posted right behind it go with it.
+    const taken = held
+      ? takePosts(board, boardId, { columnId: column.id, position: card.position, cardIds: new Set([card.id]) })
+      : NO_POSTS;
     const writes = {
-      ...cardWrites,
-      cardVersion: { Update: advancedCardVersion(column.id, version, cards.length) },
+      card: {
+        Put: {
+          Item: { ...keys.card(boardId, card.id), type: 'card', ...card, colpos: columnPositionKey(column.id, card.position) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      lookup: { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
+      cardVersion: { Update: advancedCardVersion(column.id, version, 1 + taken.creates) },
       column: { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
+      ...taken.writes,
     } satisfies NamedItems;
-    const boardChange = appendedToColumn(column.id, cards.at(-1)!.position, board, held, cards.length);
+    const appended = appendedToColumn(column.id, taken.lastPosition ?? card.position, board, held, 1 + taken.changes.length);
+    const change = {
+      boardId,
+      seen: board,
+      actor: entry.actor,
+      writes,
+      board: bothBoardChanges(appended, taken.board),
+      gone: () => new NotFound('Column'),
+    };
     try {
-      if (combined.length === 0) {
+      if (taken.tickets.length === 0) {
         await commitChange({
-          boardId,
-          seen: board,
+          ...change,
           kind: 'card.created',
-          actor: entry.actor,
           fields: { card: shown.card },
-          writes,
-          board: boardChange,
-          gone: () => new NotFound('Column'),
           boardRefused: () => new NotFound('Column'),
         });
       } else {
         await commitChanges({
-          boardId,
-          seen: board,
-          actor: entry.actor,
-          changes: cards.map((made, index) => ({
-            kind: 'card.created' as const,
-            fields: { card: index === 0 ? shown.card : shownCard(made, board).card },
-            actor: index === 0 ? entry.actor : combined[index - 1]!.post.actor,
-          })),
-          combined: combined.map((taken) => taken.ticket),
-          writes,
-          board: boardChange,
-          gone: () => new NotFound('Column'),
-          // A writer behind withdrew its post meanwhile: again, on the board as it now is.
-          boardRefused: (now) =>
-            combined.some((taken) => !now.turn_posts?.[String(taken.ticket)]) ? new ChangeRaceLost(now) : new NotFound('Column'),
+          ...change,
+          changes: [{ kind: 'card.created', fields: { card: shown.card } }, ...taken.changes],
+          combined: taken.tickets,
+          boardRefused: (current) => refusedWithPosts(current, column.id, () => new NotFound('Column')),
         });
       }
       return shown;
@@ -219,11 +202,152 @@ export async function createCard(
         if (!lookup) throw new NotFound('Column');
         throw new ChangeRaceLost(refusal.board ?? board, lookup.card_version, true);
       }
+      if (refusal && postFailedIn(refusal.failed)) {
+        postsFailed();
+        throw new ChangeRaceLost(refusal.board ?? board);
+      }
       // The board's seq moved on, or writers queue: the create waits its turn (retryChange) and
       // writes as above.
       throw error;
     }
   });
+}
+
+/** What the writer at the head commits for the posts behind its own (postsBehind): their writes, events and board conditions. */
+interface TakenPosts {
+  tickets: number[];
+  writes: NamedItems;
+  changes: ChangeOfMany[];
+  board?: BoardItemChange;
+  /** The creates among them (all into the head's own column), and the position of the last. */
+  creates: number;
+  lastPosition?: number;
+}
+
+const NO_POSTS: TakenPosts = { tickets: [], writes: {}, changes: [], creates: 0 };
+
+/** The names of the posts' writes in the head's transaction: `post1Card`, `post1Lookup`, `post1Done`... */
+const POST_WRITE = /^post\d+/;
+const postFailedIn = (failed: ReadonlySet<string>) => [...failed].some((name) => POST_WRITE.test(name));
+
+/** How long the item that tells a posted edit's writer it committed is kept (it reads it within seconds). */
+const TURN_DONE_SECONDS = 60 * 60;
+
+/**
+ * The posts the writer at the head takes with its own change, and what it writes for them: a
+ * create into its own column (`columnId`, its own card last at `position`) is appended after the
+ * cards before it; an edit of a card nobody else in the transaction writes (`cardIds`) is the
+ * write its writer would have made at its turn (its card required exactly as read, its version
+ * advanced), with an item under its ticket that tells its writer it committed. Each has its event,
+ * under its own writer's id, and an edit's column must not be being deleted.
+ */
+function takePosts(
+  board: BoardRecord,
+  boardId: string,
+  own: { columnId?: string; position?: number; cardIds: Set<string> },
+): TakenPosts {
+  const cardIds = new Set(own.cardIds);
+  const taken = postsBehind(board, (post) => {
+    const id = post.kind === 'card.create' ? post.card_id : post.card.id;
+    if (cardIds.has(id) || (post.kind === 'card.create' && post.column_id !== own.columnId)) return false;
+    cardIds.add(id);
+    return true;
+  });
+  if (taken.length === 0) return NO_POSTS;
+  const result: TakenPosts = { tickets: [], writes: {}, changes: [], creates: 0 };
+  const writes: Record<string, TransactItem> = {};
+  const conditions: BoardItemChange[] = [];
+  const createdAt = now();
+  let position = own.position;
+  taken.forEach(({ ticket, post }, index) => {
+    const name = `post${index + 1}`;
+    result.tickets.push(ticket);
+    if (post.kind === 'card.create') {
+      const card: CardRecord = {
+        id: post.card_id,
+        board_id: boardId,
+        column_id: post.column_id,
+        title: post.title,
+        description: post.description,
+        position: appendPosition(position),
+        created_at: createdAt,
+      };
+      position = card.position;
+      writes[`${name}Card`] = {
+        Put: {
+          Item: {
+            ...keys.card(boardId, card.id),
+            type: 'card',
+            ...card,
+            colpos: columnPositionKey(card.column_id, card.position),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
+      writes[`${name}Lookup`] = { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } };
+      writes[`${name}Done`] = doneWrite(boardId, ticket, card);
+      result.changes.push({ kind: 'card.created', fields: { card: shownCard(card, board).card }, actor: post.actor });
+      result.creates++;
+      result.lastPosition = card.position;
+      return;
+    }
+    const next = { ...post.card, ...post.fields, version: versionOf(post.card) + 1 };
+    const asRead = cardAsRead(post.card);
+    const fieldNames = Object.keys(post.fields);
+    writes[`${name}Card`] = {
+      Update: {
+        Key: { pk: keys.boardPartition(boardId), sk: post.card_sk },
+        UpdateExpression: withNextVersion(`SET ${fieldNames.map((field) => `#${field} = :${field}`).join(', ')}`),
+        ConditionExpression: asRead.condition,
+        ExpressionAttributeNames: { ...asRead.names, ...Object.fromEntries(fieldNames.map((field) => [`#${field}`, field])) },
+        ExpressionAttributeValues: {
+          ...asRead.values,
+          ...Object.fromEntries(fieldNames.map((field) => [`:${field}`, post.fields[field]])),
+          ':nextVersion': next.version,
+        },
+      },
+    };
+    writes[`${name}Done`] = doneWrite(boardId, ticket, next);
+    result.changes.push({ kind: 'card.updated', fields: { card: shownCard(next, board).card }, actor: post.actor });
+    conditions.push({
+      condition: `NOT contains(deleting_columns, :${name}Column)`,
+      values: { [`:${name}Column`]: post.card.column_id },
+    });
+  });
+  result.writes = writes;
+  result.board = conditions.reduce<BoardItemChange | undefined>((all, one) => bothBoardChanges(all, one), undefined);
+  return result;
+}
+
+/**
+ * The board condition of a change that took posts failed, with its `seq` and its turn as read: its
+ * own column being deleted is its own refusal (`own()`); otherwise it was a post's (its writer
+ * withdrew it, or an edited card's column is being deleted), and the change goes again alone.
+ */
+function refusedWithPosts(current: BoardRecord, columnId: string, own: () => Error): Error {
+  if (current.deleting_columns?.has(columnId)) return own();
+  postsFailed();
+  return new ChangeRaceLost(current);
+}
+
+/**
+ * The item that tells the writer of `ticket` the head committed its post, with the card as written
+ * (its answer): written in the head's transaction, so it exists exactly when the post committed,
+ * whatever happens to the card afterwards (an archive moves it, a deletion removes it).
+ */
+const doneWrite = (boardId: string, ticket: number, card: CardRecord): TransactItem => ({
+  Put: {
+    Item: { ...keys.turnDone(boardId, ticket), type: 'turn_done', card, [TTL_ATTRIBUTE]: nowSeconds() + TURN_DONE_SECONDS },
+  },
+});
+
+/** A posted change's answer when the head committed it: the card as written, from the item that says so. */
+const answerFromDone = (done: Item, board: BoardRecord) => shownCard(done.card as CardRecord, board);
+
+/** A card as a posted edit carries it: its attributes, without the keys it is stored under. */
+function postedCard(card: CardRecord): CardRecord {
+  const { pk: _pk, sk: _sk, type: _type, colpos: _colpos, ...attributes } = card as CardRecord & Record<string, unknown>;
+  return attributes as unknown as CardRecord;
 }
 
 /**
@@ -374,26 +498,64 @@ export async function updateCard(
   changes: { title?: string | null; description?: string | null; due_at?: string | null },
   ifMatch?: EntityTags,
 ): Promise<TaggedCard> {
-  const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== null && value !== undefined));
-  return retryChange({ board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY }, async ({ board, item: card }) => {
-    // On the card as this attempt writes it: a retry after a lost race checks the card as it now is.
-    requireCardMatch(ifMatch, card, board);
-    if (Object.entries(fields).every(([name, value]) => (card as unknown as Record<string, unknown>)[name] === value)) {
-      return shownCard(card, board);
-    }
-    const names = Object.keys(fields);
-    return commitCardUpdate(
-      scope,
-      { board, item: card },
-      { ...card, ...fields },
-      {
-        expression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-        names: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-        values: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
-      },
-    );
-  });
+  const fields = Object.fromEntries(
+    Object.entries(changes).filter((field): field is [string, string] => field[1] !== null && field[1] !== undefined),
+  );
+  const post = postedEdit(scope, fields, ifMatch);
+  return retryChange(
+    { board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY, post },
+    async ({ board, item: card }) => {
+      // On the card as this attempt writes it: a retry after a lost race checks the card as it now is.
+      requireCardMatch(ifMatch, card, board);
+      if (Object.entries(fields).every(([name, value]) => (card as unknown as Record<string, unknown>)[name] === value)) {
+        return shownCard(card, board);
+      }
+      const names = Object.keys(fields);
+      return commitCardUpdate(
+        scope,
+        { board, item: card },
+        { ...card, ...fields },
+        {
+          expression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+          names: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+          values: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+        },
+      );
+    },
+  );
 }
+
+/**
+ * An edit as its writer posts it while it queues (lib/data/board-turns.ts, "posted changes"), for
+ * the writer at the head to commit with its own: the card as read and the fields it sets. Not
+ * posted: an edit that changes nothing, or carries an `If-Match` (the tag also names the board's
+ * labels as read, which the head's write does not require), or weighs more than MAX_POST_BYTES.
+ * Its writer learns it committed from the item the head writes under its ticket, which holds the
+ * card as written (the card as read with the fields set and its version advanced: the head's
+ * write required the card exactly as read), and answers with it.
+ */
+function postedEdit(
+  scope: ScopeVia<'card'>,
+  fields: Record<string, string>,
+  ifMatch: EntityTags | undefined,
+): TurnPost<TaggedCard> | undefined {
+  const { card, boardId } = scope;
+  const record = card as unknown as Record<string, unknown>;
+  if (ifMatch !== undefined && ifMatch !== '*') return undefined;
+  if (Object.entries(fields).every(([name, value]) => record[name] === value)) return undefined;
+  const entry: PostedUpdate = {
+    kind: 'card.update',
+    card_sk: cardKeyOf(boardId, card).sk,
+    card: postedCard(card),
+    fields,
+    actor: actorOf(scope),
+  };
+  if (Buffer.byteLength(JSON.stringify(entry, setsAsLists)) > MAX_POST_BYTES) return undefined;
+  return { entry, probe: (ticket) => keys.turnDone(boardId, ticket), answer: answerFromDone };
+}
+
+/** JSON of a record with sets (a card's label ids), for its size. */
+const setsAsLists = (_key: string, value: unknown) => (value instanceof Set ? [...value] : value);
 
 /** Clears a card's due date; a card without one changes nothing (no write, no event). */
 export async function clearDueDate(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<TaggedCard> {
@@ -432,24 +594,39 @@ export async function commitCardUpdate(
       },
     },
   } satisfies NamedItems;
+  // Holding the turn, the edits of other cards posted right behind it go with it.
+  const taken = turnHeld() === undefined ? NO_POSTS : takePosts(board, scope.boardId, { cardIds: new Set([card.id]) });
+  const change = {
+    boardId: scope.boardId,
+    seen: board,
+    actor: actorOf(scope),
+    writes: { ...writes, ...taken.writes },
+    board: bothBoardChanges(bothBoardChanges(notDeletingColumn(card.column_id), also?.board), taken.board),
+    gone: () => new NotFound('Card'),
+  };
+  const refused = (current: BoardRecord) =>
+    also && !current.deleting_columns?.has(card.column_id) ? also.refused() : new NotFound('Card');
   try {
-    await commitChange({
-      boardId: scope.boardId,
-      seen: board,
-      kind: 'card.updated',
-      actor: actorOf(scope),
-      fields: { card: shown.card },
-      writes,
-      board: bothBoardChanges(notDeletingColumn(card.column_id), also?.board),
-      gone: () => new NotFound('Card'),
-      boardRefused: (current) => (also && !current.deleting_columns?.has(card.column_id) ? also.refused() : new NotFound('Card')),
-    });
+    if (taken.tickets.length === 0) {
+      await commitChange({ ...change, kind: 'card.updated', fields: { card: shown.card }, boardRefused: refused });
+    } else {
+      await commitChanges({
+        ...change,
+        changes: [{ kind: 'card.updated', fields: { card: shown.card } }, ...taken.changes],
+        combined: taken.tickets,
+        boardRefused: (current) => refusedWithPosts(current, card.column_id, () => new NotFound('Card')),
+      });
+    }
     return shown;
   } catch (error) {
-    const refusal = changeRefusal(error, writes);
+    const refusal = changeRefusal(error, change.writes);
+    if (refusal && postFailedIn(refusal.failed)) postsFailed();
     if (refusal?.failed.has('card')) {
+      // An edit posted from the card as first read would only fail in the head's transaction.
+      dropPost();
       throw new ChangeRaceLost(refusal.board ?? board, await cardAtCancellation(refusal, scope.boardId, card));
     }
+    if (refusal && postFailedIn(refusal.failed)) throw new ChangeRaceLost(refusal.board ?? board);
     throw error;
   }
 }

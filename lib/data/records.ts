@@ -46,10 +46,10 @@ export interface BoardRecord {
   turn_ms?: number;
   /**
    * The changes queued writers posted for the writer at the head to commit with its own, by
-   * ticket (lib/data/board-turns.ts, "posted changes"): card creates. Empty or absent when nobody
+   * ticket (lib/data/board-turns.ts, "posted changes"): card creates and edits. Empty or absent when nobody
    * posts; an entry goes with the turn that commits it, or with its writer giving up.
    */
-  turn_posts?: Record<string, PostedCreate>;
+  turn_posts?: Record<string, PostedChange>;
   /**
    * Where the latest card create that held the board's turn put its card, with that change's
    * `seq`: while the board's `seq` is still that one, nothing else has changed on the board since,
@@ -68,7 +68,25 @@ export interface PostedCreate {
   description: string | null;
   /** The user whose create it is: its event's actor. */
   actor: string;
+  /** The writer's deadline (epoch ms): past it the writer has answered, and its post is not committed. */
+  until?: number;
 }
+
+/**
+ * A queued card edit as its writer posts it: the card as the writer read it (the head's write
+ * requires it unchanged, as the writer's own would), the key it was read at, and the fields set.
+ */
+export interface PostedUpdate {
+  kind: 'card.update';
+  card_sk: string;
+  card: CardRecord;
+  fields: Record<string, string>;
+  actor: string;
+  until?: number;
+}
+
+/** A change posted for the writer at the head. */
+export type PostedChange = PostedCreate | PostedUpdate;
 
 export interface MemberRecord {
   board_id: string;

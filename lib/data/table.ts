@@ -143,6 +143,8 @@ export const keys = {
   labelName: (boardId: string, name: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `#LABELNAME#${labelNameKey(name)}` }),
   labelLookup: (labelId: string): ItemKey => ({ pk: `LABEL#${labelId}`, sk: LOOKUP_SK }),
   logEntry: (boardId: string, seq: number): ItemKey => ({ pk: `BOARD#${boardId}`, sk: logSortKey(seq) }),
+  /** Written with a posted change the writer at the head committed for the writer of `ticket` (lib/data/board-turns.ts). */
+  turnDone: (boardId: string, ticket: number): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `#TURNDONE#${ticket}` }),
   logPrefix: LOG_PREFIX,
   watch: (boardId: string, connectionId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `${WATCH_PREFIX}${connectionId}` }),
   watchPrefix: WATCH_PREFIX,

@@ -230,6 +230,52 @@ describe('creates posted while queued', () => {
     expect(after.turn_posts).toEqual({});
   });
 
+  it('edits and creates queued together are committed with the head, each once, in the log as answered', async () => {
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    const member = await newUser();
+    await addMember(owner, board.id, member);
+    const cards = [];
+    for (const i of oneTo(6)) cards.push(await newCard(owner, column.id, { title: `card ${i}` }));
+    await stalledTicket(board.id);
+    const before = (await readAllEvents(owner, board.id)).events.length;
+    // Six edits of six cards and four creates, from two users, all queued behind the stalled head.
+    const writes = [
+      ...cards.map((card, i) => ({
+        by: i % 2 === 0 ? owner : member,
+        send: () =>
+          call('PATCH', `/cards/${card.id}`, { token: (i % 2 === 0 ? owner : member).token, body: { title: `edited ${i}` } }),
+      })),
+      ...oneTo(4).map((i) => ({
+        by: member,
+        send: () => call('POST', `/columns/${column.id}/cards`, { token: member.token, body: { title: `new ${i}` } }),
+      })),
+    ];
+    const replies = await Promise.all(writes.map((write) => write.send()));
+    expect(replies.map((reply) => reply.status)).toEqual([...cards.map(() => 200), 201, 201, 201, 201]);
+    const { events } = await readAllEvents(owner, board.id);
+    const after = events.slice(before);
+    expect(after.map((event) => event.seq)).toEqual(oneTo(after.length).map((n) => before + n));
+    expect(after).toHaveLength(10);
+    // Every answer is its change's event, under its writer's id; every card once.
+    replies.forEach((reply, n) => {
+      const event = after.find(
+        (one) => (one.card as { id: string }).id === reply.body.id && one.actor_id === subjectOf(writes[n]!.by.token),
+      );
+      expect(event?.card).toEqual(reply.body);
+    });
+    expect(new Set(after.map((event) => (event.card as { id: string }).id)).size).toBe(10);
+    // Some went together: fewer log items than events.
+    const items = (await logItemsOf(board.id)).filter((item) => item.seq > before);
+    expect(items.length).toBeLessThan(10);
+    const queue = await boardItemOf(board.id);
+    expect(queue.turn_head).toBe(queue.turn_next);
+    expect(queue.turn_posts).toEqual({});
+    const tree = await call('GET', `/boards/${board.id}`, { token: owner.token });
+    const titles = (tree.body.columns[0].cards as { title: string }[]).map((card) => card.title).sort();
+    expect(titles).toEqual([...oneTo(6).map((i) => `edited ${i - 1}`), ...oneTo(4).map((i) => `new ${i}`)].sort());
+  });
+
   it('are never committed for a writer that is gone: its post is dropped when the head passes its ticket', async () => {
     const board = await newBoard(owner);
     const column = await newColumn(owner, board.id);

@@ -117,7 +117,7 @@ describe('a queued create that posted itself', () => {
     // The test is the head now: it takes the post and commits it, handing the turn past it.
     let post: PostedCreate | undefined;
     await eventually(async () => {
-      post = (await boardItemOf(board.id)).turn_posts?.[String(head + 1)];
+      post = (await boardItemOf(board.id)).turn_posts?.[String(head + 1)] as PostedCreate | undefined;
       expect(post).toBeDefined();
     });
     const card = {
@@ -133,6 +133,8 @@ describe('a queued create that posted itself', () => {
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: env.TABLE_NAME, Item: { ...keys.card(board.id, card.id), type: 'card', ...card } } },
+          // What tells the writer its post committed, with the card as written.
+          { Put: { TableName: env.TABLE_NAME, Item: { ...keys.turnDone(board.id, head + 1), type: 'turn_done', card } } },
           {
             Update: {
               TableName: env.TABLE_NAME,
