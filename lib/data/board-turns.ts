@@ -131,8 +131,10 @@ const FIRST_SLEEP_SHARE = 0.6;
 
 /**
  * The most posted changes the head commits with its own: a batch's 25 changes in all. A create
- * is two items of the transaction (its card and the card's lookup) beside the column's two and
- * the board's and log's, so 25 stay far within DynamoDB's 100 items a transaction.
+ * is three items of the transaction (its card, the card's lookup and the item that tells its
+ * writer), an edit two, beside the head's own four at most and the board's and log's: 79 at most,
+ * within DynamoDB's 100 a transaction. The board item's condition grows by about 100 bytes a post,
+ * within the 4 KB an expression may have.
  */
 const MAX_COMBINED_POSTS = 24;
 
@@ -159,8 +161,10 @@ interface Turn {
   /** What this writer posts while it queues, and the ticket it is posted under. */
   post?: Pick<TurnPost<unknown>, 'entry' | 'probe'>;
   postedAs?: number;
-  /** Posts behind it failed in its transaction: it commits its own change alone. */
-  postsRefused?: boolean;
+  /** A post behind it failed in its transaction: it takes only the posts before that ticket. */
+  postsBefore?: number;
+  /** What it would post no longer holds (dropPost): it queues without posting. */
+  postStale?: boolean;
 }
 
 /** The change a writer posted was committed by the head with its own: the item it made, and the board as read with it. */
@@ -175,14 +179,14 @@ class CommittedByHead extends Error {
 }
 
 /** The attribute name of the post of `ticket` in `turn_posts`. */
-const postName = (ticket: number) => `#turnPost${ticket}`;
+const postName = (ticket: number) => `#tp${ticket}`;
 const postsOf = (board: Pick<BoardRecord, 'turn_posts'>) => board.turn_posts ?? {};
 
 /**
  * The posts the writer at the head (the running change's ticket) commits with its own: those of
  * the tickets right after its own, in order, while its change can go with each (`takes`, which
- * notes what it took) and each writer has not given up; at most MAX_COMBINED_POSTS. None once
- * posts failed in its transaction (postsFailed).
+ * notes what it took) and each writer has not given up; at most MAX_COMBINED_POSTS. Only those
+ * before a post that failed in its transaction (postsFailed).
  */
 export function postsBehind(
   board: BoardRecord,
@@ -190,10 +194,11 @@ export function postsBehind(
 ): { ticket: number; post: PostedChange }[] {
   const turn = current.getStore();
   const ticket = turn?.ticket;
-  if (ticket === undefined || turn?.postsRefused || headOf(board) !== ticket) return [];
+  if (ticket === undefined || headOf(board) !== ticket) return [];
   const posts = postsOf(board);
   const taken: { ticket: number; post: PostedChange }[] = [];
-  for (let next = ticket + 1; next < nextOf(board) && taken.length < MAX_COMBINED_POSTS; next++) {
+  const end = Math.min(nextOf(board), turn?.postsBefore ?? Number.POSITIVE_INFINITY);
+  for (let next = ticket + 1; next < end && taken.length < MAX_COMBINED_POSTS; next++) {
     const post = posts[String(next)];
     // A post whose writer's deadline is near is left to it: the head's write must land before it.
     const expiring = post?.until !== undefined && post.until <= Date.now() + WRITE_BUDGET_MS;
@@ -209,17 +214,26 @@ export function postsBehind(
  */
 export function dropPost(): void {
   const turn = current.getStore();
-  if (turn && turn.postedAs === undefined) turn.post = undefined;
+  if (turn) turn.postStale = true;
 }
 
 /**
- * A post the running change took failed in its transaction (the card it edits changed since its
- * writer read it, its column is being deleted, or its writer withdrew it): the change goes again
- * alone, and the posts wait for their writers' own turns.
+ * The post of `ticket`, which the running change took, failed in its transaction (the card it
+ * edits changed since its writer read it, its column is being deleted, or its writer withdrew
+ * it): the change goes again with only the posts before it, and that post waits for its writer's
+ * own turn, which then comes next.
  */
-export function postsFailed(): void {
+export function postsFailed(ticket: number): void {
   const turn = current.getStore();
-  if (turn) turn.postsRefused = true;
+  if (turn) turn.postsBefore = Math.min(turn.postsBefore ?? Number.POSITIVE_INFINITY, ticket);
+}
+
+/**
+ * Which of the `taken` tickets (in order) the board as it now is refuses: the first whose post is
+ * gone or whose ticket was given up.
+ */
+export function refusedPost(board: BoardRecord, taken: number[]): number | undefined {
+  return taken.find((ticket) => postsOf(board)[String(ticket)] === undefined || board.turn_gone?.has(ticket));
 }
 
 const current = new AsyncLocalStorage<Turn>();
@@ -266,15 +280,13 @@ export function turnClauses(
     // Each post taken is still there, and its ticket not given up.
     condition: [
       'turn_head = :turnTicket',
-      ...combined.map(
-        (taken) => `attribute_exists(turn_posts.${postName(taken)}) AND NOT contains(turn_gone, :turnGone${taken})`,
-      ),
+      ...combined.map((taken) => `attribute_exists(turn_posts.${postName(taken)}) AND NOT contains(turn_gone, :tg${taken})`),
     ].join(' AND '),
     // The hand-over, with the time it happens and how long turns take: what waiters time their reads by.
     set: ['turn_head = :turnAfter', 'turn_at = :turnAt', ...(turnMs === undefined ? [] : ['turn_ms = :turnMs'])],
     ...(passed.length > 0 ? { remove: passed.map((posted) => `turn_posts.${postName(posted)}`), names } : {}),
     values: {
-      ...Object.fromEntries(combined.map((taken) => [`:turnGone${taken}`, taken])),
+      ...Object.fromEntries(combined.map((taken) => [`:tg${taken}`, taken])),
       ':turnTicket': ticket,
       ':turnAfter': after,
       ':turnAt': now,
@@ -487,7 +499,7 @@ class Waiter {
    * since the ticket is known only now; the first makes sure `turn_posts` exists).
    */
   private async join(): Promise<BoardRecord> {
-    const { post } = this.turn;
+    const post = this.turn.postStale ? undefined : this.turn.post;
     const { Attributes } = await send(
       new UpdateCommand({
         TableName: tableName(),

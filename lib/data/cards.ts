@@ -4,7 +4,7 @@ import type { moveCardBody } from '../contract/schemas';
 import { Archived, Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, relatedOnBoard, type ScopeVia } from './access';
-import { dropPost, postsBehind, postsFailed, type TurnPost, turnHeld, WRITE_ONLY } from './board-turns';
+import { dropPost, postsBehind, postsFailed, refusedPost, type TurnPost, turnHeld, WRITE_ONLY } from './board-turns';
 import { nowSeconds } from './changes';
 import { getItems, type Item, type NamedItems, queryPages, type Refusal, type TransactItem } from './db';
 import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
@@ -190,7 +190,7 @@ export async function createCard(
           ...change,
           changes: [{ kind: 'card.created', fields: { card: shown.card } }, ...taken.changes],
           combined: taken.tickets,
-          boardRefused: (current) => refusedWithPosts(current, column.id, () => new NotFound('Column')),
+          boardRefused: (current) => refusedWithPosts(current, taken, { columnId: column.id, refused: new NotFound('Column') }),
         });
       }
       return shown;
@@ -202,9 +202,10 @@ export async function createCard(
         if (!lookup) throw new NotFound('Column');
         throw new ChangeRaceLost(refusal.board ?? board, lookup.card_version, true);
       }
-      if (refusal && postFailedIn(refusal.failed)) {
-        postsFailed();
-        throw new ChangeRaceLost(refusal.board ?? board);
+      const failedPost = refusal && failedPostOf(refusal.failed, taken);
+      if (failedPost !== undefined) {
+        postsFailed(failedPost);
+        throw new ChangeRaceLost(refusal?.board ?? board);
       }
       // The board's seq moved on, or writers queue: the create waits its turn (retryChange) and
       // writes as above.
@@ -216,6 +217,8 @@ export async function createCard(
 /** What the writer at the head commits for the posts behind its own (postsBehind): their writes, events and board conditions. */
 interface TakenPosts {
   tickets: number[];
+  /** The column of each edit taken, by ticket: a column whose deletion began refuses it. */
+  editColumns: Map<number, string>;
   writes: NamedItems;
   changes: ChangeOfMany[];
   board?: BoardItemChange;
@@ -224,11 +227,17 @@ interface TakenPosts {
   lastPosition?: number;
 }
 
-const NO_POSTS: TakenPosts = { tickets: [], writes: {}, changes: [], creates: 0 };
+const NO_POSTS: TakenPosts = { tickets: [], editColumns: new Map(), writes: {}, changes: [], creates: 0 };
 
 /** The names of the posts' writes in the head's transaction: `post1Card`, `post1Lookup`, `post1Done`... */
-const POST_WRITE = /^post\d+/;
-const postFailedIn = (failed: ReadonlySet<string>) => [...failed].some((name) => POST_WRITE.test(name));
+const POST_WRITE = /^post(\d+)/;
+
+/** The ticket of the first taken post whose own write failed in a cancelled transaction, if any. */
+function failedPostOf(failed: ReadonlySet<string>, taken: TakenPosts): number | undefined {
+  const indexes = [...failed].map((name) => POST_WRITE.exec(name)?.[1]).filter((index) => index !== undefined);
+  if (indexes.length === 0) return undefined;
+  return taken.tickets[Math.min(...indexes.map(Number)) - 1];
+}
 
 /** How long the item that tells a posted edit's writer it committed is kept (it reads it within seconds). */
 const TURN_DONE_SECONDS = 60 * 60;
@@ -254,9 +263,9 @@ function takePosts(
     return true;
   });
   if (taken.length === 0) return NO_POSTS;
-  const result: TakenPosts = { tickets: [], writes: {}, changes: [], creates: 0 };
+  const result: TakenPosts = { tickets: [], editColumns: new Map(), writes: {}, changes: [], creates: 0 };
   const writes: Record<string, TransactItem> = {};
-  const conditions: BoardItemChange[] = [];
+  const editColumns = new Set<string>();
   const createdAt = now();
   let position = own.position;
   taken.forEach(({ ticket, post }, index) => {
@@ -285,8 +294,9 @@ function takePosts(
         },
       };
       writes[`${name}Lookup`] = { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } };
-      writes[`${name}Done`] = doneWrite(boardId, ticket, card);
-      result.changes.push({ kind: 'card.created', fields: { card: shownCard(card, board).card }, actor: post.actor });
+      const shown = shownCard(card, board);
+      writes[`${name}Done`] = doneWrite(boardId, ticket, shown);
+      result.changes.push({ kind: 'card.created', fields: { card: shown.card }, actor: post.actor });
       result.creates++;
       result.lastPosition = card.position;
       return;
@@ -307,26 +317,42 @@ function takePosts(
         },
       },
     };
-    writes[`${name}Done`] = doneWrite(boardId, ticket, next);
-    result.changes.push({ kind: 'card.updated', fields: { card: shownCard(next, board).card }, actor: post.actor });
-    conditions.push({
-      condition: `NOT contains(deleting_columns, :${name}Column)`,
-      values: { [`:${name}Column`]: post.card.column_id },
-    });
+    const shown = shownCard(next, board);
+    writes[`${name}Done`] = doneWrite(boardId, ticket, shown);
+    result.changes.push({ kind: 'card.updated', fields: { card: shown.card }, actor: post.actor });
+    result.editColumns.set(ticket, post.card.column_id);
+    editColumns.add(post.card.column_id);
   });
   result.writes = writes;
-  result.board = conditions.reduce<BoardItemChange | undefined>((all, one) => bothBoardChanges(all, one), undefined);
+  // One condition a column, whatever the number of edits in it: the condition's 4 KB.
+  result.board = [...editColumns].reduce<BoardItemChange | undefined>(
+    (all, columnId, index) =>
+      bothBoardChanges(all, { condition: `NOT contains(deleting_columns, :pc${index})`, values: { [`:pc${index}`]: columnId } }),
+    undefined,
+  );
   return result;
 }
 
 /**
- * The board condition of a change that took posts failed, with its `seq` and its turn as read: its
- * own column being deleted is its own refusal (`own()`); otherwise it was a post's (its writer
- * withdrew it, or an edited card's column is being deleted), and the change goes again alone.
+ * The board condition of a change that took posts failed, with its `seq` and its turn as read. Its
+ * own column being deleted is its own refusal (`columnId`: answered as alone). Otherwise the first
+ * post the board now refuses (its writer withdrew it, the column of its card began its deletion)
+ * makes the change go again with only the posts before it; failing that, `otherwise` (its own
+ * other conditions), or, with none, again without any post.
  */
-function refusedWithPosts(current: BoardRecord, columnId: string, own: () => Error): Error {
-  if (current.deleting_columns?.has(columnId)) return own();
-  postsFailed();
+function refusedWithPosts(
+  current: BoardRecord,
+  taken: TakenPosts,
+  own: { columnId: string; refused: Error; otherwise?: () => Error },
+): Error {
+  if (current.deleting_columns?.has(own.columnId)) return own.refused;
+  const columnGoing = taken.tickets.find((ticket) => {
+    const columnId = taken.editColumns.get(ticket);
+    return columnId !== undefined && current.deleting_columns?.has(columnId);
+  });
+  const failed = [refusedPost(current, taken.tickets), columnGoing].filter((ticket) => ticket !== undefined);
+  if (failed.length === 0 && own.otherwise) return own.otherwise();
+  postsFailed(failed.length > 0 ? Math.min(...failed) : (taken.tickets[0] ?? 0));
   return new ChangeRaceLost(current);
 }
 
@@ -335,14 +361,23 @@ function refusedWithPosts(current: BoardRecord, columnId: string, own: () => Err
  * (its answer): written in the head's transaction, so it exists exactly when the post committed,
  * whatever happens to the card afterwards (an archive moves it, a deletion removes it).
  */
-const doneWrite = (boardId: string, ticket: number, card: CardRecord): TransactItem => ({
+const doneWrite = (boardId: string, ticket: number, shown: TaggedCard): TransactItem => ({
   Put: {
-    Item: { ...keys.turnDone(boardId, ticket), type: 'turn_done', card, [TTL_ATTRIBUTE]: nowSeconds() + TURN_DONE_SECONDS },
+    Item: {
+      ...keys.turnDone(boardId, ticket),
+      type: 'turn_done',
+      card: shown.card,
+      etag: shown.etag,
+      [TTL_ATTRIBUTE]: nowSeconds() + TURN_DONE_SECONDS,
+    },
   },
 });
 
-/** A posted change's answer when the head committed it: the card as written, from the item that says so. */
-const answerFromDone = (done: Item, board: BoardRecord) => shownCard(done.card as CardRecord, board);
+/**
+ * A posted change's answer when the head committed it: the card and its tag as the head wrote them
+ * (shown with the board as the head read it, as its event shows it), from the item that says so.
+ */
+const answerFromDone = (done: Item): TaggedCard => ({ card: done.card as Card, etag: done.etag as string });
 
 /** A card as a posted edit carries it: its attributes, without the keys it is stored under. */
 function postedCard(card: CardRecord): CardRecord {
@@ -614,19 +649,25 @@ export async function commitCardUpdate(
         ...change,
         changes: [{ kind: 'card.updated', fields: { card: shown.card } }, ...taken.changes],
         combined: taken.tickets,
-        boardRefused: (current) => refusedWithPosts(current, card.column_id, () => new NotFound('Card')),
+        boardRefused: (current) =>
+          refusedWithPosts(current, taken, {
+            columnId: card.column_id,
+            refused: new NotFound('Card'),
+            ...(also ? { otherwise: also.refused } : {}),
+          }),
       });
     }
     return shown;
   } catch (error) {
     const refusal = changeRefusal(error, change.writes);
-    if (refusal && postFailedIn(refusal.failed)) postsFailed();
+    const failedPost = refusal && failedPostOf(refusal.failed, taken);
+    if (failedPost !== undefined) postsFailed(failedPost);
     if (refusal?.failed.has('card')) {
       // An edit posted from the card as first read would only fail in the head's transaction.
       dropPost();
       throw new ChangeRaceLost(refusal.board ?? board, await cardAtCancellation(refusal, scope.boardId, card));
     }
-    if (refusal && postFailedIn(refusal.failed)) throw new ChangeRaceLost(refusal.board ?? board);
+    if (failedPost !== undefined) throw new ChangeRaceLost(refusal?.board ?? board);
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addMember, call, newBoard, newCard, newColumn, newUser, subjectOf, type TestUser } from '../support/api';
 import { oneTo, readAllEvents } from '../support/event-log';
 import { localDocumentClient, localEnv } from '../support/local-table';
+import { eventually } from '../support/wait';
 
 /**
  * Busy boards: writers of one board wait their turn instead of failing. Checked over HTTP against
@@ -274,6 +275,66 @@ describe('creates posted while queued', () => {
     const tree = await call('GET', `/boards/${board.id}`, { token: owner.token });
     const titles = (tree.body.columns[0].cards as { title: string }[]).map((card) => card.title).sort();
     expect(titles).toEqual([...oneTo(6).map((i) => `edited ${i - 1}`), ...oneTo(4).map((i) => `new ${i}`)].sort());
+  });
+
+  it('an edit posted from a card that changed since is refused in the head transaction, and the rest still land', async () => {
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    const [first, changed, last] = [
+      await newCard(owner, column.id, { title: 'first' }),
+      await newCard(owner, column.id, { title: 'changed' }),
+      await newCard(owner, column.id, { title: 'last' }),
+    ];
+    await stalledTicket(board.id);
+    const head = (await boardItemOf(board.id)).turn_head as number;
+    /** Sends an edit and waits until it has posted itself under `ticket` (its answer still to come). */
+    const posted = async (cardId: string, title: string, ticket: number) => {
+      const reply = call('PATCH', `/cards/${cardId}`, { token: owner.token, body: { title } });
+      await eventually(async () => {
+        expect(((await boardItemOf(board.id)).turn_posts as Record<string, unknown> | undefined)?.[String(ticket)]).toBeDefined();
+      });
+      return { reply };
+    };
+    const replies = [await posted(first.id, 'first edited', head + 1), await posted(changed.id, 'changed edited', head + 2)];
+    // The second card changes behind its posted edit, as a label's deletion takes its id off cards
+    // without queueing: the post's condition (the card as its writer read it) no longer holds.
+    await db.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: `BOARD#${board.id}`, sk: `CARD#${changed.id}` },
+        UpdateExpression: 'SET label_ids = :gone',
+        ExpressionAttributeValues: { ':gone': new Set(['0d3b5ad0-0000-4000-8000-00000000dead']) },
+      }),
+    );
+    replies.push(await posted(last.id, 'last edited', head + 3));
+    // When the stalled head is skipped, the first edit's writer takes the two posts behind it; the
+    // second fails, so it commits with none, and the second writer, next, makes its own edit on the
+    // card as it now is and takes the third with it.
+    const answers = await Promise.all(replies.map((sent) => sent.reply));
+    expect(answers.map((answer) => [answer.status, answer.body.title])).toEqual([
+      [200, 'first edited'],
+      [200, 'changed edited'],
+      [200, 'last edited'],
+    ]);
+    const { events } = await readAllEvents(owner, board.id);
+    const edits = events.filter((event) => event.type === 'card.updated');
+    expect(edits.map((event) => (event.card as { title: string }).title)).toEqual([
+      'first edited',
+      'changed edited',
+      'last edited',
+    ]);
+    answers.forEach((answer, n) => {
+      expect(answer.body).toEqual(edits[n]!.card);
+    });
+    // The first edit went alone; the second took the third with it: one log run.
+    const [firstSeq, secondSeq, lastSeq] = edits.map((event) => event.seq);
+    const items = await logItemsOf(board.id);
+    expect(
+      items.filter((item) => item.seq >= firstSeq!).map((item) => item.events?.map((event) => event.seq) ?? item.seq),
+    ).toEqual([firstSeq, [secondSeq, lastSeq]]);
+    const queue = await boardItemOf(board.id);
+    expect(queue.turn_head).toBe(queue.turn_next);
+    expect(queue.turn_posts).toEqual({});
   });
 
   it('are never committed for a writer that is gone: its post is dropped when the head passes its ticket', async () => {

@@ -129,12 +129,19 @@ describe('a queued create that posted itself', () => {
       position: 1,
       created_at: new Date().toISOString(),
     };
+    // The card as the head shows it in its event and hands the writer, with its tag.
+    const shown = { ...card, due_at: null, label_ids: [], assignee_ids: [], archived: false };
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: env.TABLE_NAME, Item: { ...keys.card(board.id, card.id), type: 'card', ...card } } },
           // What tells the writer its post committed, with the card as written.
-          { Put: { TableName: env.TABLE_NAME, Item: { ...keys.turnDone(board.id, head + 1), type: 'turn_done', card } } },
+          {
+            Put: {
+              TableName: env.TABLE_NAME,
+              Item: { ...keys.turnDone(board.id, head + 1), type: 'turn_done', card: shown, etag: '"as-the-head-wrote-it"' },
+            },
+          },
           {
             Update: {
               TableName: env.TABLE_NAME,
@@ -149,7 +156,8 @@ describe('a queued create that posted itself', () => {
       }),
     );
     const answer = await created;
-    expect(answer.card).toMatchObject({ id: card.id, title: 'posted', description: 'by the head', position: 1 });
+    // Exactly what the head wrote for it: the card and the tag (not recomputed from a later board).
+    expect(answer).toEqual({ card: shown, etag: '"as-the-head-wrote-it"' });
     expect(post!.actor).toBe(subjectOf(owner.token));
     // It left nothing behind: no ticket given up, nobody queued.
     const after = await boardItemOf(board.id);
