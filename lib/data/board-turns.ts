@@ -139,13 +139,13 @@ const FIRST_SLEEP_SHARE = 0.6;
 const MAX_COMBINED_POSTS = 24;
 
 /**
- * A change a queued writer posts for the head to commit with its own: the post, the key of the
- * item whose presence says it committed under a ticket (the card it creates, or the item the head
- * writes for an edit: keys.turnDone), and the writer's answer from that item when another writer
- * committed it.
+ * A change a queued writer posts for the head to commit with its own: the post (made only when the
+ * writer queues, so that a write that never queues pays nothing for it; undefined: nothing to
+ * post), the key of the item whose presence says it committed under a ticket (keys.turnDone), and
+ * the writer's answer from that item when another writer committed it.
  */
 export interface TurnPost<T> {
-  entry: PostedChange;
+  entry: () => PostedChange | undefined;
   probe: (ticket: number) => ItemKey;
   answer: (item: Item, board: BoardRecord) => T;
 }
@@ -499,7 +499,9 @@ class Waiter {
    * since the ticket is known only now; the first makes sure `turn_posts` exists).
    */
   private async join(): Promise<BoardRecord> {
-    const post = this.turn.postStale ? undefined : this.turn.post;
+    const entry = this.turn.postStale ? undefined : this.turn.post?.entry();
+    if (entry === undefined) this.turn.postStale = true;
+    const post = entry !== undefined;
     const { Attributes } = await send(
       new UpdateCommand({
         TableName: tableName(),
@@ -519,7 +521,7 @@ class Waiter {
     this.turn.ticket = ticket;
     this.turn.joinedAt = Date.now();
     if (board.turn_at !== undefined) this.paceFrom ??= { head: headOf(board), at: board.turn_at };
-    if (post && headOf(board) < ticket) board = (await this.postChange(ticket, post.entry)) ?? board;
+    if (entry && headOf(board) < ticket) board = (await this.postChange(ticket, entry)) ?? board;
     return board;
   }
 

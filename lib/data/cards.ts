@@ -113,14 +113,11 @@ export async function createCard(
     description: input.description ?? null,
     actor: actorOf(scope),
   };
-  const post =
-    Buffer.byteLength(JSON.stringify(entry)) <= MAX_POST_BYTES
-      ? {
-          entry,
-          probe: (ticket: number) => keys.turnDone(boardId, ticket),
-          answer: answerFromDone,
-        }
-      : undefined;
+  const post: TurnPost<TaggedCard> = {
+    entry: () => (Buffer.byteLength(JSON.stringify(entry)) <= MAX_POST_BYTES ? entry : undefined),
+    probe: (ticket) => keys.turnDone(boardId, ticket),
+    answer: answerFromDone,
+  };
   const seen = { board: scope.board, item: scope.columnCardVersion, callsAfterTurn, post };
   let first = true;
   return retryChange(seen, async ({ board, item: seenVersion }) => {
@@ -536,7 +533,11 @@ export async function updateCard(
   const fields = Object.fromEntries(
     Object.entries(changes).filter((field): field is [string, string] => field[1] !== null && field[1] !== undefined),
   );
-  const post = postedEdit(scope, fields, ifMatch);
+  const post: TurnPost<TaggedCard> = {
+    entry: () => postedEdit(scope, fields, ifMatch),
+    probe: (ticket) => keys.turnDone(scope.boardId, ticket),
+    answer: answerFromDone,
+  };
   return retryChange(
     { board: scope.board, item: scope.card, callsAfterTurn: WRITE_ONLY, post },
     async ({ board, item: card }) => {
@@ -573,7 +574,7 @@ function postedEdit(
   scope: ScopeVia<'card'>,
   fields: Record<string, string>,
   ifMatch: EntityTags | undefined,
-): TurnPost<TaggedCard> | undefined {
+): PostedUpdate | undefined {
   const { card, boardId } = scope;
   const record = card as unknown as Record<string, unknown>;
   if (ifMatch !== undefined && ifMatch !== '*') return undefined;
@@ -585,8 +586,7 @@ function postedEdit(
     fields,
     actor: actorOf(scope),
   };
-  if (Buffer.byteLength(JSON.stringify(entry, setsAsLists)) > MAX_POST_BYTES) return undefined;
-  return { entry, probe: (ticket) => keys.turnDone(boardId, ticket), answer: answerFromDone };
+  return Buffer.byteLength(JSON.stringify(entry, setsAsLists)) <= MAX_POST_BYTES ? entry : undefined;
 }
 
 /** JSON of a record with sets (a card's label ids), for its size. */
