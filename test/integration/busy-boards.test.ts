@@ -1,5 +1,6 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { addMember, call, newBoard, newCard, newColumn, newUser, subjectOf, type TestUser } from '../support/api';
+import { boardQueue } from '../support/board-queue';
 import { oneTo, readAllEvents } from '../support/event-log';
 import { localDocumentClient, localEnv } from '../support/local-table';
 import { eventually } from '../support/wait';
@@ -15,18 +16,24 @@ const db = localDocumentClient();
 const table = () => localEnv().TABLE_NAME!;
 
 afterAll(() => db.destroy());
+const { boardItemOf, stalledTicket, logItemsOf } = boardQueue(db, table);
 
 let owner: TestUser;
 beforeAll(async () => {
   owner = await newUser();
 });
 
-/** The board item's queue counters, read behind the API. */
+/** The board item's queue counters. */
 async function queueOf(boardId: string): Promise<{ head: number; next: number }> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: table(), Key: { pk: `BOARD#${boardId}`, sk: '#BOARD' }, ConsistentRead: true }),
-  );
-  return { head: (Item?.turn_head as number | undefined) ?? 0, next: (Item?.turn_next as number | undefined) ?? 0 };
+  const board = await boardItemOf(boardId);
+  return { head: (board.turn_head as number | undefined) ?? 0, next: (board.turn_next as number | undefined) ?? 0 };
+}
+
+/** Nobody is left queued, and no change is left posted. */
+async function expectDrained(boardId: string): Promise<void> {
+  const board = await boardItemOf(boardId);
+  expect(board.turn_head).toBe(board.turn_next);
+  expect(board.turn_posts).toEqual({});
 }
 
 describe('many writers on one board', () => {
@@ -147,47 +154,6 @@ describe('many writers on one board', () => {
   });
 });
 
-/** The board item as stored, behind the API. */
-async function boardItemOf(boardId: string): Promise<Record<string, unknown>> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: table(), Key: { pk: `BOARD#${boardId}`, sk: '#BOARD' }, ConsistentRead: true }),
-  );
-  return Item!;
-}
-
-/** A writer took the next ticket and never wrote (its function died): its turn, if it comes, stalls the board. */
-async function stalledTicket(boardId: string, post?: Record<string, unknown>): Promise<void> {
-  const board = await boardItemOf(boardId);
-  const ticket = (board.turn_next as number | undefined) ?? 0;
-  await db.send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { pk: `BOARD#${boardId}`, sk: '#BOARD' },
-      UpdateExpression: `SET turn_next = :next, turn_head = if_not_exists(turn_head, :zero)${post ? ', turn_posts = :posts' : ''}`,
-      ConditionExpression: 'attribute_not_exists(turn_next) OR turn_next = :ticket',
-      ExpressionAttributeValues: {
-        ':zero': 0,
-        ':ticket': ticket,
-        ':next': ticket + 1,
-        ...(post ? { ':posts': { ...((board.turn_posts as object | undefined) ?? {}), [String(ticket)]: post } } : {}),
-      },
-    }),
-  );
-}
-
-/** The board's log items as stored: one per change, or one per run of changes committed together. */
-async function logItemsOf(boardId: string): Promise<{ seq: number; events?: { seq: number }[] }[]> {
-  const { Items } = await db.send(
-    new QueryCommand({
-      TableName: table(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :log)',
-      ExpressionAttributeValues: { ':pk': `BOARD#${boardId}`, ':log': '~LOG#' },
-      ConsistentRead: true,
-    }),
-  );
-  return (Items ?? []) as { seq: number; events?: { seq: number }[] }[];
-}
-
 describe('creates posted while queued', () => {
   it('are committed by the writer at the head with its own, one transaction for all, each in its writer name', async () => {
     const board = await newBoard(owner);
@@ -226,9 +192,7 @@ describe('creates posted while queued', () => {
     }
     expect(created.map((event) => (event.card as { position: number }).position)).toEqual(oneTo(8));
     // Nothing is left queued or posted.
-    const after = await boardItemOf(board.id);
-    expect(after.turn_head).toBe(after.turn_next);
-    expect(after.turn_posts).toEqual({});
+    await expectDrained(board.id);
   });
 
   it('edits and creates queued together are committed with the head, each once, in the log as answered', async () => {
@@ -269,9 +233,7 @@ describe('creates posted while queued', () => {
     // Some went together: fewer log items than events.
     const items = (await logItemsOf(board.id)).filter((item) => item.seq > before);
     expect(items.length).toBeLessThan(10);
-    const queue = await boardItemOf(board.id);
-    expect(queue.turn_head).toBe(queue.turn_next);
-    expect(queue.turn_posts).toEqual({});
+    await expectDrained(board.id);
     const tree = await call('GET', `/boards/${board.id}`, { token: owner.token });
     const titles = (tree.body.columns[0].cards as { title: string }[]).map((card) => card.title).sort();
     expect(titles).toEqual([...oneTo(6).map((i) => `edited ${i - 1}`), ...oneTo(4).map((i) => `new ${i}`)].sort());
@@ -332,9 +294,7 @@ describe('creates posted while queued', () => {
     expect(
       items.filter((item) => item.seq >= firstSeq!).map((item) => item.events?.map((event) => event.seq) ?? item.seq),
     ).toEqual([firstSeq, [secondSeq, lastSeq]]);
-    const queue = await boardItemOf(board.id);
-    expect(queue.turn_head).toBe(queue.turn_next);
-    expect(queue.turn_posts).toEqual({});
+    await expectDrained(board.id);
   });
 
   it('are never committed for a writer that is gone: its post is dropped when the head passes its ticket', async () => {
@@ -358,9 +318,7 @@ describe('creates posted while queued', () => {
     expect(events.filter((event) => event.type === 'card.created').map((event) => (event.card as { id: string }).id)).toEqual([
       reply.body.id,
     ]);
-    const after = await boardItemOf(board.id);
-    expect(after.turn_head).toBe(after.turn_next);
-    expect(after.turn_posts).toEqual({});
+    await expectDrained(board.id);
   });
 });
 

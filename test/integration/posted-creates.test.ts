@@ -1,8 +1,9 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ScopeVia } from '../../lib/data/access';
 import type { BoardRecord, ColumnRecord, PostedCreate } from '../../lib/data/records';
 import { keys } from '../../lib/data/table';
 import { call, newBoard, newColumn, newUser, subjectOf, type TestUser } from '../support/api';
+import { boardQueue } from '../support/board-queue';
 import { readAllEvents } from '../support/event-log';
 import { localDocumentClient, localEnv, runStorageCodeOn } from '../support/local-table';
 import { eventually } from '../support/wait';
@@ -21,26 +22,8 @@ runStorageCodeOn(env);
 const db = localDocumentClient(env);
 afterAll(() => db.destroy());
 
-const boardKey = keys.board;
-
-async function boardItemOf(boardId: string): Promise<BoardRecord> {
-  const { Item } = await db.send(new GetCommand({ TableName: env.TABLE_NAME, Key: boardKey(boardId), ConsistentRead: true }));
-  return Item as BoardRecord;
-}
-
-/** A writer took the next ticket and died holding the turn: the board stalls until it is skipped. */
-async function stallTheHead(boardId: string): Promise<number> {
-  const { Attributes } = await db.send(
-    new UpdateCommand({
-      TableName: env.TABLE_NAME,
-      Key: boardKey(boardId),
-      UpdateExpression: 'SET turn_next = if_not_exists(turn_next, :zero) + :one, turn_head = if_not_exists(turn_head, :zero)',
-      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return Attributes!.turn_head as number;
-}
+const { boardItemOf: storedBoard, stalledTicket } = boardQueue(db, () => env.TABLE_NAME!);
+const boardItemOf = async (boardId: string) => (await storedBoard(boardId)) as unknown as BoardRecord;
 
 /** What the create route hands the service's create: the column, the board and the member as read. */
 async function scopeOf(user: TestUser, boardId: string, column: { id: string }): Promise<ScopeVia<'column'>> {
@@ -78,7 +61,7 @@ describe('a queued create that posted itself', () => {
     const { createCard, raceDeadline, StorageBusy } = await service();
     const board = await newBoard(owner);
     const column = await newColumn(owner, board.id);
-    const head = await stallTheHead(board.id);
+    const head = await stalledTicket(board.id);
     const scope = await scopeOf(owner, board.id, column);
     // Six seconds: the writer gives up with a write's budget and more left, long before it would
     // skip the stalled head (after three seconds of it), so its post is still waiting.
@@ -105,7 +88,7 @@ describe('a queued create that posted itself', () => {
     const { createCard, raceDeadline } = await service();
     const board = await newBoard(owner);
     const column = await newColumn(owner, board.id);
-    const head = await stallTheHead(board.id);
+    const head = await stalledTicket(board.id);
     const scope = await scopeOf(owner, board.id, column);
     const created = raceDeadline(
       20_000,
@@ -145,7 +128,7 @@ describe('a queued create that posted itself', () => {
           {
             Update: {
               TableName: env.TABLE_NAME,
-              Key: boardKey(board.id),
+              Key: keys.board(board.id),
               UpdateExpression: 'SET turn_head = :after REMOVE turn_posts.#post',
               ConditionExpression: 'turn_head = :head AND attribute_exists(turn_posts.#post)',
               ExpressionAttributeNames: { '#post': String(head + 1) },
