@@ -48,8 +48,8 @@ import { type ItemKey, keys } from './table';
  * board item (`turn_posts`, by ticket: one UpdateItem after its ticket), and the writer at the
  * head commits the posts of the tickets right behind its own that its change can go with
  * (postsBehind) and hands the turn past them all, in the one transaction. A writer whose post was
- * committed finds what says so when it reads the board (its reads fetch that item's key beside
- * the board item: the card it creates, or the item the head writes for an edit) and answers.
+ * committed finds what says so when it reads the board (its reads fetch, beside the board item,
+ * the item the head writes under its ticket: keys.turnDone) and answers with what that holds.
  * Withdrawing a post (the writer gives up, or leaves on an error) removes it in the same update
  * that gives up its ticket, on the condition that its turn has not come; the head's transaction
  * requires each post it commits to be there. So a post is committed once or not at all, and
@@ -428,12 +428,13 @@ class Waiter {
     const probe = post.probe(postedAs);
     const found = await getItems([keys.board(board.id), probe]);
     const now = found.get<BoardRecord>(keys.board(board.id));
-    if (!now) throw new BoardGone();
     const made = found.get<Item>(probe);
+    // Committed before the board went: the change landed, and its answer is what the head made.
     if (made) {
       this.turn.done = true;
-      throw new CommittedByHead(made, now);
+      throw new CommittedByHead(made, now ?? board);
     }
+    if (!now) throw new BoardGone();
     return now;
   }
 
@@ -489,6 +490,10 @@ class Waiter {
       if (!isConditionFailure(error)) throw error;
       const board = itemAtConditionFailure<BoardRecord>(error);
       if (!board) throw new BoardGone();
+      // The head already past the ticket: the post was sent again after a first send that landed
+      // (its answer lost), and the head took it. Taken as posted, the writer looks for what the
+      // head made before anything else.
+      if (headOf(board) > ticket) this.turn.postedAs = ticket;
       return board;
     }
   }
