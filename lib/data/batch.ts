@@ -4,7 +4,7 @@ import { appendPosition, positionBetween } from '../domain/positions';
 import { dynamoLimits } from '../runtime/aws-limits';
 import { actorOf, type RelatedIds, resolveBoardScope, type ScopeVia } from './access';
 import { queueEmpty, waitOrGone, withTurn } from './board-turns';
-import { advancedCardVersion, cardAsRead, cardAtEitherKey, queryColumnCards } from './cards';
+import { advancedCardVersion, cardAsRead, cardAtEitherKey, newCardWrites, queryColumnCards } from './cards';
 import { highestColumnPosition } from './columns';
 import { type NamedItems, retryLostRaces, type TransactItem } from './db';
 import { shownCard, versionOf } from './etags';
@@ -416,18 +416,9 @@ class Simulation {
       const { now: final, read, gone } = card;
       if (!read) {
         if (gone) continue; // created and deleted by the batch: nothing to keep
-        writes[`card:${id}`] = {
-          Put: {
-            Item: {
-              ...keys.card(boardId, id),
-              type: 'card',
-              ...final,
-              colpos: columnPositionKey(final.column_id, final.position),
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        };
-        writes[`cardLookup:${id}`] = { Put: { Item: { ...keys.cardLookup(id), type: 'card_lookup', board_id: boardId } } };
+        const made = newCardWrites(boardId, final);
+        writes[`card:${id}`] = made.card;
+        writes[`cardLookup:${id}`] = made.lookup;
         continue;
       }
       if (!gone && final === read) continue;

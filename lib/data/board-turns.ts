@@ -180,6 +180,36 @@ class CommittedByHead extends Error {
 
 /** The attribute name of the post of `ticket` in `turn_posts`. */
 const postName = (ticket: number) => `#tp${ticket}`;
+
+/**
+ * Clauses that remove the post of `ticket` (none when `posted` is false), for an update of the
+ * board item: the REMOVE part of its expression and the attribute name that part uses.
+ */
+const removingPost = (ticket: number, posted = true) =>
+  posted
+    ? {
+        remove: ` REMOVE turn_posts.${postName(ticket)}`,
+        names: { ExpressionAttributeNames: { [postName(ticket)]: String(ticket) } },
+      }
+    : { remove: '', names: {} };
+
+/**
+ * The update that gives up a ticket whose turn has not come (`turn_gone`), with its post when it
+ * has one, so that nobody may commit the post once its writer has answered; refused, it hands back
+ * the board as it now is.
+ */
+function givingUp(boardId: string, ticket: number, posted: boolean): UpdateCommand {
+  const post = removingPost(ticket, posted);
+  return new UpdateCommand({
+    TableName: tableName(),
+    Key: keys.board(boardId),
+    UpdateExpression: `ADD turn_gone :tickets${post.remove}`,
+    ConditionExpression: 'turn_head < :ticket',
+    ...post.names,
+    ExpressionAttributeValues: { ':ticket': ticket, ':tickets': new Set([ticket]) },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+}
 const postsOf = (board: Pick<BoardRecord, 'turn_posts'>) => board.turn_posts ?? {};
 
 /**
@@ -658,17 +688,7 @@ async function withdrawPost(
 > {
   const ticket = turn.postedAs!;
   try {
-    await send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.board(turn.boardId),
-        UpdateExpression: `REMOVE turn_posts.${postName(ticket)} ADD turn_gone :tickets`,
-        ConditionExpression: 'turn_head < :ticket',
-        ExpressionAttributeNames: { [postName(ticket)]: String(ticket) },
-        ExpressionAttributeValues: { ':ticket': ticket, ':tickets': new Set([ticket]) },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
+    await send(givingUp(turn.boardId, ticket, true));
     turn.done = true;
     return { state: 'withdrawn' };
   } catch (error) {
@@ -724,7 +744,7 @@ async function readBoard(board: BoardRecord): Promise<BoardRecord> {
 async function skip(board: BoardRecord, why: 'gone' | 'late'): Promise<BoardRecord> {
   const head = headOf(board);
   // A post left under the skipped ticket goes with it.
-  const posted = postsOf(board)[String(head)] !== undefined;
+  const post = removingPost(head, postsOf(board)[String(head)] !== undefined);
   try {
     const { Attributes } = await send(
       new UpdateCommand({
@@ -734,8 +754,8 @@ async function skip(board: BoardRecord, why: 'gone' | 'late'): Promise<BoardReco
           why === 'gone'
             ? 'SET turn_head = :after, turn_at = :now DELETE turn_gone :heads'
             : 'SET turn_head = :after, turn_at = :now'
-        }${posted ? ` REMOVE turn_posts.${postName(head)}` : ''}`,
-        ...(posted ? { ExpressionAttributeNames: { [postName(head)]: String(head) } } : {}),
+        }${post.remove}`,
+        ...post.names,
         ConditionExpression: why === 'gone' ? 'turn_head = :head AND contains(turn_gone, :head)' : 'turn_head = :head',
         ExpressionAttributeValues: {
           ':head': head,
@@ -762,14 +782,15 @@ async function skip(board: BoardRecord, why: 'gone' | 'late'): Promise<BoardReco
  * `turn_gone` for the waiters to skip at once. A head already past it needs nothing.
  */
 async function letGo(boardId: string, ticket: number, posted = false): Promise<void> {
+  const post = removingPost(ticket, posted);
   try {
     await send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.board(boardId),
-        UpdateExpression: `SET turn_head = :after, turn_at = :now${posted ? ` REMOVE turn_posts.${postName(ticket)}` : ''}`,
+        UpdateExpression: `SET turn_head = :after, turn_at = :now${post.remove}`,
         ConditionExpression: 'turn_head = :ticket',
-        ...(posted ? { ExpressionAttributeNames: { [postName(ticket)]: String(ticket) } } : {}),
+        ...post.names,
         ExpressionAttributeValues: { ':ticket': ticket, ':after': ticket + 1, ':now': Date.now() },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -778,17 +799,7 @@ async function letGo(boardId: string, ticket: number, posted = false): Promise<v
     if (!isConditionFailure(error)) throw error;
     const board = itemAtConditionFailure<BoardRecord>(error);
     if (!board || headOf(board) > ticket) return;
-    // A posted change goes with the ticket: nobody may commit it once its writer has answered.
-    await send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.board(boardId),
-        UpdateExpression: posted ? `REMOVE turn_posts.${postName(ticket)} ADD turn_gone :tickets` : 'ADD turn_gone :tickets',
-        ConditionExpression: 'turn_head < :ticket',
-        ...(posted ? { ExpressionAttributeNames: { [postName(ticket)]: String(ticket) } } : {}),
-        ExpressionAttributeValues: { ':ticket': ticket, ':tickets': new Set([ticket]) },
-      }),
-    ).catch((refused: unknown) => {
+    await send(givingUp(boardId, ticket, posted)).catch((refused: unknown) => {
       // Its turn came meanwhile: hand it on after all.
       if (isConditionFailure(refused)) return letGo(boardId, ticket, posted);
       throw refused;

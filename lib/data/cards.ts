@@ -28,6 +28,7 @@ import {
   type ColumnLookup,
   type ColumnRecord,
   now,
+  type PostedChange,
   type PostedCreate,
   type PostedUpdate,
 } from './records';
@@ -37,6 +38,7 @@ import {
   columnPositionKey,
   columnPositionPrefix,
   decodePosition,
+  type ItemKey,
   keys,
   TTL_ATTRIBUTE,
 } from './table';
@@ -114,7 +116,7 @@ export async function createCard(
     actor: actorOf(scope),
   };
   const post: TurnPost<TaggedCard> = {
-    entry: () => (Buffer.byteLength(JSON.stringify(entry)) <= MAX_POST_BYTES ? entry : undefined),
+    entry: () => (fitsInPost(entry) ? entry : undefined),
     probe: (ticket) => keys.turnDone(boardId, ticket),
     answer: answerFromDone,
   };
@@ -153,14 +155,10 @@ export async function createCard(
     const taken = held
       ? takePosts(board, boardId, { columnId: column.id, position: card.position, cardIds: new Set([card.id]) })
       : NO_POSTS;
+    const made = newCardWrites(boardId, card);
     const writes = {
-      card: {
-        Put: {
-          Item: { ...keys.card(boardId, card.id), type: 'card', ...card, colpos: columnPositionKey(column.id, card.position) },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      lookup: { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
+      card: made.card,
+      lookup: made.lookup,
       cardVersion: { Update: advancedCardVersion(column.id, version, 1 + taken.creates) },
       column: { ConditionCheck: { Key: keys.column(boardId, column.id), ConditionExpression: 'attribute_exists(pk)' } },
       ...taken.writes,
@@ -279,18 +277,9 @@ function takePosts(
         created_at: createdAt,
       };
       position = card.position;
-      writes[`${name}Card`] = {
-        Put: {
-          Item: {
-            ...keys.card(boardId, card.id),
-            type: 'card',
-            ...card,
-            colpos: columnPositionKey(card.column_id, card.position),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      };
-      writes[`${name}Lookup`] = { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } };
+      const made = newCardWrites(boardId, card);
+      writes[`${name}Card`] = made.card;
+      writes[`${name}Lookup`] = made.lookup;
       const shown = shownCard(card, board);
       writes[`${name}Done`] = doneWrite(boardId, ticket, shown);
       result.changes.push({ kind: 'card.created', fields: { card: shown.card }, actor: post.actor });
@@ -299,20 +288,13 @@ function takePosts(
       return;
     }
     const next = { ...post.card, ...post.fields, version: versionOf(post.card) + 1 };
-    const asRead = cardAsRead(post.card);
-    const fieldNames = Object.keys(post.fields);
     writes[`${name}Card`] = {
-      Update: {
-        Key: { pk: keys.boardPartition(boardId), sk: post.card_sk },
-        UpdateExpression: withNextVersion(`SET ${fieldNames.map((field) => `#${field} = :${field}`).join(', ')}`),
-        ConditionExpression: asRead.condition,
-        ExpressionAttributeNames: { ...asRead.names, ...Object.fromEntries(fieldNames.map((field) => [`#${field}`, field])) },
-        ExpressionAttributeValues: {
-          ...asRead.values,
-          ...Object.fromEntries(fieldNames.map((field) => [`:${field}`, post.fields[field]])),
-          ':nextVersion': next.version,
-        },
-      },
+      Update: cardUpdateOf(
+        { pk: keys.boardPartition(boardId), sk: post.card_sk },
+        post.card,
+        setFields(post.fields),
+        next.version,
+      ),
     };
     const shown = shownCard(next, board);
     writes[`${name}Done`] = doneWrite(boardId, ticket, shown);
@@ -546,17 +528,7 @@ export async function updateCard(
       if (Object.entries(fields).every(([name, value]) => (card as unknown as Record<string, unknown>)[name] === value)) {
         return shownCard(card, board);
       }
-      const names = Object.keys(fields);
-      return commitCardUpdate(
-        scope,
-        { board, item: card },
-        { ...card, ...fields },
-        {
-          expression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-          names: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-          values: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
-        },
-      );
+      return commitCardUpdate(scope, { board, item: card }, { ...card, ...fields }, setFields(fields));
     },
   );
 }
@@ -586,11 +558,13 @@ function postedEdit(
     fields,
     actor: actorOf(scope),
   };
-  return Buffer.byteLength(JSON.stringify(entry, setsAsLists)) <= MAX_POST_BYTES ? entry : undefined;
+  return fitsInPost(entry) ? entry : undefined;
 }
 
-/** JSON of a record with sets (a card's label ids), for its size. */
-const setsAsLists = (_key: string, value: unknown) => (value instanceof Set ? [...value] : value);
+/** Whether a change is small enough to post (MAX_POST_BYTES of JSON, a card's label id set as a list). */
+const fitsInPost = (entry: PostedChange) =>
+  Buffer.byteLength(JSON.stringify(entry, (_key, value: unknown) => (value instanceof Set ? [...value] : value))) <=
+  MAX_POST_BYTES;
 
 /** Clears a card's due date; a card without one changes nothing (no write, no event). */
 export async function clearDueDate(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Promise<TaggedCard> {
@@ -616,18 +590,8 @@ export async function commitCardUpdate(
 ): Promise<TaggedCard> {
   const next = { ...updated, version: versionOf(card) + 1 };
   const shown = shownCard(next, board);
-  const asRead = cardAsRead(card);
   const writes = {
-    card: {
-      Update: {
-        Key: cardKeyOf(scope.boardId, card),
-        UpdateExpression: withNextVersion(update.expression),
-        ConditionExpression: asRead.condition,
-        ExpressionAttributeNames: { ...asRead.names, ...update.names },
-        ExpressionAttributeValues: { ...asRead.values, ...update.values, ':nextVersion': next.version },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
+    card: { Update: cardUpdateOf(cardKeyOf(scope.boardId, card), card, update, next.version) },
   } satisfies NamedItems;
   // Holding the turn, the edits of other cards posted right behind it go with it.
   const taken = turnHeld() === undefined ? NO_POSTS : takePosts(board, scope.boardId, { cardIds: new Set([card.id]) });
@@ -670,6 +634,54 @@ export async function commitCardUpdate(
     if (failedPost !== undefined) throw new ChangeRaceLost(refusal?.board ?? board);
     throw error;
   }
+}
+
+/**
+ * The write of a card's update: `update` on the card at `key`, on the condition that it is exactly
+ * as read (`card`), its version advanced to `nextVersion`; a failed condition hands back the card
+ * as it now is. The head writes a posted edit exactly as its writer would have.
+ */
+function cardUpdateOf(
+  key: ItemKey,
+  card: CardRecord,
+  update: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> },
+  nextVersion: number,
+) {
+  const asRead = cardAsRead(card);
+  return {
+    Key: key,
+    UpdateExpression: withNextVersion(update.expression),
+    ConditionExpression: asRead.condition,
+    ExpressionAttributeNames: { ...asRead.names, ...update.names },
+    ExpressionAttributeValues: { ...asRead.values, ...update.values, ':nextVersion': nextVersion },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+}
+
+/** `SET` of the fields an edit gives, as an update of `cardUpdateOf`. */
+function setFields(fields: Record<string, unknown>) {
+  const names = Object.keys(fields);
+  return {
+    expression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+    names: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+    values: Object.fromEntries(names.map((name) => [`:${name}`, fields[name]])),
+  };
+}
+
+/**
+ * A new card's writes: the card, required not to exist yet, at its key with its position-index key,
+ * and its id lookup.
+ */
+export function newCardWrites(boardId: string, card: CardRecord) {
+  return {
+    card: {
+      Put: {
+        Item: { ...keys.card(boardId, card.id), type: 'card', ...card, colpos: columnPositionKey(card.column_id, card.position) },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    lookup: { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
+  } satisfies NamedItems;
 }
 
 /** An update expression that also advances the card's write counter (its condition required it as read). */
