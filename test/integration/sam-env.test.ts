@@ -59,9 +59,10 @@ function samEnvironmentOf(logicalId: string): Record<string, string> {
   return { ...literal, ...envVars[logicalId], AWS_LAMBDA_FUNCTION_NAME: logicalId };
 }
 
-beforeAll(async () => {
+/** The templates, as cdk synth writes them, and the env-vars file sam:env writes from them. */
+async function synthesizeAndWriteEnv(): Promise<void> {
   // The templates, as cdk synth writes them (with the asset metadata the CDK CLI asks for; bundling
-  // skipped: the bundles are built below).
+  // skipped: buildBundles builds them).
   const synth = await runNode(
     [
       '-e',
@@ -92,9 +93,13 @@ beforeAll(async () => {
       functions.set(id, resource);
     }
   }
+}
 
-  // One bundle per function, as CDK's NodejsFunction builds it; node_modules beside them, where
-  // CDK copies the files a function reads at run time (the docs page's).
+/**
+ * One bundle per function, as CDK's NodejsFunction builds it; node_modules beside them, where
+ * CDK copies the files a function reads at run time (the docs page's).
+ */
+async function buildBundles(): Promise<void> {
   mkdirSync(bundles, { recursive: true });
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(bundles, 'node_modules'));
   const rows = [...Object.entries(routes), ['socket.connect', socketRoutes['socket.connect']] as const];
@@ -105,6 +110,14 @@ beforeAll(async () => {
     outdir: bundles,
     outExtension: { '.js': '.mjs' },
   });
+}
+
+beforeAll(async () => {
+  // The bundles need neither the templates nor the env file: they build while the synth runs.
+  // Both are waited for, so that neither is still writing into the work directory when a failure
+  // of the other ends the file.
+  const done = await Promise.allSettled([synthesizeAndWriteEnv(), buildBundles()]);
+  for (const outcome of done) if (outcome.status === 'rejected') throw outcome.reason;
 }, 600_000);
 
 /** Runs a bundle in a fresh process with `env` only, on `event`; its answer. */
