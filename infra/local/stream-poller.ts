@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -13,7 +13,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { StreamConsumerRow } from '../../lib/routes';
 import { REPO_ROOT } from './http-adapter';
 import { asFunction } from './iam';
-import { nextTableWrite } from './table-writes';
+import { nextTableWrite, tableWritesSignalled } from './table-writes';
 
 type BatchHandler = (
   event: { Records: DynamoDBRecord[] },
@@ -118,6 +118,9 @@ class ShardPoller {
   private readonly finished = new Set<string>();
   /** The last record handled in each shard, kept in the checkpoint file. */
   private readonly checkpoints: Record<string, string>;
+  /** The checkpoint file, open from the first checkpoint to the stop, and the longest text written to it. */
+  private checkpointFd?: number;
+  private checkpointLength = 0;
 
   constructor(
     private readonly streams: DynamoDBStreamsClient,
@@ -138,6 +141,7 @@ class ShardPoller {
     this.stopped = true;
     await this.loop;
     this.streams.destroy();
+    if (this.checkpointFd !== undefined) closeSync(this.checkpointFd);
   }
 
   private async run() {
@@ -145,6 +149,8 @@ class ShardPoller {
     let idleMs = 0;
     while (!this.stopped) {
       let seen = 0;
+      let full = false;
+      const writesBefore = tableWritesSignalled();
       try {
         if (Date.now() - lastRefresh > SHARD_REFRESH_MS) {
           lastRefresh = Date.now();
@@ -152,14 +158,19 @@ class ShardPoller {
         }
         const counts = await Promise.all([...this.iterators.keys()].map((shardId) => this.pollShard(shardId)));
         seen = counts.reduce((sum, n) => sum + n, 0);
+        full = counts.some((n) => n >= this.row.batchSize);
       } catch (error) {
         if (!this.stopped) console.error('local stream poller error', error);
       }
-      if (seen > 0 || this.stopped) {
+      // A full batch leaves records behind it, and a write during the read may have put records
+      // after it: read again at once. Otherwise the shard was read to its end, and the next read
+      // waits for a write (or the idle pace): an empty GetRecords right after every batch cost
+      // DynamoDB Local a call for nothing.
+      if (this.stopped || full || tableWritesSignalled() !== writesBefore) {
         idleMs = 0;
         continue;
       }
-      idleMs = Math.min(LONGEST_IDLE_MS, Math.max(FIRST_IDLE_MS, idleMs * 2));
+      idleMs = seen > 0 ? FIRST_IDLE_MS : Math.min(LONGEST_IDLE_MS, Math.max(FIRST_IDLE_MS, idleMs * 2));
       // Woken by a write: its records may land a moment after its answer, so read again soon.
       if (await nextTableWrite(idleMs)) idleMs = 0;
     }
@@ -229,9 +240,17 @@ class ShardPoller {
     return out.Records?.length ?? 0;
   }
 
+  /**
+   * Written over the file in place, padded with spaces to the longest text so far (JSON allows
+   * them), at each batch: as durable as writing the file anew, without an open and a close a
+   * batch, which were most of what a busy poller spent of its own.
+   */
   private checkpoint(shardId: string, sequence: string) {
     this.checkpoints[shardId] = sequence;
-    writeFileSync(this.checkpointFile, JSON.stringify(this.checkpoints));
+    const text = JSON.stringify(this.checkpoints).padEnd(this.checkpointLength);
+    this.checkpointLength = text.length;
+    this.checkpointFd ??= openSync(this.checkpointFile, 'w');
+    writeSync(this.checkpointFd, text, 0);
   }
 }
 

@@ -8,6 +8,10 @@ import type { MiddlewareStack } from '@smithy/types';
  * milliseconds. Writes from outside this process (a test's own client) are seen at the idle pace.
  */
 const waiting = new Set<() => void>();
+let signalled = 0;
+
+/** How many writes have been signalled so far: a poller compares it across a read. */
+export const tableWritesSignalled = () => signalled;
 
 /**
  * The commands that put records on the stream. A document client's command runs as the one it
@@ -29,6 +33,7 @@ export function signalTableWrites(client: { middlewareStack: MiddlewareStack<any
       try {
         return await next(args);
       } finally {
+        signalled++;
         for (const wake of [...waiting]) wake();
       }
     },
