@@ -4,6 +4,7 @@ import type { AppProps } from 'aws-cdk-lib';
 import { type BuildOptions, buildApp } from '../../infra/build-app';
 import type { RowTables } from '../../infra/task-board-stack';
 import { flattenTemplate, type TemplateJson } from '../../infra/template-tree';
+import { appProps } from './app-props';
 
 export interface SynthesizedTemplate {
   /** `TaskBoard-dev`, or the nested stack's group (`boards`). */
@@ -24,10 +25,10 @@ export function synthDeployment(
   context: Record<string, unknown> = {},
   options: { tables?: RowTables; props?: AppProps; settings?: BuildOptions['settings'] } = {},
 ) {
-  const built = buildApp(
-    { ...options.props, context: { 'aws:cdk:bundling-stacks': [], ...context } },
-    { tables: options.tables, settings: options.settings },
-  );
+  const built = buildApp(appProps({ ...options.props, context: { 'aws:cdk:bundling-stacks': [], ...context } }), {
+    tables: options.tables,
+    settings: options.settings,
+  });
   const assembly = built.app.synth();
   const read = (name: string, file: string): SynthesizedTemplate => {
     const text = readFileSync(join(assembly.directory, file), 'utf8');

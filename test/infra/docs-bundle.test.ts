@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ApiFunction, functionIdOf } from '../../infra/api-function';
 import { DOCS_BUNDLED_FILES, DOCS_FILE_NAMES, DOCS_FILES } from '../../lib/contract/docs-assets';
 import { routes } from '../../lib/routes';
+import { appProps } from './app-props';
 
 /**
  * The API reference page's functions as CDK bundles them (local esbuild, offline): the file
@@ -14,8 +14,7 @@ import { routes } from '../../lib/routes';
  * and each bundle, run where no node_modules is above it (a temporary directory), answers from
  * its own asset. Only the two docs functions are synthesized, in a stack of their own.
  */
-const outdir = mkdtempSync(join(tmpdir(), 'docs-bundle-'));
-const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
+const app = new App(appProps({ context: { 'aws:cdk:enable-asset-metadata': true } }));
 const stack = new Stack(app, 'Docs');
 const rowIds = ['docs', 'docs.file'] as const;
 const functions = Object.fromEntries(
@@ -34,8 +33,6 @@ const resources = assembly.getStackByName(stack.stackName).template.Resources as
   string,
   { Type: string; Metadata?: Record<string, string> }
 >;
-
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 /** The directory of a function's code asset in the cloud assembly. */
 function assetDirOf(id: (typeof rowIds)[number]): string {
@@ -99,7 +96,7 @@ describe('the docs functions as bundled by CDK', () => {
       process.stdout.write(JSON.stringify(out));`;
     const replies = JSON.parse(
       execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-        cwd: outdir,
+        cwd: assembly.directory,
         env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', METRICS_DISABLED: 'true', LOG_LEVEL: 'SILENT' },
         encoding: 'utf8',
         maxBuffer: 64 * 1024 * 1024,

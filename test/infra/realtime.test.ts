@@ -16,6 +16,7 @@ import {
   socketRoutes,
   streamConsumers,
 } from '../../lib/routes';
+import { appProps } from './app-props';
 import { synthDeployment } from './deployment';
 
 /**
@@ -27,10 +28,19 @@ import { synthDeployment } from './deployment';
 type Resource = { Type: string; Properties: any; DependsOn?: string[]; DeletionPolicy?: string };
 
 // The whole deployment as one template (root and nested stacks: test/infra/deployment.ts).
-const synth = (context: Record<string, unknown> = {}, settings: BuildOptions['settings'] = {}) => {
+const synthOnce = (context: Record<string, unknown>, settings: BuildOptions['settings']) => {
   const built = synthDeployment(context, { settings });
   const template = Template.fromJSON(built.flat);
   return { ...built, template, resources: template.toJSON().Resources as Record<string, Resource> };
+};
+// Tests that ask for the same deployment (prod; accountLogRole: false) share one synth of it. Only a
+// synth that succeeded is kept, so a synth that throws still throws in each test asking for it.
+const synthesized = new Map<string, ReturnType<typeof synthOnce>>();
+const synth = (context: Record<string, unknown> = {}, settings: BuildOptions['settings'] = {}) => {
+  const key = JSON.stringify([context, settings]);
+  const built = synthesized.get(key) ?? synthOnce(context, settings);
+  synthesized.set(key, built);
+  return built;
 };
 const dev = synth({ stage: 'dev' });
 const { template, resources, config } = dev;
@@ -181,7 +191,7 @@ describe('WebSocket stage', () => {
     const without = synth({}, { accountLogRole: false });
     expect(ofType('AWS::ApiGateway::Account', without.resources)).toEqual([]);
     expect(socketStage(without.resources)[1].DependsOn ?? []).toEqual([]);
-    expect(() => buildApp({}, { settings: { accountLogRole: 'maybe' as never } })).toThrow(/"accountLogRole" must be/);
+    expect(() => buildApp(appProps(), { settings: { accountLogRole: 'maybe' as never } })).toThrow(/"accountLogRole" must be/);
   });
 
   it('is the WebSocketUrl output (wss://), and the address the ticket route hands out', () => {
@@ -201,16 +211,16 @@ describe('WebSocket stage', () => {
   });
 
   it('rejects malformed socket throttling', () => {
-    expect(() => buildApp({}, { settings: { socketThrottle: { rateLimit: 'fast' as never, burstLimit: 40 } } })).toThrow(
+    expect(() => buildApp(appProps(), { settings: { socketThrottle: { rateLimit: 'fast' as never, burstLimit: 40 } } })).toThrow(
       /"socketThrottle\.rateLimit" must be/,
     );
-    expect(() => buildApp({}, { settings: { socketThrottle: { rateLimit: 20, burstLimit: -1 } } })).toThrow(
+    expect(() => buildApp(appProps(), { settings: { socketThrottle: { rateLimit: 20, burstLimit: -1 } } })).toThrow(
       /"socketThrottle\.burstLimit" must be/,
     );
   });
 
   it('throttles harder in dev than in prod', () => {
-    const prodConfig = buildApp({ context: { stage: 'prod', 'aws:cdk:bundling-stacks': [] } }).config;
+    const prodConfig = synth({ stage: 'prod' }).config;
     expect(config.socketThrottle.rateLimit).toBeLessThan(prodConfig.socketThrottle.rateLimit);
     expect(config.socketThrottle.burstLimit).toBeLessThan(prodConfig.socketThrottle.burstLimit);
   });

@@ -24,6 +24,7 @@ import {
 } from '../../lib/routes';
 import { rateLimitOf, tableActionsOf } from '../../lib/rows/row';
 import { eventFileOf } from '../../scripts/make-events';
+import { appProps } from './app-props';
 import { synthDeployment } from './deployment';
 
 /** HTTP route rows; and every function row of every table (HTTP, WebSocket, stream, queue, schedule, pool trigger). */
@@ -320,14 +321,15 @@ describe('data', () => {
 
 describe('stages', () => {
   const tableOf = (context: Record<string, string>, settings: BuildOptions['settings'] = {}) => {
-    const built = buildApp({ context: { ...context, 'aws:cdk:bundling-stacks': [] } }, { settings });
+    const built = buildApp(appProps({ context: { ...context, 'aws:cdk:bundling-stacks': [] } }), { settings });
     return Object.values(Template.fromStack(built.stack).toJSON().Resources as Record<string, any>).find(
       (r) => r.Type === 'AWS::DynamoDB::Table',
     );
   };
 
   it('dev deletes its data with the stack; prod protects and retains it', () => {
-    expect(tableOf({ stage: 'dev' })).toMatchObject({
+    // dev's table as this file's own synth (top) has it: the same stage, with the same settings.
+    expect(resources[tableId]).toMatchObject({
       DeletionPolicy: 'Delete',
       Properties: { DeletionProtectionEnabled: false },
     });
@@ -342,22 +344,24 @@ describe('stages', () => {
   });
 
   it('rejects an unknown stage and malformed settings', () => {
-    expect(() => buildApp({ context: { stage: 'qa' } })).toThrow(/stage/);
-    expect(() => buildApp({}, { settings: { deletionProtection: 'yes' as never } })).toThrow(/"deletionProtection" must be/);
-    expect(() => buildApp({}, { settings: { corsOrigins: ['not a url'] } })).toThrow(/"corsOrigins\.0" must be/);
+    expect(() => buildApp(appProps({ context: { stage: 'qa' } }))).toThrow(/stage/);
+    expect(() => buildApp(appProps(), { settings: { deletionProtection: 'yes' as never } })).toThrow(
+      /"deletionProtection" must be/,
+    );
+    expect(() => buildApp(appProps(), { settings: { corsOrigins: ['not a url'] } })).toThrow(/"corsOrigins\.0" must be/);
   });
 });
 
 describe('cdk-nag', () => {
   // The stack as built passes both packs: this file's own synth (top) runs them and would throw.
   it('fails synth on an AwsSolutions finding nobody acknowledged', () => {
-    const built = buildApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const built = buildApp(appProps({ context: { 'aws:cdk:bundling-stacks': [] } }));
     built.stack.functions.get('health')!.role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
     expect(() => built.app.synth()).toThrow(/AwsSolutions-IAM5/);
   });
 
   it('fails synth on a Serverless finding nobody acknowledged (the second pack runs too)', () => {
-    const built = buildApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const built = buildApp(appProps({ context: { 'aws:cdk:bundling-stacks': [] } }));
     (built.stack.functions.get('health')!.fn.node.defaultChild as CfnFunction).tracingConfig = { mode: 'PassThrough' };
     expect(() => built.app.synth()).toThrow(/Serverless-LambdaTracing/);
   });
@@ -516,13 +520,13 @@ describe('production hardening', () => {
   });
 
   it('refuses to synthesize prod without an SES sender, naming the key', () => {
-    expect(() => buildApp({ context: { stage: 'prod' } }, { settings: { mailSender: null } })).toThrow(
+    expect(() => buildApp(appProps({ context: { stage: 'prod' } }), { settings: { mailSender: null } })).toThrow(
       /infra\/stages\/prod\.ts.*"mailSender" is null/,
     );
   });
 
   it('rejects a domain without a certificate', () => {
-    expect(() => buildApp({}, { settings: { domain: { name: 'api.example.com' } as never } })).toThrow(
+    expect(() => buildApp(appProps(), { settings: { domain: { name: 'api.example.com' } as never } })).toThrow(
       /"domain\.certificateArn" is missing/,
     );
   });

@@ -13,6 +13,7 @@ import {
   validateStageSettings,
 } from '../../infra/settings';
 import { STAGE_FILES } from '../../infra/stages';
+import { appProps } from './app-props';
 import { synthDeployment } from './deployment';
 
 /**
@@ -20,7 +21,7 @@ import { synthDeployment } from './deployment';
  * (infra/stages/<stage>.ts), validated at synth; `-c` names the stage and nothing else; a named
  * stage `dev-<name>` is a stack of its own on dev's settings.
  */
-const configOf = (context: Record<string, unknown>) => readStackConfig(new App({ context }).node);
+const configOf = (context: Record<string, unknown>) => readStackConfig(new App(appProps({ context })).node);
 const { dev, staging, prod } = STAGE_FILES;
 
 describe('the committed stage files', () => {
@@ -261,7 +262,7 @@ describe('named stages: two engineers, one account', () => {
 
   it(`the longest name allowed (${STAGE_NAME_MAX} characters) still gives function names within Lambda's 64`, () => {
     const longest = `dev-${'x'.repeat(STAGE_NAME_MAX - 4)}`;
-    expect(() => buildApp({ context: { stage: longest, 'aws:cdk:bundling-stacks': [] } })).not.toThrow();
+    expect(() => buildApp(appProps({ context: { stage: longest, 'aws:cdk:bundling-stacks': [] } }))).not.toThrow();
   });
 });
 
