@@ -19,8 +19,10 @@ const common = {
 };
 
 export default {
-  // Two cores on every machine, CI included.
-  maxWorkers: 2,
+  // Two cores on every machine, CI included, and one worker more: many files spend much of their
+  // time waiting (rate-limit windows, the SDK's backoff, live events), and with two workers the
+  // cores were idle a fifth of a run (docs/ci.md, "Where the time goes").
+  maxWorkers: 3,
   // Jest reads the timeout only at the top level, and for every test: a hang guard, not a
   // performance target, wide enough for a shared 2-core machine with other work beside the run.
   // On a busy machine (other jobs beside the run), a whole integration file can take over 10 min
