@@ -1,6 +1,4 @@
 import { rmSync } from 'node:fs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable, startDynamoDbLocal } from '../infra/local/dynamodb';
 import { newCardWrites } from '../lib/data/cards';
 import { uuid7 } from '../lib/domain/uuid7';
@@ -24,10 +22,12 @@ const dataDir = stackDataDir('transaction-items');
 Object.assign(process.env, { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
 const java = await startDynamoDbLocal(port, dataDir, 'tiered');
 const endpoint = `http://127.0.0.1:${port}`;
-const TableName = 'transaction-items';
+const tableName = 'transaction-items';
+// The service's own transactWrite (lib/data/db.ts), which reads its endpoint and table at import.
+Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: endpoint, TABLE_NAME: tableName });
+const { documentClient, transactWrite } = await import('../lib/data/db');
 try {
-  await ensureTable(endpoint, TableName);
-  const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint }));
+  await ensureTable(endpoint, tableName);
   const boardId = uuid7();
   const columnId = uuid7();
   let position = 0;
@@ -56,19 +56,16 @@ try {
     for (const [name, make] of cases) {
       const times: number[] = [];
       for (const i of range(60)) {
-        const TransactItems = make().map((write) => {
-          const [kind, body] = Object.entries(write)[0] as [string, Record<string, unknown>];
-          return { [kind]: { TableName, ...body } };
-        });
+        const items = make();
         const start = performance.now();
-        await db.send(new TransactWriteCommand({ TransactItems }));
+        await transactWrite(items);
         if (i >= 20) times.push(performance.now() - start);
       }
       results.set(name, [...(results.get(name) ?? []), round(median(times), 1)]);
       log(`round ${round_ + 1}: ${name} p50 ${round(median(times), 1)} ms`);
     }
   }
-  db.destroy();
+  documentClient.destroy();
   console.log('| transaction | p50 ms, each round |\n|---|---|');
   for (const [name, p50s] of results) console.log(`| ${name} | ${p50s.join(', ')} |`);
 } finally {

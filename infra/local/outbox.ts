@@ -19,38 +19,47 @@ interface OutboxMessage {
 export const outboxFile = (cognitoDataDir: string) => join(cognitoDataDir, 'outbox.jsonl');
 
 /**
- * How far each outbox file has been read, and its messages by address, oldest first. The file
- * only grows (the emulator appends a line a message), and a test run's shared stack sends
- * thousands: parsing it whole at every request made each read slower than the one before.
+ * How far each outbox file has been read (which file: its device and inode), and its messages by
+ * address, oldest first. The emulator only appends to it, a line a message; the suite's shared
+ * stack sends thousands, so each request reads only what was appended since the last.
  */
-const readSoFar = new Map<string, { bytes: number; byAddress: Map<string, OutboxMessage[]> }>();
+const readSoFar = new Map<string, { file: string; bytes: number; byAddress: Map<string, OutboxMessage[]> }>();
 
 /** The messages sent to `email` (compared case-insensitively), newest first. */
-function readOutbox(file: string, email: string): OutboxMessage[] {
-  if (!existsSync(file)) return [];
-  const size = statSync(file).size;
-  let read = readSoFar.get(file);
-  // A smaller file is a new one (its data directory was made again): read from its start.
-  if (!read || size < read.bytes) {
-    read = { bytes: 0, byAddress: new Map() };
-    readSoFar.set(file, read);
+function readOutbox(path: string, email: string): OutboxMessage[] {
+  if (!existsSync(path)) {
+    readSoFar.delete(path);
+    return [];
+  }
+  const { dev, ino, size } = statSync(path);
+  const file = `${dev}:${ino}`;
+  let read = readSoFar.get(path);
+  // Another file (its data directory made again) or a shorter one: read from its start.
+  if (!read || read.file !== file || size < read.bytes) {
+    read = { file, bytes: 0, byAddress: new Map() };
+    readSoFar.set(path, read);
   }
   if (size > read.bytes) {
     let added = Buffer.alloc(size - read.bytes);
-    const fd = openSync(file, 'r');
+    const fd = openSync(path, 'r');
     try {
       added = added.subarray(0, readSync(fd, added, 0, added.length, read.bytes));
     } finally {
       closeSync(fd);
     }
-    // Whole lines only: one still being appended is read with the next request.
+    // Whole lines only: one still being appended is read with the next request. All of them
+    // parsed before any is kept, so a line that fails to parse fails every read the same way.
     const whole = added.lastIndexOf(0x0a) + 1;
-    for (const line of added.subarray(0, whole).toString('utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      const { to, subject, code, sent_at } = JSON.parse(line) as OutboxMessage;
-      const messages = read.byAddress.get(to) ?? [];
-      messages.push({ to, subject, code, sent_at });
-      read.byAddress.set(to, messages);
+    const messages = added
+      .subarray(0, whole)
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as OutboxMessage);
+    for (const { to, subject, code, sent_at } of messages) {
+      const kept = read.byAddress.get(to) ?? [];
+      kept.push({ to, subject, code, sent_at });
+      read.byAddress.set(to, kept);
     }
     read.bytes += whole;
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -64,9 +64,10 @@ function restoreEmptyMaps<T>(image: T): T {
 }
 
 /**
- * How long the poller waits after a read that found nothing: from the first to the longest,
- * doubling, unless a write of this process's functions comes first (infra/local/table-writes.ts).
- * The longest is the pace of Lambda's event source, which polls a shard four times a second.
+ * How long the poller waits after a read that found nothing (and no write was signalled during
+ * it): from the first to the longest, doubling, unless a write of this process's functions comes
+ * first (infra/local/table-writes.ts); after a read that found records, the first. The longest is
+ * the pace of Lambda's event source, which polls a shard four times a second.
  */
 const FIRST_IDLE_MS = 20;
 const LONGEST_IDLE_MS = 250;
@@ -142,6 +143,7 @@ class ShardPoller {
     await this.loop;
     this.streams.destroy();
     if (this.checkpointFd !== undefined) closeSync(this.checkpointFd);
+    this.checkpointFd = undefined;
   }
 
   private async run() {
@@ -156,16 +158,20 @@ class ShardPoller {
           lastRefresh = Date.now();
           await this.refreshShards(false);
         }
-        const counts = await Promise.all([...this.iterators.keys()].map((shardId) => this.pollShard(shardId)));
+        // Every shard's read ends before the next round: one still running when another failed
+        // would be read again from the same iterator, and its batch delivered twice.
+        const reads = await Promise.allSettled([...this.iterators.keys()].map((shardId) => this.pollShard(shardId)));
+        const counts = reads.map((read) => (read.status === 'fulfilled' ? read.value : 0));
         seen = counts.reduce((sum, n) => sum + n, 0);
         full = counts.some((n) => n >= this.row.batchSize);
+        const failed = reads.find((read) => read.status === 'rejected');
+        if (failed) throw failed.reason;
       } catch (error) {
         if (!this.stopped) console.error('local stream poller error', error);
       }
-      // A full batch leaves records behind it, and a write during the read may have put records
-      // after it: read again at once. Otherwise the shard was read to its end, and the next read
-      // waits for a write (or the idle pace): an empty GetRecords right after every batch cost
-      // DynamoDB Local a call for nothing.
+      // A full batch leaves records behind it, and a write signalled during the read may have put
+      // records after it: read again at once. Otherwise the shard was read to its end, and the
+      // next read waits for a write, or the idle pace.
       if (this.stopped || full || tableWritesSignalled() !== writesBefore) {
         idleMs = 0;
         continue;
@@ -241,16 +247,20 @@ class ShardPoller {
   }
 
   /**
-   * Written over the file in place, padded with spaces to the longest text so far (JSON allows
-   * them), at each batch: as durable as writing the file anew, without an open and a close a
-   * batch, which were most of what a busy poller spent of its own.
+   * Written over the file in place after each batch, padded with spaces (JSON allows them) to the
+   * longest text it held, through a descriptor kept open: no open and close a batch, and never
+   * truncated, so a stop at any moment leaves a whole checkpoint.
    */
   private checkpoint(shardId: string, sequence: string) {
     this.checkpoints[shardId] = sequence;
-    const text = JSON.stringify(this.checkpoints).padEnd(this.checkpointLength);
-    this.checkpointLength = text.length;
-    this.checkpointFd ??= openSync(this.checkpointFile, 'w');
-    writeSync(this.checkpointFd, text, 0);
+    if (this.checkpointFd === undefined) {
+      const exists = existsSync(this.checkpointFile);
+      this.checkpointFd = openSync(this.checkpointFile, exists ? 'r+' : 'w');
+      if (exists) this.checkpointLength = fstatSync(this.checkpointFd).size;
+    }
+    const text = Buffer.from(JSON.stringify(this.checkpoints).padEnd(this.checkpointLength));
+    this.checkpointLength = Math.max(this.checkpointLength, text.length);
+    writeSync(this.checkpointFd, text, 0, text.length, 0);
   }
 }
 

@@ -1,12 +1,12 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveOutbox } from '../../infra/local/outbox';
 
 /**
  * The local outbox is read as the emulator appends to it: a message appended after a read is in
- * the next one, a line still being written is not shown half, and a file made anew (a smaller
- * one) is read from its start.
+ * the next one, a line still being written is not shown half, and a file made anew is read from
+ * its start.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'task-board-outbox-'));
@@ -38,10 +38,22 @@ it('shows a line only once it is whole', () => {
   expect(codesFor(file, 'dee@example.test')).toEqual(['444444']);
 });
 
-it('reads a file made anew from its start', () => {
+it('reads a file made anew from its start, whether shorter or longer than the last', () => {
   const file = join(dir, 'renewed.jsonl');
   writeFileSync(file, line('eve@example.test', '555555') + line('eve@example.test', '666666'));
   expect(codesFor(file, 'eve@example.test')).toEqual(['666666', '555555']);
   writeFileSync(file, line('eve@example.test', '777777'));
   expect(codesFor(file, 'eve@example.test')).toEqual(['777777']);
+  rmSync(file);
+  expect(codesFor(file, 'eve@example.test')).toEqual([]);
+  writeFileSync(file, line('eve@example.test', '888888') + line('eve@example.test', '999999'));
+  expect(codesFor(file, 'eve@example.test')).toEqual(['999999', '888888']);
+  // Replaced by a longer file while unread: another inode, not a continuation.
+  const longer = `${file}.new`;
+  writeFileSync(
+    longer,
+    line('eve@example.test', '121212') + line('eve@example.test', '131313') + line('eve@example.test', '141414'),
+  );
+  renameSync(longer, file);
+  expect(codesFor(file, 'eve@example.test')).toEqual(['141414', '131313', '121212']);
 });
