@@ -20,8 +20,9 @@ export const outboxFile = (cognitoDataDir: string) => join(cognitoDataDir, 'outb
 
 /**
  * How far each outbox file has been read (which file: its device and inode), and its messages by
- * address, oldest first. The emulator only appends to it, a line a message; the suite's shared
- * stack sends thousands, so each request reads only what was appended since the last.
+ * address, oldest first. The emulator only appends to it, a line a message, and the suite's
+ * shared stack sends one for nearly every account it makes: each request reads only what was
+ * appended since the last.
  */
 const readSoFar = new Map<string, { file: string; bytes: number; byAddress: Map<string, OutboxMessage[]> }>();
 
