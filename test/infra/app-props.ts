@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AppProps } from 'aws-cdk-lib';
 
 /**
- * The props of every App an infra test builds (through buildApp or not), on top of its own.
+ * The props of every App a test builds (through buildApp or not), on top of its own.
  *
  * `outdir`: a directory of its own, under one directory per test file that afterAll removes. An
  * App given none takes CDK_OUTDIR where that is set, where a file's synths would overwrite one

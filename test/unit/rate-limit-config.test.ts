@@ -2,6 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { DEFAULT_RATE_LIMITS, readRateLimits, readStackConfig } from '../../infra/config';
 import { validateStageSettings } from '../../infra/settings';
 import { STAGE_FILES } from '../../infra/stages';
+import { appProps } from '../infra/app-props';
 
 /**
  * The stages' rate limits (docs/rate-limits.md): 600 per user and 30 per address per
@@ -12,7 +13,7 @@ describe('rate limits of a stage', () => {
   it('are 600 per user and 30 per address per 60 s on every stage', () => {
     expect(DEFAULT_RATE_LIMITS).toEqual({ requests: 600, authRequests: 30, windowSeconds: 60 });
     for (const stage of Object.keys(STAGE_FILES)) {
-      const node = new App({ context: { stage } }).node;
+      const node = new App(appProps({ context: { stage } })).node;
       expect({ stage, limits: readStackConfig(node).rateLimits }).toEqual({ stage, limits: DEFAULT_RATE_LIMITS });
       expect(readRateLimits(node)).toEqual(DEFAULT_RATE_LIMITS);
     }
@@ -23,7 +24,7 @@ describe('rate limits of a stage', () => {
     ['authRateLimitRequests', 'rateLimits.authRequests'],
     ['rateLimitWindowSeconds', 'rateLimits.windowSeconds'],
   ])('refuse the context key %s, naming %s in the stage file', (key, setting) => {
-    expect(() => readRateLimits(new App({ context: { [key]: '10' } }).node)).toThrow(setting);
+    expect(() => readRateLimits(new App(appProps({ context: { [key]: '10' } })).node)).toThrow(setting);
   });
 
   it.each([
