@@ -9,7 +9,7 @@ import { corsMethods, functionTimeoutSeconds, isCatchAll, type RouteRow, routeFo
 import { httpApiLimits, overLambdaResponseLimit } from '../../lib/runtime/aws-limits';
 import { asFunction } from './iam';
 import { OUTBOX_PATH, serveOutbox } from './outbox';
-import { instrumentClient, type RequestTrace, sequentialRoundTrips, timeInDynamoDb, traceStorage } from './trace';
+import { instrumentClient, type RequestTrace, sequentialRoundTrips, type TraceMode, timeInDynamoDb, traceStorage } from './trace';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -26,12 +26,12 @@ export const REPO_ROOT = join(import.meta.dirname, '..', '..');
  */
 export async function createLocalHttpServer(
   corsOrigin = '*',
-  tracing = false,
+  tracing: TraceMode = 'off',
   outbox?: string,
   /** The least time a function gets (LOCAL_FUNCTION_TIMEOUT_SECONDS); its row's own when longer. */
   leastTimeoutSeconds = 0,
 ): Promise<Server> {
-  if (tracing) instrumentClient((await import('../../lib/data/db')).documentClient);
+  if (tracing !== 'off') instrumentClient((await import('../../lib/data/db')).documentClient, tracing);
   const rows = Object.entries(routes) as [string, RouteRow][];
   const handlers = new Map<string, Handler>();
   for (const [id, row] of rows) {
@@ -59,7 +59,7 @@ interface LocalGateway {
   /** The `$default` row's id: what serves a request no other row does. */
   fallbackId: string;
   corsOrigin: string;
-  tracing: boolean;
+  tracing: TraceMode;
   outbox?: string;
   leastTimeoutSeconds: number;
 }
@@ -99,7 +99,7 @@ async function serve(gateway: LocalGateway, req: IncomingMessage, res: ServerRes
   }
   const result = outcome.result;
   const headers = { ...cors, ...(result.headers as Record<string, string> | undefined) };
-  if (trace) Object.assign(headers, traceHeaders(trace, functionMs));
+  if (trace) Object.assign(headers, traceHeaders(trace, functionMs, gateway.tracing === 'capacity'));
   const payload = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
   res.writeHead(result.statusCode ?? 200, headers);
   res.end(payload);
@@ -134,7 +134,7 @@ async function invokeRoute(gateway: LocalGateway, routeId: string, row: RouteRow
     functionName: `local-${routeId}`,
     getRemainingTimeInMillis: () => deadline - Date.now(),
   } as unknown as Context;
-  const trace: RequestTrace | undefined = gateway.tracing ? { calls: [] } : undefined;
+  const trace: RequestTrace | undefined = gateway.tracing !== 'off' ? { calls: [] } : undefined;
   const startedAt = performance.now();
   let finishedAt = Number.NaN;
   const invoke = () =>
@@ -146,11 +146,11 @@ async function invokeRoute(gateway: LocalGateway, routeId: string, row: RouteRow
 }
 
 /** What a traced request's answer tells of its DynamoDB calls and its time. */
-function traceHeaders(trace: RequestTrace, functionMs: number): Record<string, string> {
+function traceHeaders(trace: RequestTrace, functionMs: number, withCapacity: boolean): Record<string, string> {
   return {
     'x-trace-dynamodb-calls': String(trace.calls.length),
     'x-trace-dynamodb-sequential': String(sequentialRoundTrips(trace.calls)),
-    'x-trace-dynamodb-capacity': String(trace.calls.reduce((sum, call) => sum + call.capacityUnits, 0)),
+    ...(withCapacity && { 'x-trace-dynamodb-capacity': String(trace.calls.reduce((sum, call) => sum + call.capacityUnits, 0)) }),
     'x-trace-dynamodb-commands': trace.calls.map((call) => call.command.replace(/Command$/, '')).join(','),
     'x-trace-total-ms': functionMs.toFixed(3),
     'x-trace-dynamodb-ms': timeInDynamoDb(trace.calls).toFixed(3),

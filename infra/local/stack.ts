@@ -20,6 +20,7 @@ import { LocalSqs, type LocalSqsServer, type QueueEventSource, startLocalSqs, st
 import { checkpointFile, MOVED_READERS, migrateCheckpoints } from './stream-checkpoints';
 import { type StreamPoller, startStreamPoller } from './stream-poller';
 import { signalTableWrites } from './table-writes';
+import { type TraceMode, traceModeFrom } from './trace';
 
 export const LOCAL_TABLE_NAME = 'task-board-local';
 /** The webhook deliveries queue and its dead-letter queue on the local SQS stand-in. */
@@ -66,7 +67,9 @@ interface LocalStackOptions {
  * means the stack is usable.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const leastTimeoutSeconds = leastFunctionTimeoutSeconds(); // checked before anything starts
+  // Both checked before anything starts.
+  const leastTimeoutSeconds = leastFunctionTimeoutSeconds();
+  const traceMode = traceModeFrom(process.env.TASK_BOARD_TRACE);
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   // The queues' messages survive a restart on the same DATA_DIR, as SQS keeps them.
@@ -95,7 +98,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The deliveries queue's event source (Lambda's SQS trigger), one per queueConsumers row.
     if (queue.consumer) parts.queueSources.push(await startQueueEventSource(sqs, LOCAL_DELIVERIES_QUEUE, queue.consumer));
     await startSchedules(parts, options.sweepMs ?? 1000);
-    const port = await startHttpApi(parts, options.port, host, dataDir, leastTimeoutSeconds);
+    const port = await startHttpApi(parts, options.port, host, dataDir, leastTimeoutSeconds, traceMode);
     return { url: `http://${host}:${port}`, socketUrl, env, pids: emulators.pids, sqs, stop };
   } catch (error) {
     await stop();
@@ -295,10 +298,11 @@ async function startHttpApi(
   host: string,
   dataDir: string,
   leastTimeoutSeconds: number,
+  traceMode: TraceMode,
 ): Promise<number> {
   const server = await createLocalHttpServer(
     process.env.CORS_ORIGIN ?? '*',
-    process.env.TASK_BOARD_TRACE === '1',
+    traceMode,
     outboxFile(join(dataDir, 'cognito')),
     leastTimeoutSeconds,
   );
