@@ -147,7 +147,7 @@ const MAX_COMBINED_POSTS = 24;
 export interface TurnPost<T> {
   entry: () => PostedChange | undefined;
   probe: (ticket: number) => ItemKey;
-  answer: (item: Item, board: BoardRecord) => T;
+  answer: (item: Item) => T;
 }
 
 /** A writer's place in its board's queue, for one request's change. */
@@ -161,19 +161,18 @@ interface Turn {
   /** What this writer posts while it queues, and the ticket it is posted under. */
   post?: Pick<TurnPost<unknown>, 'entry' | 'probe'>;
   postedAs?: number;
+  /** Until when a head may commit that post (epoch ms; `until` as posted): none, any time. */
+  postedUntil?: number;
   /** A post behind it failed in its transaction: it takes only the posts before that ticket. */
   postsBefore?: number;
   /** What it would post no longer holds (dropPost): it queues without posting. */
   postStale?: boolean;
 }
 
-/** The change a writer posted was committed by the head with its own: the item it made, and the board as read with it. */
+/** The change a writer posted was committed by the head with its own: the item it made. */
 class CommittedByHead extends Error {
   override name = 'CommittedByHead';
-  constructor(
-    readonly item: Item,
-    readonly board: BoardRecord,
-  ) {
+  constructor(readonly item: Item) {
     super('committed by the writer at the head');
   }
 }
@@ -369,12 +368,15 @@ export async function withTurn<T>(
       return await work((board) => waiter.untilTurn(board));
     } catch (error) {
       // The head committed this writer's posted change with its own: the answer is what it made.
-      if (post && error instanceof CommittedByHead) return post.answer(error.item, error.board);
+      if (post && error instanceof CommittedByHead) return post.answer(error.item);
       // Leaving on an error while its post waits, a writer withdraws it first (even past its
       // deadline: it writes no change): the head may have committed it meanwhile.
       if (post && turn.ticket !== undefined && turn.postedAs === turn.ticket && !turn.done) {
         const settled = await outsideDeadline(() => withdrawPost(turn)).catch(() => undefined);
-        if (settled?.state === 'committed') return post.answer(settled.item, settled.board);
+        if (settled?.state === 'committed') return post.answer(settled.item);
+        // Not withdrawn: the outcome is known only once no head can take the post any more.
+        const made = settled === undefined ? await madeOnceUntaken(turn).catch(() => undefined) : undefined;
+        if (made) return post.answer(made);
       }
       throw error;
     } finally {
@@ -414,7 +416,7 @@ class Waiter {
     for (;;) {
       const ticket = this.turn.ticket;
       // Past a ticket this writer posted its change under: committed by the head, or skipped.
-      if (ticket !== undefined && ticket === this.turn.postedAs && headOf(seen) > ticket) await this.committedByHead(seen);
+      if (ticket !== undefined && ticket === this.turn.postedAs && headOf(seen) > ticket) await this.committedByHead();
       if (ticket === undefined || headOf(seen) > ticket) {
         seen = await this.join();
         continue;
@@ -462,7 +464,7 @@ class Waiter {
     // Committed before the board went: the change landed, and its answer is what the head made.
     if (made) {
       this.turn.done = true;
-      throw new CommittedByHead(made, now ?? board);
+      throw new CommittedByHead(made);
     }
     if (!now) throw new BoardGone();
     return now;
@@ -473,14 +475,14 @@ class Waiter {
    * committed it, or skipped this writer (it was at the head and slow to notice). One read of the
    * item the change makes says which; skipped, the writer queues again.
    */
-  private async committedByHead(board: BoardRecord): Promise<void> {
+  private async committedByHead(): Promise<void> {
     const { post, postedAs } = this.turn;
     if (!post || postedAs === undefined) return;
     const probe = post.probe(postedAs);
     const made = (await getItems([probe])).get<Item>(probe);
     if (made) {
       this.turn.done = true;
-      throw new CommittedByHead(made, board);
+      throw new CommittedByHead(made);
     }
   }
 
@@ -492,7 +494,7 @@ class Waiter {
   private async withdraw(): Promise<BoardRecord | undefined> {
     const settled = await withdrawPost(this.turn);
     if (settled.state === 'turn') return settled.board;
-    if (settled.state === 'committed') throw new CommittedByHead(settled.item, settled.board);
+    if (settled.state === 'committed') throw new CommittedByHead(settled.item);
     return undefined;
   }
 
@@ -501,6 +503,8 @@ class Waiter {
    * UpdateItem, answering the board as it now is.
    */
   private async postChange(ticket: number, entry: PostedChange): Promise<BoardRecord | undefined> {
+    const until = untilOf();
+    this.turn.postedUntil = until.until;
     try {
       const { Attributes } = await send(
         new UpdateCommand({
@@ -509,7 +513,7 @@ class Waiter {
           UpdateExpression: `SET turn_posts.${postName(ticket)} = :post`,
           ConditionExpression: 'turn_head < :ticket AND attribute_exists(turn_posts)',
           ExpressionAttributeNames: { [postName(ticket)]: String(ticket) },
-          ExpressionAttributeValues: { ':ticket': ticket, ':post': { ...entry, ...untilOf() } },
+          ExpressionAttributeValues: { ':ticket': ticket, ':post': { ...entry, ...until } },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -681,11 +685,7 @@ function untilOf(): { until?: number } {
  */
 async function withdrawPost(
   turn: Turn,
-): Promise<
-  | { state: 'withdrawn' | 'passed' }
-  | { state: 'turn'; board: BoardRecord }
-  | { state: 'committed'; item: Item; board: BoardRecord }
-> {
+): Promise<{ state: 'withdrawn' | 'passed' } | { state: 'turn'; board: BoardRecord } | { state: 'committed'; item: Item }> {
   const ticket = turn.postedAs!;
   try {
     await send(givingUp(turn.boardId, ticket, true));
@@ -699,8 +699,24 @@ async function withdrawPost(
     turn.done = true;
     const probe = turn.post!.probe(ticket);
     const made = (await getItems([probe])).get<Item>(probe);
-    return made ? { state: 'committed', item: made, board } : { state: 'passed' };
+    return made ? { state: 'committed', item: made } : { state: 'passed' };
   }
+}
+
+/**
+ * What the head made of this writer's post, once no head can take it any more; undefined when
+ * nothing. For a withdrawal that failed (DynamoDB refused the update itself, not its condition):
+ * the post is still there, and a head may commit it until a write's budget before its `until`
+ * (postsBehind). The writer waits that out, and half a budget more for a head's transaction sent
+ * just before it, and then reads the item a commit writes: without it, its own error is the truth.
+ * A post without an `until` (no deadline) can be taken at any time: nothing to wait for.
+ */
+async function madeOnceUntaken(turn: Turn): Promise<Item | undefined> {
+  const { postedAs: ticket, postedUntil: until, post } = turn;
+  if (ticket === undefined || until === undefined || !post) return undefined;
+  await pause(Math.max(0, until - WRITE_BUDGET_MS / 2 - Date.now()));
+  const probe = post.probe(ticket);
+  return (await getItems([probe])).get<Item>(probe);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { InternalServerError } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ScopeVia } from '../../lib/data/access';
 import type { BoardRecord, ColumnRecord, PostedCreate } from '../../lib/data/records';
@@ -56,6 +57,50 @@ const service = async () => {
   return { createCard, raceDeadline, StorageBusy };
 };
 
+/**
+ * The test as the writer at the head (`head`, stalled until now): it takes the post of the ticket
+ * behind it and commits it as a head does, handing the turn past both. Answers the card as the
+ * head shows it in its event and hands its writer, with the tag `"as-the-head-wrote-it"`.
+ */
+async function commitAsHead(boardId: string, columnId: string, head: number) {
+  const post = (await boardItemOf(boardId)).turn_posts![String(head + 1)] as PostedCreate;
+  const card = {
+    id: post.card_id,
+    board_id: boardId,
+    column_id: columnId,
+    title: post.title,
+    description: post.description,
+    position: 1,
+    created_at: new Date().toISOString(),
+  };
+  const shown = { ...card, due_at: null, label_ids: [], assignee_ids: [], archived: false };
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: env.TABLE_NAME, Item: { ...keys.card(boardId, card.id), type: 'card', ...card } } },
+        // What tells the writer its post committed, with the card as written.
+        {
+          Put: {
+            TableName: env.TABLE_NAME,
+            Item: { ...keys.turnDone(boardId, head + 1), type: 'turn_done', card: shown, etag: '"as-the-head-wrote-it"' },
+          },
+        },
+        {
+          Update: {
+            TableName: env.TABLE_NAME,
+            Key: keys.board(boardId),
+            UpdateExpression: 'SET turn_head = :after REMOVE turn_posts.#post',
+            ConditionExpression: 'turn_head = :head AND attribute_exists(turn_posts.#post)',
+            ExpressionAttributeNames: { '#post': String(head + 1) },
+            ExpressionAttributeValues: { ':head': head, ':after': head + 2 },
+          },
+        },
+      ],
+    }),
+  );
+  return shown;
+}
+
 describe('a queued create that posted itself', () => {
   it('gives up with its post: 503, and no head commits it afterwards', async () => {
     const { createCard, raceDeadline, StorageBusy } = await service();
@@ -103,41 +148,7 @@ describe('a queued create that posted itself', () => {
       post = (await boardItemOf(board.id)).turn_posts?.[String(head + 1)] as PostedCreate | undefined;
       expect(post).toBeDefined();
     });
-    const card = {
-      id: post!.card_id,
-      board_id: board.id,
-      column_id: column.id,
-      title: post!.title,
-      description: post!.description,
-      position: 1,
-      created_at: new Date().toISOString(),
-    };
-    // The card as the head shows it in its event and hands the writer, with its tag.
-    const shown = { ...card, due_at: null, label_ids: [], assignee_ids: [], archived: false };
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: env.TABLE_NAME, Item: { ...keys.card(board.id, card.id), type: 'card', ...card } } },
-          // What tells the writer its post committed, with the card as written.
-          {
-            Put: {
-              TableName: env.TABLE_NAME,
-              Item: { ...keys.turnDone(board.id, head + 1), type: 'turn_done', card: shown, etag: '"as-the-head-wrote-it"' },
-            },
-          },
-          {
-            Update: {
-              TableName: env.TABLE_NAME,
-              Key: keys.board(board.id),
-              UpdateExpression: 'SET turn_head = :after REMOVE turn_posts.#post',
-              ConditionExpression: 'turn_head = :head AND attribute_exists(turn_posts.#post)',
-              ExpressionAttributeNames: { '#post': String(head + 1) },
-              ExpressionAttributeValues: { ':head': head, ':after': head + 2 },
-            },
-          },
-        ],
-      }),
-    );
+    const shown = await commitAsHead(board.id, column.id, head);
     const answer = await created;
     // Exactly what the head wrote for it: the card and the tag (not recomputed from a later board).
     expect(answer).toEqual({ card: shown, etag: '"as-the-head-wrote-it"' });
@@ -146,5 +157,41 @@ describe('a queued create that posted itself', () => {
     const after = await boardItemOf(board.id);
     expect(after.turn_gone).toBeUndefined();
     expect(after.turn_head).toBe(after.turn_next);
+  });
+
+  it('whose withdrawal DynamoDB refuses waits until no head can take its post, then answers what one made', async () => {
+    const { createCard, raceDeadline } = await service();
+    const { documentClient } = await import('../../lib/data/db');
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    const head = await stalledTicket(board.id);
+    const scope = await scopeOf(owner, board.id, column);
+    // The writer gives up (as in the first case) and withdraws its post; DynamoDB fails that
+    // update itself, every time, and the head commits the post just before the first one.
+    let withdrawals = 0;
+    let shown: Awaited<ReturnType<typeof commitAsHead>> | undefined;
+    documentClient.middlewareStack.add(
+      (next) => async (args) => {
+        const update = (args.input as { UpdateExpression?: string }).UpdateExpression ?? '';
+        if (!update.startsWith('ADD turn_gone')) return next(args);
+        if (withdrawals++ === 0) shown = await commitAsHead(board.id, column.id, head);
+        throw new InternalServerError({ message: 'We encountered an internal error. Please try again.', $metadata: {} });
+      },
+      { step: 'initialize', name: 'refusedWithdrawal' },
+    );
+    try {
+      const answer = await raceDeadline(
+        6_000,
+        () => createCard(scope, { title: 'withdrawn?' }, undefined),
+        () => {
+          throw new Error('the create was not answered in time');
+        },
+      );
+      // Not the 5xx of a change that did not land: the change did land, and this is its card.
+      expect(withdrawals).toBeGreaterThan(0);
+      expect(answer).toEqual({ card: shown, etag: '"as-the-head-wrote-it"' });
+    } finally {
+      documentClient.middlewareStack.remove('refusedWithdrawal');
+    }
   });
 });
