@@ -372,10 +372,7 @@ export async function withTurn<T>(
       // Leaving on an error while its post waits, a writer withdraws it first (even past its
       // deadline: it writes no change): the head may have committed it meanwhile.
       if (post && turn.ticket !== undefined && turn.postedAs === turn.ticket && !turn.done) {
-        const settled = await outsideDeadline(() => withdrawPost(turn)).catch(() => undefined);
-        if (settled?.state === 'committed') return post.answer(settled.item);
-        // Not withdrawn: the outcome is known only once no head can take the post any more.
-        const made = settled === undefined ? await madeOnceUntaken(turn).catch(() => undefined) : undefined;
+        const made = await outsideDeadline(() => settlePost(turn)).catch(() => undefined);
         if (made) return post.answer(made);
       }
       throw error;
@@ -703,20 +700,41 @@ async function withdrawPost(
   }
 }
 
+/** The first pause between withdrawals DynamoDB failed, doubled up to a second. */
+const SETTLE_RETRY_MS = 125;
+
 /**
- * What the head made of this writer's post, once no head can take it any more; undefined when
- * nothing. For a withdrawal that failed (DynamoDB refused the update itself, not its condition):
- * the post is still there, and a head may commit it until a write's budget before its `until`
- * (postsBehind). The writer waits that out, and half a budget more for a head's transaction sent
- * just before it, and then reads the item a commit writes: without it, its own error is the truth.
- * A post without an `until` (no deadline) can be taken at any time: nothing to wait for.
+ * Withdraws the post of a writer that leaves on an error (withdrawPost), and answers what the
+ * head made of it when the head committed it first; undefined when it has not landed and never
+ * will. DynamoDB failing the update itself (not its condition), the withdrawal is sent again
+ * (the same update twice withdraws once) while a head may still take the post: until a write's
+ * budget before its `until` (postsBehind). Any answer settles it; the ticket keeps its place
+ * meanwhile, so a turn that comes to it meanwhile is seen and handed on. Past that, nobody takes
+ * the post any more: the writer waits half a budget more for a head's transaction sent just
+ * before then, and reads the item a commit writes under its ticket. Throws when the outcome
+ * stays unknown: the post has no `until` (no deadline: any head may take it at any time), or
+ * that read fails too.
  */
-async function madeOnceUntaken(turn: Turn): Promise<Item | undefined> {
+async function settlePost(turn: Turn): Promise<Item | undefined> {
   const { postedAs: ticket, postedUntil: until, post } = turn;
-  if (ticket === undefined || until === undefined || !post) return undefined;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const settled = await withdrawPost(turn);
+      return settled.state === 'committed' ? settled.item : undefined;
+    } catch (error) {
+      // The board went away: nothing of it can commit any more.
+      if (error instanceof BoardGone) return undefined;
+      if (until === undefined) throw error;
+      const untilUntaken = until - WRITE_BUDGET_MS - Date.now();
+      if (untilUntaken <= 0) break;
+      await pause(Math.min(untilUntaken, SETTLE_RETRY_MS * 2 ** Math.min(attempt, 3)));
+    }
+  }
   await pause(Math.max(0, until - WRITE_BUDGET_MS / 2 - Date.now()));
-  const probe = post.probe(ticket);
-  return (await getItems([probe])).get<Item>(probe);
+  const probe = post!.probe(ticket!);
+  const made = (await getItems([probe]).catch(() => getItems([probe]))).get<Item>(probe);
+  if (made) turn.done = true;
+  return made;
 }
 
 /**

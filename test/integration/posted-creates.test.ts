@@ -11,11 +11,13 @@ import { eventually } from '../support/wait';
 
 /**
  * A queued card create posts itself on the board item for the writer at the head to commit with
- * its own (lib/data/board-turns.ts). Its two endings that no client can time from outside are
+ * its own (lib/data/board-turns.ts). Its endings that no client can time from outside are
  * driven here with the service's own create, run in this process on the local stack's table
  * while the test plays the rest of the queue by hand: the writer gives up while the head is
- * stalled (its post must go with its ticket, so nobody commits it after its 503), and the head
- * commits the post before the writer's turn comes (the writer answers with the card it made).
+ * stalled (its post must go with its ticket, so nobody commits it after its 503); the head
+ * commits the post before the writer's turn comes (the writer answers with the card it made);
+ * and DynamoDB fails the writer's withdrawal itself, every time (the writer's answer must still
+ * say whether its change landed).
  */
 
 const env = localEnv();
@@ -159,39 +161,75 @@ describe('a queued create that posted itself', () => {
     expect(after.turn_head).toBe(after.turn_next);
   });
 
-  it('whose withdrawal DynamoDB refuses waits until no head can take its post, then answers what one made', async () => {
+  /**
+   * The service's create, giving up behind a stalled head as in the first case, while DynamoDB
+   * fails every withdrawal of its post with an internal error (`beforeFirst`: run just before the
+   * first is refused). Answers the create's outcome, how long after its start it came, and the
+   * withdrawals sent.
+   */
+  async function giveUpUnwithdrawn(boardId: string, columnId: string, beforeFirst: () => Promise<unknown>) {
     const { createCard, raceDeadline } = await service();
     const { documentClient } = await import('../../lib/data/db');
-    const board = await newBoard(owner);
-    const column = await newColumn(owner, board.id);
-    const head = await stalledTicket(board.id);
-    const scope = await scopeOf(owner, board.id, column);
-    // The writer gives up (as in the first case) and withdraws its post; DynamoDB fails that
-    // update itself, every time, and the head commits the post just before the first one.
+    const scope = await scopeOf(owner, boardId, { id: columnId });
     let withdrawals = 0;
-    let shown: Awaited<ReturnType<typeof commitAsHead>> | undefined;
     documentClient.middlewareStack.add(
       (next) => async (args) => {
         const update = (args.input as { UpdateExpression?: string }).UpdateExpression ?? '';
         if (!update.startsWith('ADD turn_gone')) return next(args);
-        if (withdrawals++ === 0) shown = await commitAsHead(board.id, column.id, head);
+        if (withdrawals++ === 0) await beforeFirst();
         throw new InternalServerError({ message: 'We encountered an internal error. Please try again.', $metadata: {} });
       },
       { step: 'initialize', name: 'refusedWithdrawal' },
     );
+    const started = Date.now();
     try {
-      const answer = await raceDeadline(
-        6_000,
+      const outcome = await raceDeadline(
+        REQUEST_MS,
         () => createCard(scope, { title: 'withdrawn?' }, undefined),
         () => {
           throw new Error('the create was not answered in time');
         },
-      );
-      // Not the 5xx of a change that did not land: the change did land, and this is its card.
-      expect(withdrawals).toBeGreaterThan(0);
-      expect(answer).toEqual({ card: shown, etag: '"as-the-head-wrote-it"' });
+      ).catch((error: unknown) => error);
+      return { outcome, afterMs: Date.now() - started, withdrawals };
     } finally {
       documentClient.middlewareStack.remove('refusedWithdrawal');
     }
+  }
+  /** The request's time: its deadline is DEADLINE_MARGIN_MS (0.5 s) earlier, and a head takes no post 3 s before that. */
+  const REQUEST_MS = 6_000;
+  /** When the writer may know its post's fate at the earliest: half a write's budget after the last head could take it. */
+  const SETTLED_AFTER_MS = REQUEST_MS - 500 - 1_500;
+
+  it('whose withdrawal DynamoDB refuses waits until no head can take its post, then answers what one made', async () => {
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    const head = await stalledTicket(board.id);
+    let shown: Awaited<ReturnType<typeof commitAsHead>> | undefined;
+    const { outcome, afterMs, withdrawals } = await giveUpUnwithdrawn(board.id, column.id, async () => {
+      shown = await commitAsHead(board.id, column.id, head);
+    });
+    // Not the 5xx of a change that did not land: the change did land, and this is its card.
+    expect(outcome).toEqual({ card: shown, etag: '"as-the-head-wrote-it"' });
+    // Sent again while a head could still take the post, then known only once none could.
+    expect(withdrawals).toBeGreaterThan(1);
+    expect(afterMs).toBeGreaterThanOrEqual(SETTLED_AFTER_MS);
+  });
+
+  it('whose withdrawal DynamoDB refuses and whose post nobody takes answers its error, and the post never lands', async () => {
+    const board = await newBoard(owner);
+    const column = await newColumn(owner, board.id);
+    await stalledTicket(board.id);
+    const { outcome, afterMs } = await giveUpUnwithdrawn(board.id, column.id, async () => undefined);
+    expect(outcome).toBeInstanceOf(InternalServerError);
+    expect(afterMs).toBeGreaterThanOrEqual(SETTLED_AFTER_MS);
+
+    // Its post is still on the board, past its time: the next writer skips the stalled head and
+    // the ticket left behind, and commits only its own card.
+    const reply = await call('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: 'next' } });
+    expect(reply.status).toBe(201);
+    const { events } = await readAllEvents(owner, board.id);
+    expect(
+      events.filter((event) => event.type === 'card.created').map((event) => (event.card as { title: string }).title),
+    ).toEqual(['next']);
   });
 });
