@@ -103,6 +103,18 @@ async function commitAsHead(boardId: string, columnId: string, head: number) {
   return shown;
 }
 
+/**
+ * A create sent now, behind a stalled head and a ticket whose writer gave up, skips them both and
+ * lands alone: the only card the board's log ever created.
+ */
+async function expectOnlyTheNextCreateLands(boardId: string, columnId: string) {
+  const reply = await call('POST', `/columns/${columnId}/cards`, { token: owner.token, body: { title: 'next' } });
+  expect(reply.status).toBe(201);
+  const { events } = await readAllEvents(owner, boardId);
+  const created = events.filter((event) => event.type === 'card.created');
+  expect(created.map((event) => (event.card as { title: string }).title)).toEqual(['next']);
+}
+
 describe('a queued create that posted itself', () => {
   it('gives up with its post: 503, and no head commits it afterwards', async () => {
     const { createCard, raceDeadline, StorageBusy } = await service();
@@ -123,12 +135,7 @@ describe('a queued create that posted itself', () => {
     expect(after.turn_posts).toEqual({});
 
     // The next writer skips the dead head and the ticket given up, and commits only its own.
-    const reply = await call('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: 'next' } });
-    expect(reply.status).toBe(201);
-    const { events } = await readAllEvents(owner, board.id);
-    expect(
-      events.filter((event) => event.type === 'card.created').map((event) => (event.card as { title: string }).title),
-    ).toEqual(['next']);
+    await expectOnlyTheNextCreateLands(board.id, column.id);
   });
 
   it('answers with the card the head made of its post, its own turn never needed', async () => {
@@ -225,11 +232,6 @@ describe('a queued create that posted itself', () => {
 
     // Its post is still on the board, past its time: the next writer skips the stalled head and
     // the ticket left behind, and commits only its own card.
-    const reply = await call('POST', `/columns/${column.id}/cards`, { token: owner.token, body: { title: 'next' } });
-    expect(reply.status).toBe(201);
-    const { events } = await readAllEvents(owner, board.id);
-    expect(
-      events.filter((event) => event.type === 'card.created').map((event) => (event.card as { title: string }).title),
-    ).toEqual(['next']);
+    await expectOnlyTheNextCreateLands(board.id, column.id);
   });
 });
