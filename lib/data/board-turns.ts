@@ -161,8 +161,6 @@ interface Turn {
   /** What this writer posts while it queues, and the ticket it is posted under. */
   post?: Pick<TurnPost<unknown>, 'entry' | 'probe'>;
   postedAs?: number;
-  /** Until when a head may commit that post (epoch ms; `until` as posted): none, any time. */
-  postedUntil?: number;
   /** A post behind it failed in its transaction: it takes only the posts before that ticket. */
   postsBefore?: number;
   /** What it would post no longer holds (dropPost): it queues without posting. */
@@ -230,7 +228,7 @@ export function postsBehind(
   for (let next = ticket + 1; next < end && taken.length < MAX_COMBINED_POSTS; next++) {
     const post = posts[String(next)];
     // A post whose writer's deadline is near is left to it: the head's write must land before it.
-    const expiring = post?.until !== undefined && post.until <= Date.now() + WRITE_BUDGET_MS;
+    const expiring = post?.until !== undefined && Date.now() >= lastTakeAt(post.until);
     if (!post || expiring || board.turn_gone?.has(next) || !takes(post)) break;
     taken.push({ ticket: next, post });
   }
@@ -372,7 +370,9 @@ export async function withTurn<T>(
       // Leaving on an error while its post waits, a writer withdraws it first (even past its
       // deadline: it writes no change): the head may have committed it meanwhile.
       if (post && turn.ticket !== undefined && turn.postedAs === turn.ticket && !turn.done) {
-        const made = await outsideDeadline(() => settlePost(turn)).catch(() => undefined);
+        // The post's `until` is this request's deadline, read here while it is still in scope.
+        const { until } = untilOf();
+        const made = await outsideDeadline(() => settlePost(turn, until)).catch(() => undefined);
         if (made) return post.answer(made);
       }
       throw error;
@@ -500,8 +500,6 @@ class Waiter {
    * UpdateItem, answering the board as it now is.
    */
   private async postChange(ticket: number, entry: PostedChange): Promise<BoardRecord | undefined> {
-    const until = untilOf();
-    this.turn.postedUntil = until.until;
     try {
       const { Attributes } = await send(
         new UpdateCommand({
@@ -510,7 +508,7 @@ class Waiter {
           UpdateExpression: `SET turn_posts.${postName(ticket)} = :post`,
           ConditionExpression: 'turn_head < :ticket AND attribute_exists(turn_posts)',
           ExpressionAttributeNames: { [postName(ticket)]: String(ticket) },
-          ExpressionAttributeValues: { ':ticket': ticket, ':post': { ...entry, ...until } },
+          ExpressionAttributeValues: { ':ticket': ticket, ':post': { ...entry, ...untilOf() } },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -675,6 +673,9 @@ function untilOf(): { until?: number } {
   return Number.isFinite(left) ? { until: Date.now() + left } : {};
 }
 
+/** The last moment a head takes a post that is good `until`: a write's budget before it. */
+const lastTakeAt = (until: number) => until - WRITE_BUDGET_MS;
+
 /**
  * Withdraws the running writer's post and gives up its ticket in one update, on the condition
  * that its turn has not come: `withdrawn`. Refused, the turn came (`turn`, with the board) or went
@@ -715,8 +716,8 @@ const SETTLE_RETRY_MS = 125;
  * stays unknown: the post has no `until` (no deadline: any head may take it at any time), or
  * that read fails too.
  */
-async function settlePost(turn: Turn): Promise<Item | undefined> {
-  const { postedAs: ticket, postedUntil: until, post } = turn;
+async function settlePost(turn: Turn, until: number | undefined): Promise<Item | undefined> {
+  const { postedAs: ticket, post } = turn;
   for (let attempt = 0; ; attempt++) {
     try {
       const settled = await withdrawPost(turn);
@@ -725,12 +726,12 @@ async function settlePost(turn: Turn): Promise<Item | undefined> {
       // The board went away: nothing of it can commit any more.
       if (error instanceof BoardGone) return undefined;
       if (until === undefined) throw error;
-      const untilUntaken = until - WRITE_BUDGET_MS - Date.now();
+      const untilUntaken = lastTakeAt(until) - Date.now();
       if (untilUntaken <= 0) break;
       await pause(Math.min(untilUntaken, SETTLE_RETRY_MS * 2 ** Math.min(attempt, 3)));
     }
   }
-  await pause(Math.max(0, until - WRITE_BUDGET_MS / 2 - Date.now()));
+  await pause(Math.max(0, lastTakeAt(until) + WRITE_BUDGET_MS / 2 - Date.now()));
   const probe = post!.probe(ticket!);
   const made = (await getItems([probe]).catch(() => getItems([probe]))).get<Item>(probe);
   if (made) turn.done = true;

@@ -3,6 +3,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ScopeVia } from '../../lib/data/access';
 import type { BoardRecord, ColumnRecord, PostedCreate } from '../../lib/data/records';
 import { keys } from '../../lib/data/table';
+import { DEADLINE_MARGIN_MS, WRITE_BUDGET_MS } from '../../lib/runtime/deadline';
 import { call, newBoard, newColumn, newUser, subjectOf, type TestUser } from '../support/api';
 import { boardQueue } from '../support/board-queue';
 import { readAllEvents } from '../support/event-log';
@@ -115,6 +116,19 @@ async function expectOnlyTheNextCreateLands(boardId: string, columnId: string) {
   expect(created.map((event) => (event.card as { title: string }).title)).toEqual(['next']);
 }
 
+/**
+ * Each create's request time here: the writer gives up with a write's budget and more left before
+ * its deadline (DEADLINE_MARGIN_MS before this), long before it would skip the stalled head (after
+ * three seconds of it), so its post is still waiting.
+ */
+const REQUEST_MS = 6_000;
+/** The last moment a head takes the post of such a request: a write's budget before its deadline. */
+const LAST_TAKE_MS = REQUEST_MS - DEADLINE_MARGIN_MS - WRITE_BUDGET_MS;
+/** When its writer may know the post's fate at the earliest: half a write's budget after that. */
+const SETTLED_AFTER_MS = LAST_TAKE_MS + WRITE_BUDGET_MS / 2;
+/** A timer may fire a millisecond before Date.now() says its time came. */
+const TIMER_SLACK_MS = 5;
+
 describe('a queued create that posted itself', () => {
   it('gives up with its post: 503, and no head commits it afterwards', async () => {
     const { createCard, raceDeadline, StorageBusy } = await service();
@@ -122,10 +136,8 @@ describe('a queued create that posted itself', () => {
     const column = await newColumn(owner, board.id);
     const head = await stalledTicket(board.id);
     const scope = await scopeOf(owner, board.id, column);
-    // Six seconds: the writer gives up with a write's budget and more left, long before it would
-    // skip the stalled head (after three seconds of it), so its post is still waiting.
     const outcome = await raceDeadline(
-      6_000,
+      REQUEST_MS,
       () => createCard(scope, { title: 'gave up' }, undefined).then(() => 'created' as const),
       () => 'deadline' as const,
     ).catch((error: unknown) => error);
@@ -171,24 +183,27 @@ describe('a queued create that posted itself', () => {
   /**
    * The service's create, giving up behind a stalled head as in the first case, while DynamoDB
    * fails every withdrawal of its post with an internal error (`beforeFirst`: run just before the
-   * first is refused). Answers the create's outcome, how long after its start it came, and the
-   * withdrawals sent.
+   * first is refused). Answers the create's outcome, how long after its start it came, and when
+   * the last withdrawal was refused.
    */
   async function giveUpUnwithdrawn(boardId: string, columnId: string, beforeFirst: () => Promise<unknown>) {
     const { createCard, raceDeadline } = await service();
     const { documentClient } = await import('../../lib/data/db');
     const scope = await scopeOf(owner, boardId, { id: columnId });
     let withdrawals = 0;
+    let started = Number.NaN;
+    let lastRefusedAfterMs = Number.NaN;
     documentClient.middlewareStack.add(
       (next) => async (args) => {
         const update = (args.input as { UpdateExpression?: string }).UpdateExpression ?? '';
         if (!update.startsWith('ADD turn_gone')) return next(args);
         if (withdrawals++ === 0) await beforeFirst();
+        lastRefusedAfterMs = Date.now() - started;
         throw new InternalServerError({ message: 'We encountered an internal error. Please try again.', $metadata: {} });
       },
       { step: 'initialize', name: 'refusedWithdrawal' },
     );
-    const started = Date.now();
+    started = Date.now();
     try {
       const outcome = await raceDeadline(
         REQUEST_MS,
@@ -197,28 +212,24 @@ describe('a queued create that posted itself', () => {
           throw new Error('the create was not answered in time');
         },
       ).catch((error: unknown) => error);
-      return { outcome, afterMs: Date.now() - started, withdrawals };
+      return { outcome, afterMs: Date.now() - started, lastRefusedAfterMs };
     } finally {
       documentClient.middlewareStack.remove('refusedWithdrawal');
     }
   }
-  /** The request's time: its deadline is DEADLINE_MARGIN_MS (0.5 s) earlier, and a head takes no post 3 s before that. */
-  const REQUEST_MS = 6_000;
-  /** When the writer may know its post's fate at the earliest: half a write's budget after the last head could take it. */
-  const SETTLED_AFTER_MS = REQUEST_MS - 500 - 1_500;
 
   it('whose withdrawal DynamoDB refuses waits until no head can take its post, then answers what one made', async () => {
     const board = await newBoard(owner);
     const column = await newColumn(owner, board.id);
     const head = await stalledTicket(board.id);
     let shown: Awaited<ReturnType<typeof commitAsHead>> | undefined;
-    const { outcome, afterMs, withdrawals } = await giveUpUnwithdrawn(board.id, column.id, async () => {
+    const { outcome, afterMs, lastRefusedAfterMs } = await giveUpUnwithdrawn(board.id, column.id, async () => {
       shown = await commitAsHead(board.id, column.id, head);
     });
     // Not the 5xx of a change that did not land: the change did land, and this is its card.
     expect(outcome).toEqual({ card: shown, etag: '"as-the-head-wrote-it"' });
     // Sent again while a head could still take the post, then known only once none could.
-    expect(withdrawals).toBeGreaterThan(1);
+    expect(lastRefusedAfterMs).toBeGreaterThanOrEqual(LAST_TAKE_MS - TIMER_SLACK_MS);
     expect(afterMs).toBeGreaterThanOrEqual(SETTLED_AFTER_MS);
   });
 
