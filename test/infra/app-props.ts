@@ -30,3 +30,7 @@ export function appProps(props: AppProps = {}): AppProps {
   root ??= mkdtempSync(join(tmpdir(), 'task-board-infra-'));
   return { builtinCloudFormationValidation: false, ...props, outdir: props.outdir ?? mkdtempSync(join(root, 'cdk.out-')) };
 }
+
+/** The props of an App whose functions are not bundled (`aws:cdk:bundling-stacks` empty), with `context`. */
+export const unbundledAppProps = (context: Record<string, unknown> = {}): AppProps =>
+  appProps({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });

@@ -2,14 +2,14 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../infra/build-app';
 import { OUTBOX_PATH } from '../../infra/local/outbox';
 import { routes } from '../../lib/routes';
-import { appProps } from './app-props';
+import { unbundledAppProps } from './app-props';
 
 /**
  * The local outbox (GET /local/outbox, infra/local/outbox.ts) shows every code the local stack's
  * Cognito would have mailed. It must exist only on the local HTTP server: no row of the route
  * table names it, and nothing CDK synthesizes (a route, a function, a path, an entry) does either.
  */
-const template = Template.fromStack(buildApp(appProps({ context: { 'aws:cdk:bundling-stacks': [] } })).stack);
+const template = Template.fromStack(buildApp(unbundledAppProps()).stack);
 const resources = Object.entries(template.toJSON().Resources as Record<string, { Type: string; Properties?: any }>);
 
 describe('the local outbox is never deployed', () => {

@@ -18,7 +18,7 @@ import {
   streamConsumers,
 } from '../../lib/routes';
 import { METRICS_NAMESPACE } from '../../lib/runtime/metrics';
-import { appProps } from './app-props';
+import { unbundledAppProps } from './app-props';
 import { synthDeployment } from './deployment';
 
 /**
@@ -395,9 +395,7 @@ describe('runbook', () => {
       'https://example.com/runbook.md#top',
       'https://example.com/a b.md',
     ]) {
-      expect(() => buildApp(appProps({ context: { 'aws:cdk:bundling-stacks': [] } }), { settings: { runbookUrl } })).toThrow(
-        /"runbookUrl" must be/,
-      );
+      expect(() => buildApp(unbundledAppProps(), { settings: { runbookUrl } })).toThrow(/"runbookUrl" must be/);
     }
   });
 });

@@ -24,7 +24,7 @@ import {
 } from '../../lib/routes';
 import { rateLimitOf, tableActionsOf } from '../../lib/rows/row';
 import { eventFileOf } from '../../scripts/make-events';
-import { appProps } from './app-props';
+import { appProps, unbundledAppProps } from './app-props';
 import { synthDeployment } from './deployment';
 
 /** HTTP route rows; and every function row of every table (HTTP, WebSocket, stream, queue, schedule, pool trigger). */
@@ -321,7 +321,7 @@ describe('data', () => {
 
 describe('stages', () => {
   const tableOf = (context: Record<string, string>, settings: BuildOptions['settings'] = {}) => {
-    const built = buildApp(appProps({ context: { ...context, 'aws:cdk:bundling-stacks': [] } }), { settings });
+    const built = buildApp(unbundledAppProps(context), { settings });
     return Object.values(Template.fromStack(built.stack).toJSON().Resources as Record<string, any>).find(
       (r) => r.Type === 'AWS::DynamoDB::Table',
     );
@@ -355,13 +355,13 @@ describe('stages', () => {
 describe('cdk-nag', () => {
   // The stack as built passes both packs: this file's own synth (top) runs them and would throw.
   it('fails synth on an AwsSolutions finding nobody acknowledged', () => {
-    const built = buildApp(appProps({ context: { 'aws:cdk:bundling-stacks': [] } }));
+    const built = buildApp(unbundledAppProps());
     built.stack.functions.get('health')!.role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:*'], resources: ['*'] }));
     expect(() => built.app.synth()).toThrow(/AwsSolutions-IAM5/);
   });
 
   it('fails synth on a Serverless finding nobody acknowledged (the second pack runs too)', () => {
-    const built = buildApp(appProps({ context: { 'aws:cdk:bundling-stacks': [] } }));
+    const built = buildApp(unbundledAppProps());
     (built.stack.functions.get('health')!.fn.node.defaultChild as CfnFunction).tracingConfig = { mode: 'PassThrough' };
     expect(() => built.app.synth()).toThrow(/Serverless-LambdaTracing/);
   });

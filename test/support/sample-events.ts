@@ -22,14 +22,14 @@ export async function filledSampleEvent(routeId: string): Promise<{ text: string
   const post = async (path: string, body?: unknown) =>
     (await call<{ id: string }>('POST', path, { token: user.token, ...(body === undefined ? {} : { body }) })).body;
   const sample = readFileSync(join(REPO_ROOT, 'events', eventFileOf(routeId)), 'utf8');
-  // The member and assignee routes act on a second user: not yet a member for add, already one
-  // otherwise. Only an event that names that user (by id or by address) gets one: for any other,
-  // it would be an account no request of the sample touches, whose registration and verification
-  // would only cost the stack's time.
-  const member = ['members.update', 'members.remove', 'cards.assignees.add', 'cards.assignees.remove'].includes(routeId);
-  const named = sample.includes(PLACEHOLDER.user) || sample.includes(PLACEHOLDER.teammateEmail);
-  const teammate = member || named ? await newUser() : undefined;
-  if (member) await post(`/boards/${board.id}/members`, { email: teammate!.email });
+  // The member and assignee routes act on a second user, whom their events name (by id or by
+  // address): not yet a member for add, already one otherwise. Only an event that names that user
+  // gets one: for any other, it would be an account no request of the sample touches, whose
+  // registration and verification would only cost the stack's time.
+  const teammate = sample.includes(PLACEHOLDER.user) || sample.includes(PLACEHOLDER.teammateEmail) ? await newUser() : undefined;
+  if (['members.update', 'members.remove', 'cards.assignees.add', 'cards.assignees.remove'].includes(routeId)) {
+    await post(`/boards/${board.id}/members`, { email: teammate!.email });
+  }
   // The label routes act on a label of the board (on the card already, for detach).
   const label =
     routeId.startsWith('labels.') || routeId.startsWith('cards.labels.')
