@@ -50,7 +50,7 @@ export const TRANSACTION_ITEMS: Record<string, { items: string[]; lsiEntries: nu
     lsiEntries: 0,
   },
   'PATCH /comments/{id}': {
-    items: ['comment Update', 'card lookup ConditionCheck', 'board Update', 'log Put'],
+    items: ['comment Update', 'card ConditionCheck', 'board Update', 'log Put'],
     lsiEntries: 0,
   },
   'DELETE /comments/{id}': {
@@ -58,11 +58,11 @@ export const TRANSACTION_ITEMS: Record<string, { items: string[]; lsiEntries: nu
     lsiEntries: 0,
   },
   'POST /cards/{id}/archive': {
-    items: ['CARD# Delete', 'ARCHIVED# Put', 'card lookup Update', 'board Update', 'log Put'],
+    items: ['CARD# Delete', 'ARCHIVED# Put', 'board Update', 'log Put'],
     lsiEntries: 1,
   },
   'POST /cards/{id}/restore': {
-    items: ['ARCHIVED# Delete', 'CARD# Put', 'card lookup Update', 'column card_version Update', 'board Update', 'log Put'],
+    items: ['ARCHIVED# Delete', 'CARD# Put', 'column card_version Update', 'board Update', 'log Put'],
     lsiEntries: 1,
   },
 };

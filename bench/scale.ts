@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -13,6 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { columnPositionKey, type ItemKey, keys } from '../lib/data/table';
+import { cardIdPrefixOf, cardIdSpace, newCardId } from '../lib/domain/card-ids';
 import { seedViaBatch } from '../test/support/seed-via-batch';
 import { type Client, RouteSample, type RouteSummary, type Stats, stats, type WireAnswer } from './client';
 import { type BoardFixture, makeBoard } from './latency';
@@ -151,13 +151,19 @@ export class Table {
   }
 
   /**
-   * What-if for docs/performance.md: the same key range read as 17 ranges in parallel (cards by
-   * the first hex digit of their id, then the columns), each paged on its own.
+   * What-if for docs/performance.md: the same key range read as 17 ranges in parallel (the cards
+   * in 16 equal parts of their ids' space after the board's prefix, then the columns), each paged
+   * on its own.
    */
   async timedSegmentedQuery(pk: string): Promise<{ ms: number; pages: number; items: number }> {
+    const space = cardIdSpace((await this.first(pk, '#BOARD'))?.card_id_prefix as string | undefined);
     const started = performance.now();
+    const part = space.size / 16;
     const segments: [string, string][] = [
-      ...'0123456789abcdef'.split('').map((h): [string, string] => [`${keys.cardPrefix}${h}`, `${keys.cardPrefix}${h}\uffff`]),
+      ...range(16).map((i): [string, string] => [
+        `${keys.cardPrefix}${space.idStartAt(i * part)}`,
+        `${keys.cardPrefix}${space.idStartAt((i + 1) * part - 1)}\uffff`,
+      ]),
       [keys.columnPrefix, `${keys.columnPrefix}\uffff`],
     ];
     const results = await Promise.all(segments.map((segment) => this.timedQuery(pk, segment)));
@@ -184,7 +190,8 @@ export class Table {
 
   /**
    * Cards written straight into the table, as the service writes them (lib/data/cards.ts
-   * createCard: the card with its `colpos` index key, and its id lookup; positions 1.0, 2.0, ...
+   * createCard: the card under its board's card-id prefix with its `colpos` index key, and its
+   * own id lookup only on a board without a prefix; positions 1.0, 2.0, ...
    * per column), and each column's card_version set as that many creates would have left it.
    * BatchWriteItem, 25 items a request, 8 requests in flight. No log items and no seq: the board
    * reads as one that had those cards all along (the broadcaster reads only log items' records).
@@ -193,9 +200,10 @@ export class Table {
   async seedCards(board: BoardFixture, perColumn: number, description: string): Promise<string[]> {
     const writes: WriteRequest[] = [];
     const ids: string[] = [];
+    const prefix = (await this.first(keys.boardPartition(board.id), '#BOARD'))?.card_id_prefix as string | undefined;
     for (const columnId of board.columns) {
       for (const i of range(perColumn)) {
-        const id = randomUUID();
+        const id = newCardId(prefix);
         const position = i + 1;
         const card = {
           id,
@@ -213,7 +221,8 @@ export class Table {
           colpos: columnPositionKey(columnId, position),
         };
         writes.push({ PutRequest: { Item: marshall(item) } });
-        writes.push({ PutRequest: { Item: marshall({ ...keys.cardLookup(id), type: 'card_lookup', board_id: board.id }) } });
+        const ownLookup = keys.cardOwnLookup(id);
+        if (ownLookup) writes.push({ PutRequest: { Item: marshall({ ...ownLookup, type: 'card_lookup', board_id: board.id }) } });
         ids.push(id);
       }
     }
@@ -550,7 +559,8 @@ async function deleteRun(
 ): Promise<DeleteRun> {
   const pk = keys.boardPartition(board.id);
   const lookups = [
-    ...board.cards.map(keys.cardLookup),
+    ...board.cards.flatMap((id) => keys.cardOwnLookup(id) ?? []),
+    ...[...new Set(board.cards.flatMap((id) => cardIdPrefixOf(id) ?? []))].map(keys.cardIds),
     ...board.columns.map(keys.columnLookup),
     keys.userBoard(owner.userId, board.id),
   ];

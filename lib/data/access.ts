@@ -1,3 +1,4 @@
+import { cardIdPrefixOf } from '../domain/card-ids';
 import { Forbidden, NotFound } from '../domain/errors';
 import { getItems, type ItemSet } from './db';
 import {
@@ -90,18 +91,23 @@ export type Preload<P> = (found: { boardId: string; columnId?: string }) => Prom
 const present = (ids: (string | null | undefined)[] = []) => [...new Set(ids.filter((id): id is string => !!id))];
 
 /**
+ * Where a card is read: at the one key its own lookup names (archived or not), or, for an id
+ * under its board's prefix (lib/domain/card-ids.ts), whose board's item cannot say, at both keys:
+ * one read unit more than needed, and no round trip more.
+ */
+function cardKeys(boardId: string, cardId: string, lookup: CardLookup | undefined): ItemKey[] {
+  if (cardIdPrefixOf(cardId) !== undefined) return [keys.card(boardId, cardId), keys.archivedCard(boardId, cardId)];
+  return [lookup?.archived ? keys.archivedCard(boardId, cardId) : keys.card(boardId, cardId)];
+}
+
+/**
  * How a board route reaches the addressed child: its id lookup, the keys of what to read with it
- * (from what the lookup says), and its name in a 404. A card's lookup says whether it is archived,
- * so the card is read at its one key; a comment's names its card, read at both keys (archived or
- * not: one read unit more than needed, and no round trip more).
+ * (from what the lookup says), and its name in a 404. A card is read where cardKeys says; a
+ * comment's lookup names its card, read at both keys.
  */
 const CHILD_WAYS = {
   column: { lookup: keys.columnLookup, items: (boardId, id) => [keys.column(boardId, id)], what: 'Column' },
-  card: {
-    lookup: keys.cardLookup,
-    items: (boardId, id, lookup) => [lookup?.archived ? keys.archivedCard(boardId, id) : keys.card(boardId, id)],
-    what: 'Card',
-  },
+  card: { lookup: keys.cardBoardLookup, items: cardKeys, what: 'Card' },
   comment: {
     lookup: keys.commentLookup,
     items: (boardId, id, lookup) => {
@@ -125,7 +131,7 @@ const CHILD_WAYS = {
 /** The kinds of related ids, in the order their keys go into each round trip. */
 const RELATED_KINDS = {
   columns: { lookup: keys.columnLookup, item: keys.column },
-  cards: { lookup: keys.cardLookup, item: keys.card },
+  cards: { lookup: keys.cardBoardLookup, item: keys.card },
   labels: { lookup: keys.labelLookup, item: keys.label },
 } as const;
 type RelatedKind = keyof typeof RELATED_KINDS;
@@ -197,17 +203,20 @@ function boardReached(via: Via, addressedId: string, lookups: ItemSet | undefine
 }
 
 /**
- * A card archived or restored between the two round trips is not at the key its lookup named: it
- * is read at the other one (a third round trip, only in that race), so that a card being archived
- * is never answered 404. A card deleted meanwhile is at neither: 404 as before.
+ * A card archived or restored between the two round trips may be at neither key read: the key its
+ * own lookup named, or (an id under its board's prefix) both keys, which one BatchGetItem reads
+ * one after the other, not as one snapshot, so a move between them finds the card at neither.
+ * Both keys are read again (a third round trip, only in that race, and before a 404 for an id of
+ * no card under a real prefix), so that a card being archived is never answered 404. A card
+ * deleted meanwhile is at neither: 404 as before.
  */
 async function withCardArchivedMeanwhile(via: Via, cardId: string, reached: BoardReached, found: ItemSet): Promise<ItemSet> {
-  if (via !== 'card' || !found.get(keys.board(reached.boardId))) return found;
-  const [expected] = CHILD_WAYS.card.items(reached.boardId, cardId, reached.lookup);
-  if (found.get(expected!)) return found;
-  const other = reached.lookup?.archived ? keys.card(reached.boardId, cardId) : keys.archivedCard(reached.boardId, cardId);
-  const again = await getItems([other]);
-  const card = again.get(other);
+  const { boardId } = reached;
+  if (via !== 'card' || !found.get(keys.board(boardId))) return found;
+  if (CHILD_WAYS.card.items(boardId, cardId, reached.lookup).some((key) => found.get(key))) return found;
+  const both = [keys.card(boardId, cardId), keys.archivedCard(boardId, cardId)];
+  const again = await getItems(both);
+  const card = both.map((key) => again.get(key)).find((item) => item);
   if (card) found.add(card);
   return found;
 }
@@ -240,26 +249,31 @@ function scopeItemKeys(
     keys.userProfile(callerId),
     ...(via === 'board' ? [] : CHILD_WAYS[via].items(boardId, addressedId, lookup)),
     ...RELATED_ORDER.flatMap((kind) =>
-      ids[kind]
-        .filter((id) => boardOf(kind, id) === boardId)
-        .map((id) => relatedItemKey(kind, boardId, id, lookups, archivedCards)),
+      ids[kind].flatMap((id) => {
+        const on = boardOf(kind, id);
+        if (on === boardId) return relatedItemKeys(kind, boardId, id, lookups, archivedCards);
+        // A card id under another board's prefix names a card of that board only if it is there:
+        // a batch answers 403 for one that is, and 404 for one that is not, as for any other id.
+        if (on && kind === 'cards' && archivedCards && cardIdPrefixOf(id) !== undefined) {
+          return relatedItemKeys(kind, on, id, lookups, archivedCards);
+        }
+        return [];
+      }),
     ),
     ...otherBoards.map(keys.board),
   ];
 }
 
-/** Where a related id's item is read: its kind's key, or (`archivedCards`) a card's archived key when its lookup says so. */
-function relatedItemKey(
+/** Where a related id's item is read: its kind's key, or (`archivedCards`) wherever the card may be (cardKeys). */
+function relatedItemKeys(
   kind: RelatedKind,
   boardId: string,
   id: string,
   lookups: ItemSet | undefined,
   archivedCards: boolean,
-): ItemKey {
-  if (kind === 'cards' && archivedCards && lookups?.get<CardLookup>(keys.cardLookup(id))?.archived) {
-    return keys.archivedCard(boardId, id);
-  }
-  return RELATED_KINDS[kind].item(boardId, id);
+): ItemKey[] {
+  if (kind === 'cards' && archivedCards) return cardKeys(boardId, id, lookups?.get<CardLookup>(keys.cardBoardLookup(id)));
+  return [RELATED_KINDS[kind].item(boardId, id)];
 }
 
 /** The related ids found, each with its board, and its item when that is the addressed board. */
@@ -272,12 +286,18 @@ function relatedItemsOf(
 ): Pick<ScopeOfBoard, 'relatedColumns' | 'relatedCards' | 'relatedLabels'> {
   const live = (otherBoardId: string) => otherBoardId === boardId || items.get(keys.board(otherBoardId)) !== undefined;
   const found = <T>(kind: RelatedKind) =>
-    relatedMap(
+    relatedMap<T>(
       ids[kind],
       RELATED_KINDS[kind].lookup,
-      (id) => items.get<T>(relatedItemKey(kind, boardId, id, lookups, archivedCards)),
+      (id, on) =>
+        relatedItemKeys(kind, on, id, lookups, archivedCards)
+          .map((key) => items.get<T>(key))
+          .find((item) => item),
       lookups,
       live,
+      // A card's own lookup goes with the card; its board's prefix item does not: found only if read.
+      kind === 'cards' ? (id) => cardIdPrefixOf(id) !== undefined : () => false,
+      boardId,
     );
   return {
     relatedColumns: found<ColumnRecord>('columns'),
@@ -363,19 +383,35 @@ function liveCard(board: BoardRecord, items: ItemSet, boardId: string, cardId: s
   return card;
 }
 
+/**
+ * The related ids of one kind whose lookup was found on a live board, each with its item when it
+ * is on the addressed board. `sharedLookup`: an id whose lookup is shared with others (a card id
+ * under its board's prefix): on another board, found only when its item was (`item`, read on
+ * the board it names).
+ */
 function relatedMap<T>(
   ids: string[],
   lookupKey: (id: string) => ItemKey,
-  item: (id: string) => T | undefined,
+  item: (id: string, boardId: string) => T | undefined,
   lookups: ItemSet | undefined,
   boardExists: (boardId: string) => boolean,
+  sharedLookup: (id: string) => boolean,
+  addressedBoardId: string,
 ): Map<string, Related<T>> {
   const found = new Map<string, Related<T>>();
   for (const id of ids) {
     const lookup = lookups?.get<{ board_id: string; card_version?: number }>(lookupKey(id));
     if (!lookup || !boardExists(lookup.board_id)) continue;
+    const read = item(id, lookup.board_id);
+    // On the addressed board it stays, without its item, as an own lookup's id whose card was not
+    // at the key read: the batch reads such cards again (archived or restored meanwhile).
+    if (sharedLookup(id) && read === undefined && lookup.board_id !== addressedBoardId) continue;
     const cardVersion = lookup.card_version;
-    found.set(id, { boardId: lookup.board_id, item: item(id), ...(cardVersion === undefined ? {} : { cardVersion }) });
+    found.set(id, {
+      boardId: lookup.board_id,
+      item: lookup.board_id === addressedBoardId ? read : undefined,
+      ...(cardVersion === undefined ? {} : { cardVersion }),
+    });
   }
   return found;
 }

@@ -14,7 +14,7 @@ import {
   type TaggedCard,
   versionMatches,
 } from './cards';
-import { getItems, type Item, type NamedItems, queryAll } from './db';
+import { getItems, type Item, type NamedItems, queryAll, type TransactItem } from './db';
 import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
 import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
 import { type BoardRecord, type Card, type CardRecord, type ColumnLookup, now, toCard } from './records';
@@ -33,6 +33,26 @@ import { columnPositionKey, keys } from './table';
 function cardOf(item: CardRecord): CardRecord {
   const { pk: _pk, sk: _sk, type: _type, colpos: _colpos, ...card } = item as CardRecord & Record<string, unknown>;
   return card as CardRecord;
+}
+
+/**
+ * A card's own lookup, which tells readers the key the card is at: kept with the card as it is
+ * archived or restored. A card id under its board's prefix has none (its card is read at both keys).
+ */
+function ownLookupArchived(cardId: string, archived: boolean): TransactItem | undefined {
+  const Key = keys.cardOwnLookup(cardId);
+  if (!Key) return undefined;
+  const ConditionExpression = 'attribute_exists(pk)';
+  return archived
+    ? {
+        Update: {
+          Key,
+          UpdateExpression: 'SET archived = :true',
+          ConditionExpression,
+          ExpressionAttributeValues: { ':true': true },
+        },
+      }
+    : { Update: { Key, UpdateExpression: 'REMOVE archived', ConditionExpression } };
 }
 
 /** Archives a card; an archived card changes nothing (the same `archived_at`, no event). */
@@ -60,14 +80,7 @@ export function archiveCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Prom
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      lookup: {
-        Update: {
-          Key: keys.cardLookup(card.id),
-          UpdateExpression: 'SET archived = :true',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':true': true },
-        },
-      },
+      lookup: ownLookupArchived(card.id, true),
     } satisfies NamedItems;
     try {
       await commitChange({
@@ -138,13 +151,7 @@ export function restoreCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags): Prom
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      lookup: {
-        Update: {
-          Key: keys.cardLookup(card.id),
-          UpdateExpression: 'REMOVE archived',
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      },
+      lookup: ownLookupArchived(card.id, false),
       cardVersion: { Update: advancedCardVersion(columnId, seenVersion) },
     } satisfies NamedItems;
     try {

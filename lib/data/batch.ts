@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { newCardId } from '../domain/card-ids';
 import { Archived, DomainError, Forbidden, LimitReached, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { dynamoLimits } from '../runtime/aws-limits';
 import { actorOf, type RelatedIds, resolveBoardScope, type ScopeVia } from './access';
 import { queueEmpty, waitOrGone, withTurn } from './board-turns';
-import { advancedCardVersion, cardAsRead, cardAtEitherKey, newCardWrites, queryColumnCards } from './cards';
+import { advancedCardVersion, cardAsRead, cardAtEitherKey, newCardWrites, ownLookupDelete, queryColumnCards } from './cards';
 import { highestColumnPosition } from './columns';
 import { type NamedItems, retryLostRaces, type TransactItem } from './db';
 import { shownCard, versionOf } from './etags';
@@ -258,7 +259,7 @@ class Simulation {
     // Every column a create names by id was queried (queryColumnTops); one made here is empty.
     if (!top) throw new Error('a create into a column whose cards were not read');
     const card: CardRecord = {
-      id: randomUUID(),
+      id: newCardId(this.scope.board.card_id_prefix),
       board_id: this.scope.boardId,
       column_id: column.now.id,
       title: operation.title,
@@ -418,7 +419,7 @@ class Simulation {
         if (gone) continue; // created and deleted by the batch: nothing to keep
         const made = newCardWrites(boardId, final);
         writes[`card:${id}`] = made.card;
-        writes[`cardLookup:${id}`] = made.lookup;
+        if (made.lookup) writes[`cardLookup:${id}`] = made.lookup;
         continue;
       }
       if (!gone && final === read) continue;
@@ -433,7 +434,8 @@ class Simulation {
             ExpressionAttributeValues: asRead.values,
           },
         };
-        writes[`cardLookup:${id}`] = { Delete: { Key: keys.cardLookup(id) } };
+        const lookupDelete = ownLookupDelete(id);
+        if (lookupDelete) writes[`cardLookup:${id}`] = lookupDelete;
         continue;
       }
       const sets = ['#version = :nextVersion'];

@@ -131,8 +131,8 @@ const FIRST_SLEEP_SHARE = 0.6;
 
 /**
  * The most posted changes the head commits with its own: a batch's 25 changes in all. A create
- * is three items of the transaction (its card, the card's lookup and the item that tells its
- * writer), an edit two, beside the head's own four at most and the board's and log's: 79 at most,
+ * is at most three items of the transaction (its card, the item that tells its writer and, on a
+ * board made before card-id prefixes, the card's own lookup), an edit two, beside the head's own four at most and the board's and log's: 79 at most,
  * within DynamoDB's 100 a transaction. The board item's condition grows by about 100 bytes a post,
  * within the 4 KB an expression may have.
  */

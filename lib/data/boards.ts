@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { cardIdPrefixOf, cardIdSpace, newCardIdPrefix } from '../domain/card-ids';
 import { byLabelName, byNewestFirst, byPosition } from '../domain/ordering';
 import { actorOf, type BoardScope } from './access';
 import { WRITE_ONLY } from './board-turns';
@@ -26,39 +27,55 @@ import { type ItemKey, keys } from './table';
 import { accountGone } from './users';
 
 /**
- * One TransactWriteItems: the board, the owner's membership and its mirror under the user. With a
- * `count` (the rate limiter's, lib/data/rate-limits.ts), the counter's conditional increment is
- * one more item of it: no round trip before the create, and a refused request writes nothing.
+ * One TransactWriteItems: the board, the owner's membership and its mirror under the user, and
+ * the board's card-id prefix item. With a `count` (the rate limiter's, lib/data/rate-limits.ts),
+ * the counter's conditional increment is one more item of it: no round trip before the create,
+ * and a refused request writes nothing. A prefix another board holds (one chance in 2^60 per
+ * board) fails its condition, and the create goes again with another.
  */
 export async function createBoard(ownerId: string, title: string, count?: FoldedCount): Promise<Board> {
-  const board: BoardRecord = {
-    id: randomUUID(),
-    owner_id: ownerId,
-    title,
-    created_at: now(),
-    owner_count: 1,
-    labels: {},
-    members: { [ownerId]: 0 },
-  };
-  const member: MemberRecord = { board_id: board.id, user_id: ownerId, role: 'owner', joined_at: board.created_at };
-  const items = {
-    board: {
-      Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' },
-    },
-    member: { Put: { Item: { ...keys.member(board.id, ownerId), type: 'member', ...member } } },
-    userBoard: { Put: { Item: { ...keys.userBoard(ownerId, board.id), type: 'user_board', ...member } } },
-    // A deleted account's token creates nothing (its profile went in the deletion's transaction).
-    profile: { ConditionCheck: { Key: keys.userProfile(ownerId), ConditionExpression: 'attribute_exists(pk)' } },
-  } satisfies NamedItems;
-  try {
-    // The counter goes after these items (transactWriteCounted), so they are read by their names.
-    await transactWriteCounted(items, count);
-  } catch (error) {
-    if (refusalOf(error, namesOf(items))?.failed.has('profile')) throw accountGone();
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    const board: BoardRecord = {
+      id: randomUUID(),
+      owner_id: ownerId,
+      title,
+      created_at: now(),
+      owner_count: 1,
+      labels: {},
+      members: { [ownerId]: 0 },
+      card_id_prefix: newCardIdPrefix(),
+    };
+    const member: MemberRecord = { board_id: board.id, user_id: ownerId, role: 'owner', joined_at: board.created_at };
+    const items = {
+      board: {
+        Put: { Item: { ...keys.board(board.id), type: 'board', ...board }, ConditionExpression: 'attribute_not_exists(pk)' },
+      },
+      cardIds: {
+        Put: {
+          Item: { ...keys.cardIds(board.card_id_prefix!), type: 'card_ids', board_id: board.id },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      member: { Put: { Item: { ...keys.member(board.id, ownerId), type: 'member', ...member } } },
+      userBoard: { Put: { Item: { ...keys.userBoard(ownerId, board.id), type: 'user_board', ...member } } },
+      // A deleted account's token creates nothing (its profile went in the deletion's transaction).
+      profile: { ConditionCheck: { Key: keys.userProfile(ownerId), ConditionExpression: 'attribute_exists(pk)' } },
+    } satisfies NamedItems;
+    try {
+      // The counter goes after these items (transactWriteCounted), so they are read by their names.
+      await transactWriteCounted(items, count);
+      return toBoard(board);
+    } catch (error) {
+      const failed = refusalOf(error, namesOf(items))?.failed;
+      if (failed?.has('profile')) throw accountGone();
+      if (failed?.has('cardIds') && attempt < PREFIX_ATTEMPTS) continue;
+      throw error;
+    }
   }
-  return toBoard(board);
 }
+
+/** Tries at a card-id prefix nobody holds: a second is already one chance in 2^120. */
+const PREFIX_ATTEMPTS = 3;
 
 /** Query of the user's memberships, then one BatchGetItem of those boards (100 keys a chunk, in parallel). */
 export async function listBoards(userId: string): Promise<Board[]> {
@@ -99,8 +116,6 @@ export async function renameBoard(scope: BoardScope, title: string): Promise<Boa
 /** A board's cards, columns and labels are one range of its partition: CARD# < COLUMN# < LABEL#. */
 const TREE_RANGE_END = `${keys.labelPrefix}\uffff`;
 
-const KEYSPACE = 0x10000; // card ids by their first four hex digits
-const hex4 = (n: number) => n.toString(16).padStart(4, '0');
 const MAX_PARALLEL_RANGES = 16;
 /**
  * Ranges sized to exactly the first page's share would each need a second page whenever the ids
@@ -112,22 +127,26 @@ const RANGE_MARGIN = 1.15;
 
 /**
  * The ranges still to read after a first page that ended at `lastSk`, sized from that page.
- * Card ids are random UUIDs, so the share of the card keyspace the first page covered tells
- * about how many more pages the board holds; the rest of the keyspace is split into that many
- * ranges and 15 % more (at most 16), so that the board is still read at about one page per MB,
- * but in parallel, one page per range. The range holding `lastSk` resumes after it; the last one also takes the columns.
+ * A board's card ids are random after its prefix, so the share of their space
+ * (lib/domain/card-ids.ts, `cardIdSpace`) the first page covered tells about how many more pages
+ * the board holds; the rest of the space is split into that many ranges and 15 % more (at most
+ * 16), so that the board is still read at about one page per MB, but in parallel, one page per
+ * range. The range holding `lastSk` resumes after it; the last one also takes the columns (and
+ * any card id that sorts after the space).
  */
 export function treeRangesAfter(lastSk: string): { from: string; to: string; resume: boolean }[] {
   const columns = { from: keys.columnPrefix, to: TREE_RANGE_END };
   if (!lastSk.startsWith(keys.cardPrefix)) return [{ ...columns, resume: true }];
-  const at = Number.parseInt(lastSk.slice(keys.cardPrefix.length, keys.cardPrefix.length + 4), 16);
-  const covered = (at + 1) / KEYSPACE;
-  const count = Math.max(1, Math.min(MAX_PARALLEL_RANGES, Math.ceil((RANGE_MARGIN * (1 - covered)) / covered), KEYSPACE - at));
-  const bounds = Array.from({ length: count + 1 }, (_, i) => Math.round(at + ((KEYSPACE - at) * i) / count));
+  const lastId = lastSk.slice(keys.cardPrefix.length);
+  const space = cardIdSpace(cardIdPrefixOf(lastId));
+  const at = space.positionOf(lastId);
+  const covered = (at + 1) / space.size;
+  const count = Math.max(1, Math.min(MAX_PARALLEL_RANGES, Math.ceil((RANGE_MARGIN * (1 - covered)) / covered), space.size - at));
+  const bounds = Array.from({ length: count + 1 }, (_, i) => Math.round(at + ((space.size - at) * i) / count));
   // The last range runs on through the columns and labels (a few small items) rather than costing a page.
   return bounds.slice(0, -1).map((low, i) => ({
-    from: `${keys.cardPrefix}${hex4(low)}`,
-    to: i === count - 1 ? columns.to : `${keys.cardPrefix}${hex4(bounds[i + 1]! - 1)}\uffff`,
+    from: `${keys.cardPrefix}${space.idStartAt(low)}`,
+    to: i === count - 1 ? columns.to : `${keys.cardPrefix}${space.idStartAt(bounds[i + 1]! - 1)}\uffff`,
     resume: i === 0,
   }));
 }
@@ -250,6 +269,8 @@ export async function deleteBoardAs(boardId: string, actor: string, read: BoardR
         actor,
         deletesBoard: true,
         writes: {
+          // Its cards' ids lead nowhere from here on; the collector never sees this item (not in the partition).
+          cardIds: board.card_id_prefix ? { Delete: { Key: keys.cardIds(board.card_id_prefix) } } : undefined,
           soleOwner: soleOwner
             ? {
                 ConditionCheck: {
@@ -295,8 +316,13 @@ export class BoardChanged extends Error {
  * outside it that point into it. Each page's deletes run while the next page is read. Safe to
  * run again after an interruption: it deletes whatever is still there. Watches stay: the
  * broadcaster still needs them to tell the watchers `board.deleted`, and drops them itself.
+ * The board's card-id prefix item went with the board item; it is deleted again here, by the
+ * prefix its cards' ids carry, for a deletion made by a version that did not know it (during a
+ * deployment, or after a rollback). The prefix was claimed on condition that no board held it,
+ * so no other board's item is at that key.
  */
 export async function deleteBoardContents(boardId: string): Promise<void> {
+  const prefixes = new Set<string>();
   // The chain always has a handler, so a failed batch never becomes an unhandled rejection
   // (which would end the Lambda process) while the next page is still being read.
   let deleting: Promise<void> = Promise.resolve();
@@ -319,7 +345,13 @@ export async function deleteBoardContents(boardId: string): Promise<void> {
         if (item.sk.startsWith(keys.memberPrefix)) doomed.push(keys.userBoard(item.user_id as string, boardId));
         else if (item.sk.startsWith(keys.columnPrefix)) doomed.push(keys.columnLookup(item.id as string));
         else if (item.sk.startsWith(keys.cardPrefix) || item.sk.startsWith(keys.archivedCardPrefix)) {
-          doomed.push(keys.cardLookup(item.id as string));
+          const lookup = keys.cardOwnLookup(item.id as string);
+          const prefix = cardIdPrefixOf(item.id as string);
+          if (lookup) doomed.push(lookup);
+          else if (prefix !== undefined && !prefixes.has(prefix)) {
+            prefixes.add(prefix);
+            doomed.push(keys.cardIds(prefix));
+          }
         } else if (item.sk.startsWith(keys.labelPrefix)) doomed.push(keys.labelLookup(item.id as string));
         else if (item.sk.startsWith(keys.commentPrefix)) doomed.push(keys.commentLookup(item.id as string));
       }

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { InferOutput } from 'valibot';
 import type { moveCardBody } from '../contract/schemas';
+import { newCardId } from '../domain/card-ids';
 import { Archived, Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
 import { actorOf, relatedOnBoard, type ScopeVia } from './access';
@@ -106,7 +106,7 @@ export async function createCard(
   // (a busy column: likely again by then), and writes.
   const callsAfterTurn = (board: BoardRecord) => (lastAppendedTo(board, column.id) === undefined ? 2 : 1);
   // The card's id is fixed before the first attempt: a posted create is found by it.
-  const cardId = randomUUID();
+  const cardId = newCardId(scope.board.card_id_prefix);
   const entry: PostedCreate = {
     kind: 'card.create',
     column_id: column.id,
@@ -279,7 +279,7 @@ function takePosts(
       position = card.position;
       const made = newCardWrites(boardId, card);
       writes[`${name}Card`] = made.card;
-      writes[`${name}Lookup`] = made.lookup;
+      if (made.lookup) writes[`${name}Lookup`] = made.lookup;
       const shown = shownCard(card, board);
       writes[`${name}Done`] = doneWrite(boardId, ticket, shown);
       result.changes.push({ kind: 'card.created', fields: { card: shown.card }, actor: post.actor });
@@ -673,6 +673,7 @@ function setFields(fields: Record<string, unknown>) {
  * and its id lookup.
  */
 export function newCardWrites(boardId: string, card: CardRecord) {
+  const ownLookup = keys.cardOwnLookup(card.id);
   return {
     card: {
       Put: {
@@ -680,8 +681,15 @@ export function newCardWrites(boardId: string, card: CardRecord) {
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    lookup: { Put: { Item: { ...keys.cardLookup(card.id), type: 'card_lookup', board_id: boardId } } },
+    // A card id under its board's prefix reaches the board through the board's one item.
+    lookup: ownLookup ? { Put: { Item: { ...ownLookup, type: 'card_lookup', board_id: boardId } } } : undefined,
   } satisfies NamedItems;
+}
+
+/** The deletion of a card's own lookup, with the card's; none for an id under its board's prefix. */
+export function ownLookupDelete(cardId: string) {
+  const lookup = keys.cardOwnLookup(cardId);
+  return lookup ? { Delete: { Key: lookup } } : undefined;
 }
 
 /** An update expression that also advances the card's write counter (its condition required it as read). */
@@ -747,7 +755,7 @@ export async function deleteCard(scope: ScopeVia<'card'>, ifMatch?: EntityTags):
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
-      lookup: { Delete: { Key: keys.cardLookup(card.id) } },
+      lookup: ownLookupDelete(card.id),
     } satisfies NamedItems;
     try {
       await commitChange({

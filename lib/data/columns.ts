@@ -186,7 +186,7 @@ export async function deleteColumnCards(boardId: string, columnId: string): Prom
     const slice = commented.slice(i, i + COMMENT_CLEANUP_PARALLELISM);
     await Promise.all(slice.map((card) => deleteCardComments(boardId, card.id)));
   }
-  await deleteItems(cards.map((card) => keys.cardLookup(card.id)));
+  await deleteItems(cards.flatMap((card) => keys.cardOwnLookup(card.id) ?? []));
   await deleteItems(cards.map((card): ItemKey => ({ pk: card.pk, sk: card.sk })));
   // A board deleted meanwhile has nothing to clear.
   await removeFromSet(keys.board(boardId), 'deleting_columns', columnId);

@@ -30,15 +30,25 @@ import { cardKeyOf, type ItemKey, keys } from './table';
 function countOnCard(boardId: string, card: CardRecord, step: 1 | -1) {
   return {
     Update: {
-      Key: cardKeyOf(boardId, card),
+      ...asReadIn(boardId, card),
       UpdateExpression: 'ADD comment_count :step, #version :one',
-      ConditionExpression: 'attribute_exists(pk) AND column_id = :column',
       ExpressionAttributeNames: { '#version': 'version' },
       ExpressionAttributeValues: { ':step': step, ':one': 1, ':column': card.column_id },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
     },
   };
 }
+
+/** A comment edit's check of its card: at the key and in the column it was read in, as countOnCard's. */
+function cardUnchangedBy(boardId: string, card: CardRecord) {
+  return { ConditionCheck: { ...asReadIn(boardId, card), ExpressionAttributeValues: { ':column': card.column_id } } };
+}
+
+/** The card at the key and in the column it was read in; a failed check returns it as it now is. */
+const asReadIn = (boardId: string, card: CardRecord) => ({
+  Key: cardKeyOf(boardId, card),
+  ConditionExpression: 'attribute_exists(pk) AND column_id = :column',
+  ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+});
 
 /**
  * The card as it now is after its update in a comment's transaction failed: from the failed
@@ -142,11 +152,13 @@ export async function listComments(
 /**
  * `PATCH /comments/{id}`: the author alone may edit (403 for anyone else, after the access check's
  * 404 and 403). The same body writes nothing, sends no event and answers the comment as it is.
- * The transaction requires the comment to still be there and the card's lookup to exist (it goes
- * with the card, archived or not), and the card's column not to be being deleted.
+ * The transaction requires the comment to still be there, the card to be where and in the column
+ * it was read in (a card archived, restored or moved meanwhile is read again, and the edit goes
+ * again), and that column not to be being deleted.
  */
 export async function updateComment(scope: ScopeVia<'comment'>, body: string): Promise<Comment> {
-  const { boardId, card } = scope;
+  const { boardId } = scope;
+  let { card } = scope;
   const callerId = actorOf(scope);
   const gone = () => new NotFound('Comment');
   const first = { board: scope.board, item: scope.comment, callsAfterTurn: WRITE_ONLY };
@@ -164,7 +176,7 @@ export async function updateComment(scope: ScopeVia<'comment'>, body: string): P
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
-      card: { ConditionCheck: { Key: keys.cardLookup(comment.card_id), ConditionExpression: 'attribute_exists(pk)' } },
+      card: cardUnchangedBy(boardId, card),
     } satisfies NamedItems;
     try {
       await commitChange({
@@ -181,7 +193,10 @@ export async function updateComment(scope: ScopeVia<'comment'>, body: string): P
       return edited;
     } catch (error) {
       const refusal = changeRefusal(error, writes);
-      if (refusal?.failed.has('card')) throw gone();
+      if (refusal?.failed.has('card')) {
+        card = await cardAfterRefusal(refusal.itemAt<CardRecord>('card'), boardId, card.id, gone);
+        throw new ChangeRaceLost(refusal.board ?? board, comment);
+      }
       if (!refusal?.failed.has('comment')) throw error;
       // Deleted meanwhile: 404; edited meanwhile by its author: go again on it as it now is.
       const current = refusal.itemAt<CommentRecord>('comment');

@@ -24,6 +24,11 @@ export interface BoardRecord {
   labels?: Record<string, string>;
   /** The `seq` of the board's latest change (lib/data/event-log.ts); absent until its first. */
   seq?: number;
+  /**
+   * What every card id of the board starts with (lib/domain/card-ids.ts), its `CARDIDS#` item
+   * written with the board. Absent on boards made before it: their cards get version 4 ids.
+   */
+  card_id_prefix?: string;
   /** How many webhooks the board has (webhooks.md: at most 10); kept in each create's and delete's transaction. */
   webhook_count?: number;
   /**
@@ -165,7 +170,10 @@ export interface ColumnLookup {
 
 export interface CardLookup {
   board_id: string;
-  /** The card is archived: its item is `ARCHIVED#<id>` rather than `CARD#<id>`. */
+  /**
+   * The card is archived: its item is `ARCHIVED#<id>` rather than `CARD#<id>`. Only a card's own
+   * lookup says so; a board's card-id prefix item never does (its card is read at both keys).
+   */
   archived?: boolean;
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cardIdPrefixOf } from '../domain/card-ids';
 import { SEQ_DIGITS } from '../domain/limits';
 
 /**
@@ -15,12 +16,15 @@ import { SEQ_DIGITS } from '../domain/limits';
  *   USER#<userId>     BOARD#<boardId>      the user's side of a membership (lists their boards)
  *   EMAIL#<email>     #EMAIL               email -> user id, makes emails unique
  *   COLUMN#<columnId> #LOOKUP              column id -> board id, and the column's card-create version
- *   CARD#<cardId>     #LOOKUP              card id -> board id (immutable: a card never changes board)
+ *   CARDIDS#<prefix>  #LOOKUP              a board's card-id prefix -> board id: how a card id made
+ *                                          under it (UUIDv8, lib/domain/card-ids.ts) reaches its board
+ *   CARD#<cardId>     #LOOKUP              a version 4 card id -> board id (cards of boards made
+ *                                          before the prefix; immutable: a card never changes board)
  *   BOARD#<boardId>   LABEL#<labelId>      a label of the board (its live ids and names are also on the board item)
  *   BOARD#<boardId>   #LABELNAME#<name>    a label name in lower case: makes names unique on the board
  *   LABEL#<labelId>   #LOOKUP              label id -> board id
  *   BOARD#<boardId>   ARCHIVED#<cardId>    an archived card (before CARD#: outside the tree's range and
- *                                          the position index); its lookup says `archived`
+ *                                          the position index); its own lookup, if any, says `archived`
  *   BOARD#<boardId>   ~COMMENT#<cardId>#<commentId>  a comment on a card; comment ids are UUIDv7, so
  *                                          a card's comments are one range in the order written
  *                                          (after every letter: outside the tree's range, before the log)
@@ -106,6 +110,9 @@ const WATCH_PREFIX = '#WATCH#';
 const LOOKUP_SK = '#LOOKUP';
 const COMMENT_PREFIX = '~COMMENT#';
 
+const cardLookupKey = (cardId: string): ItemKey => ({ pk: `CARD#${cardId}`, sk: LOOKUP_SK });
+const cardIdsKey = (prefix: string): ItemKey => ({ pk: `CARDIDS#${prefix}`, sk: LOOKUP_SK });
+
 /** Label names are unique on a board compared case-insensitively. */
 export const labelNameKey = (name: string) => name.toLowerCase();
 
@@ -137,7 +144,18 @@ export const keys = {
   userBoardPrefix: 'BOARD#',
   email: (email: string): ItemKey => ({ pk: `EMAIL#${email.toLowerCase()}`, sk: '#EMAIL' }),
   columnLookup: (columnId: string): ItemKey => ({ pk: `COLUMN#${columnId}`, sk: LOOKUP_SK }),
-  cardLookup: (cardId: string): ItemKey => ({ pk: `CARD#${cardId}`, sk: LOOKUP_SK }),
+  /** A card's own lookup, for an id not under its board's prefix (a version 4 id). */
+  cardLookup: (cardId: string): ItemKey => cardLookupKey(cardId),
+  /** The card's own lookup, which writes keep with the card; none for an id under its board's prefix. */
+  cardOwnLookup: (cardId: string): ItemKey | undefined =>
+    cardIdPrefixOf(cardId) === undefined ? cardLookupKey(cardId) : undefined,
+  /** A board's card-id prefix -> the board (lib/domain/card-ids.ts). */
+  cardIds: (prefix: string): ItemKey => cardIdsKey(prefix),
+  /** Where a card id's board is read: its board's prefix item, or its own lookup. */
+  cardBoardLookup: (cardId: string): ItemKey => {
+    const prefix = cardIdPrefixOf(cardId);
+    return prefix === undefined ? cardLookupKey(cardId) : cardIdsKey(prefix);
+  },
   label: (boardId: string, labelId: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `LABEL#${labelId}` }),
   labelPrefix: 'LABEL#',
   labelName: (boardId: string, name: string): ItemKey => ({ pk: `BOARD#${boardId}`, sk: `#LABELNAME#${labelNameKey(name)}` }),

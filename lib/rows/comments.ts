@@ -76,7 +76,7 @@ export const commentsUpdate = {
   params: idParams,
   body: commentBodyBody,
   success: { status: 200, schema: 'comment' },
-  // The comment's update, the card lookup's check, the board's update and the log item's put.
+  // The comment's update, the card's check, the board's update and the log item's put.
   table: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem'],
   cognito: [],
 } satisfies RouteRow;

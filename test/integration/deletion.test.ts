@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { Context } from 'aws-lambda';
+import { keys } from '../../lib/data/table';
 import { addMember, call, newBoard, newCard, newColumn, newUser } from '../support/api';
 import { localDocumentClient, localEnv, readPartition } from '../support/local-table';
 
@@ -126,7 +127,8 @@ describe('deleting a board', () => {
       left = await partition(`BOARD#${board.id}`);
     }
     expect(left).toEqual([]);
-    for (const card of cards) expect(await partition(`CARD#${card.id}`)).toEqual([]);
+    // The board's card-id prefix item went with the board item: its cards' ids lead nowhere.
+    for (const card of cards) expect(await partition(keys.cardBoardLookup(card.id).pk)).toEqual([]);
     expect(await partition(`COLUMN#${column.id}`)).toEqual([]);
   });
 
@@ -180,7 +182,7 @@ describe('deleting a column', () => {
       state = await remaining();
     }
     expect(state).toEqual({ cards: 1, marked: 0 });
-    for (const card of cards) expect(await partition(`CARD#${card.id}`)).toEqual([]);
+    for (const card of cards) expect((await call('GET', `/cards/${card.id}`, { token: owner.token })).status).toBe(404);
     expect((await call('GET', `/cards/${survivor.id}`, { token: owner.token })).status).toBe(200);
   });
 });

@@ -150,11 +150,14 @@ beforeAll(async () => {
 
 afterAll(() => documentClient?.destroy());
 
+/** Where the cards' ids lead to their board: their board's card-id prefix item (or a card's own lookup), each once. */
+const cardLookupPartitions = (cardIds: string[]) => [...new Set(cardIds.map((id) => keys.cardBoardLookup(id).pk))];
+
 /** Lookup items (column, card and label id -> board) of the fuzzed board, in one read. */
 async function lookups(x: World): Promise<Item[]> {
   const Keys = [
     ...x.A.columns.map((id) => `COLUMN#${id}`),
-    ...x.A.cards.map((id) => `CARD#${id}`),
+    ...cardLookupPartitions(x.A.cards),
     `LABEL#${x.labelA}`,
     `WEBHOOK#${x.webhookA}`,
   ].map((pk) => ({
@@ -879,11 +882,11 @@ const watched = (x: World) => [
   `USER#${x.member.id}`,
   `USER#${x.other.id}`,
   ...x.A.columns.map((id) => `COLUMN#${id}`),
-  ...x.A.cards.map((id) => `CARD#${id}`),
+  ...cardLookupPartitions(x.A.cards),
   `LABEL#${x.labelA}`,
   `LABEL#${x.labelB}`,
   `COLUMN#${x.B.columns[0]}`,
-  `CARD#${x.B.cards[0]}`,
+  ...cardLookupPartitions([x.B.cards[0]!]),
 ];
 const snapshot = async (x: World) => (await Promise.all(watched(x).map(partition))).flat();
 

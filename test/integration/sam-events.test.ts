@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { keys } from '../../lib/data/table';
 import {
   poolTriggers,
   queueConsumers,
@@ -151,7 +152,8 @@ describe('live events sample events (events/socket-*, events-broadcast, sockets-
     await call('POST', `/boards/${shared.id}/members`, { token: owner.token, body: { email: user.email } });
     // The board item goes as the request deletes it, but without the event item the stack's own
     // poller would hand to the reader; the marker is written by the sample alone: only the
-    // sample's run does either's work.
+    // sample's run does either's work. (The request also takes the board's card-id prefix item;
+    // it stays here, as after a deletion by a version from before prefixes, for the reader.)
     const ddb = localDocumentClient(localEnv());
     try {
       await ddb.send(new DeleteCommand({ TableName: localEnv().TABLE_NAME!, Key: { pk: `BOARD#${board.id}`, sk: '#BOARD' } }));
@@ -165,7 +167,8 @@ describe('live events sample events (events/socket-*, events-broadcast, sockets-
       expect((event as { Records: unknown[] }).Records).toHaveLength(2);
       expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
       expect(await readPartition(ddb, localEnv().TABLE_NAME!, `BOARD#${board.id}`)).toEqual([]);
-      expect(await readPartition(ddb, localEnv().TABLE_NAME!, `CARD#${card.id}`)).toEqual([]);
+      // The board's card-id prefix item went with it: the card's id leads nowhere.
+      expect(await readPartition(ddb, localEnv().TABLE_NAME!, keys.cardBoardLookup(card.id).pk)).toEqual([]);
       expect(await readPartition(ddb, localEnv().TABLE_NAME!, `USER#${user.id}`)).toEqual([]);
       expect((await call('GET', `/boards/${own.id}`, { token: user.token })).status).toBe(403);
       const members = await call('GET', `/boards/${shared.id}/members`, { token: owner.token });

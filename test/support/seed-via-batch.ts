@@ -43,9 +43,10 @@ const MAX_BODY_BYTES = 64 * 1024;
 const ENVELOPE_BYTES = Buffer.byteLength(JSON.stringify({ operations: [] }));
 
 /**
- * Writes of a batch of `creates` card creates into `columns` existing columns: each create is its
- * card, its id lookup and its log item; each column's lookup takes one update, and the board item
- * one more (lib/data/batch.ts `itemCount`). Over DynamoDB's transaction limit the batch is 409.
+ * Writes of a batch of `creates` card creates into `columns` existing columns, at most: each
+ * create is its card, its log item and, on a board made before card-id prefixes, its own id
+ * lookup; each column's lookup takes one update, and the board item one more (lib/data/batch.ts
+ * `itemCount`). Over DynamoDB's transaction limit the batch is 409.
  */
 const transactionItems = (creates: number, columns: number) => 3 * creates + columns + 1;
 

@@ -481,6 +481,7 @@ describe('POST /boards', () => {
               { Code: 'None' },
               { Code: 'None' },
               { Code: 'None' },
+              { Code: 'None' },
               { Code: 'ConditionalCheckFailed' },
             ],
           })
@@ -517,6 +518,7 @@ describe('POST /boards', () => {
       operation === 'TransactWriteItems'
         ? dynamoError('TransactionCanceledException', {
             CancellationReasons: [
+              { Code: 'None' },
               { Code: 'None' },
               { Code: 'None' },
               { Code: 'None' },

@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { treeRangesAfter } from '../../lib/data/boards';
+import { cardIdUnder, newCardIdPrefix } from '../../lib/domain/card-ids';
 
-/** Sort keys as the table writes them for a board's cards and columns. */
+/** Sort keys as the table writes them for a board's cards (of a board made before card-id prefixes) and columns. */
 const cardSk = fc.uuid({ version: 4 }).map((id) => `CARD#${id}`);
 const columnSk = fc.uuid({ version: 4 }).map((id) => `COLUMN#${id}`);
 const anySk = fc.oneof(cardSk, columnSk);
+
+/** The same for a board with a card-id prefix: every card id under it. */
+const prefix = newCardIdPrefix();
+const prefixedCardSk = fc
+  .tuple(fc.constantFrom(...'89ab'), fc.stringMatching(/^[0-9a-f]{3}-[0-9a-f]{12}$/))
+  .map(([variant, rest]) => `CARD#${prefix}-${variant}${rest}`);
+const anyPrefixedSk = fc.oneof(prefixedCardSk, columnSk);
 
 describe('the ranges a big board tree is read in, after its first page', () => {
   it('put every later card or column in exactly one range, and no earlier one in any', () => {
@@ -18,6 +26,30 @@ describe('the ranges a big board tree is read in, after its first page', () => {
         }
       }),
     );
+  });
+
+  it('on a board with a card-id prefix too: every later card or column in exactly one range, none before', () => {
+    fc.assert(
+      fc.property(anyPrefixedSk, fc.array(anyPrefixedSk, { maxLength: 50 }), (lastSk, others) => {
+        const ranges = treeRangesAfter(lastSk);
+        for (const sk of others) {
+          const holding = ranges.filter((r) => sk >= r.from && sk <= r.to && (!r.resume || sk > lastSk));
+          expect(holding).toHaveLength(sk > lastSk ? 1 : 0);
+        }
+      }),
+    );
+  });
+
+  it("split a prefixed board's cards by the random digits after the prefix, as many ranges as a version 4 board's", () => {
+    const cardRanges = (lastSk: string) => treeRangesAfter(lastSk).length;
+    // The first page covered 1/8 of the ids (position 0x7ff of 0x4000): 9 ranges, as above.
+    expect(cardRanges(`CARD#${prefix}-87ff-000000000000`)).toBe(9);
+    expect(cardRanges(`CARD#${prefix}-8fff-000000000000`)).toBe(4);
+    expect(cardRanges(`CARD#${prefix}-b800-000000000000`)).toBe(1);
+    // Every range but the last stays within the prefix's ids, and they are not one range.
+    const ranges = treeRangesAfter(`CARD#${prefix}-8010-${cardIdUnder(prefix).slice(-12)}`);
+    expect(ranges).toHaveLength(16);
+    for (const range of ranges.slice(0, -1)) expect(range.to.startsWith(`CARD#${prefix}-`)).toBe(true);
   });
 
   it('resume only the range the first page stopped in, the last one running on through the columns and labels', () => {
