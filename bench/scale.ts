@@ -289,7 +289,7 @@ export interface TreeRun {
   pages: number;
   /** The same query sent by the bench straight to DynamoDB Local: median of 3, with each page's time. */
   emulatorQuery: { ms: number; pageMs: number[]; items: number };
-  /** The same range as 17 parallel queries (cards by first hex digit of the id, columns): median of 3. */
+  /** The same range as 17 parallel queries (16 equal parts of the card ids' space, then the columns): median of 3. */
   emulatorSegmentedQuery: { ms: number; pages: number; items: number };
   wallMs: Stats;
   serverMs: Stats;
