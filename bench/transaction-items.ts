@@ -8,8 +8,9 @@ import { log, median, range, round } from './util';
 /**
  * What one DynamoDB Local transaction costs by the items in it, on the service's table (its
  * stream and its column-position index) and with a new card's real writes (newCardWrites: the
- * card, conditioned on not existing, and its lookup item). The batch route's per-card target is
- * a ratio of two local latencies, so this says where a batch of 25 creates spends its time.
+ * card, conditioned on not existing, and its own lookup item, as for a card id not under a board's
+ * prefix: the ids here are not). The batch route's per-card target is a ratio of two local
+ * latencies, so this says what each item of a batch of 25 creates costs it.
  *
  *   node --import tsx bench/transaction-items.ts
  *

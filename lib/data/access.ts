@@ -32,7 +32,7 @@ export interface RelatedIds {
   cards?: (string | null | undefined)[];
   labels?: (string | null | undefined)[];
   /**
-   * Read each related card where its lookup says it is, archived or not (a batch, whose
+   * Read each related card wherever it may be, archived or not (cardKeys: a batch, whose
    * operations address cards by id); without it, a card is read at its place in a column only
    * (a move's neighbours: an archived one is not found).
    */

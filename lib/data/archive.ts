@@ -23,10 +23,11 @@ import { columnPositionKey, keys } from './table';
 /**
  * The archive. An archived card leaves its column: its item moves from `CARD#<id>` to
  * `ARCHIVED#<id>` (outside the tree's key range and the position index, so a tree or a column
- * reads nothing of it and a create never counts it), and its lookup says `archived`, so that every
- * route by card id reads it at its one key. Archiving and restoring are each one transaction: the
- * item at one key deleted on the condition that the card is as read, the item at the other put,
- * the lookup, and the board's `seq` with the change's event (`card.archived`, `card.restored`).
+ * reads nothing of it and a create never counts it). A route by card id reads it at both keys, or,
+ * for a card with a lookup of its own (a version 4 id), at the one key that lookup's `archived`
+ * names. Archiving and restoring are each one transaction: the item at one key deleted on the
+ * condition that the card is as read, the item at the other put, the card's own lookup if it has
+ * one, and the board's `seq` with the change's event (`card.archived`, `card.restored`).
  */
 
 /** The attributes of a card item that are the card's own, without its keys and index attributes. */

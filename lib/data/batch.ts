@@ -179,9 +179,10 @@ function atOperation(error: unknown, index: number): unknown {
 }
 
 /**
- * Cards whose lookup was read on this board but whose item was not where the lookup said: archived
- * or restored between the two round trips. Read at both keys (one more round trip, only in that
- * race), as the access check of a card route does.
+ * Cards whose lookup was read on this board but whose item was not where it was read: archived or
+ * restored between the two round trips, or, for an id under the board's prefix (read at both
+ * keys), between the reads of its two keys, or no card at all. Read at both keys again (one more
+ * round trip, only then), as the access check of a card route does.
  */
 async function cardsMovedMeanwhile(scope: ScopeVia<'board'>): Promise<Map<string, CardRecord>> {
   const missing = [...scope.relatedCards].filter(([, found]) => found.boardId === scope.boardId && !found.item);

@@ -240,7 +240,8 @@ export const treeViewOf = (filters: TreeFilters) =>
     .join('&');
 
 /**
- * Deletes the board item, in one conditional write with the `board.deleted` event item: from that
+ * Deletes the board item, in one conditional write with its card-id prefix item and the
+ * `board.deleted` event item: from that
  * moment every route answers as if the whole board were gone (lib/data/access.ts checks the board
  * item on every path), and writes into the board fail their condition check. The memberships go
  * next, still in the request, so that the former members are non-members at once (403, the
@@ -317,8 +318,8 @@ export class BoardChanged extends Error {
  * run again after an interruption: it deletes whatever is still there. Watches stay: the
  * broadcaster still needs them to tell the watchers `board.deleted`, and drops them itself.
  * The board's card-id prefix item went with the board item; it is deleted again here, by the
- * prefix its cards' ids carry, for a deletion made by a version that did not know it (during a
- * deployment, or after a rollback). The prefix was claimed on condition that no board held it,
+ * prefix its cards' ids carry, for a deletion made by a version that did not know it and handed
+ * to this one (during a deployment). The prefix was claimed on condition that no board held it,
  * so no other board's item is at that key.
  */
 export async function deleteBoardContents(boardId: string): Promise<void> {

@@ -670,7 +670,7 @@ function setFields(fields: Record<string, unknown>) {
 
 /**
  * A new card's writes: the card, required not to exist yet, at its key with its position-index key,
- * and its id lookup.
+ * and, for an id not under its board's prefix, its own id lookup.
  */
 export function newCardWrites(boardId: string, card: CardRecord) {
   const ownLookup = keys.cardOwnLookup(card.id);
@@ -733,7 +733,7 @@ export async function cardAtEitherKey(boardId: string, cardId: string): Promise<
 }
 
 /**
- * The card and its id lookup go together; a card already gone is 404. `card.deleted` names the
+ * The card and its own id lookup, if it has one, go together; a card already gone is 404. `card.deleted` names the
  * column the card leaves, so the delete requires the card to still be in the column it was read
  * in: a move committing between the access check's read and this write would otherwise make the
  * event name a column the card had already left. On that race the failed condition returns the

@@ -157,8 +157,8 @@ const COMMENT_CLEANUP_PARALLELISM = 8;
 
 /**
  * The collector's work after a column's deletion: its cards, archived ones included (an archived
- * card keeps its `column_id`), the comments of every such card that has some, and the lookups of
- * both; then the column's name off the board's `deleting_columns`. Safe to run again after an
+ * card keeps its `column_id`), the comments of every such card that has some, the comments'
+ * lookups and the cards' own lookups (version 4 ids); then the column's name off the board's `deleting_columns`. Safe to run again after an
  * interruption: comments go before their card, and lookups before their items, so that what a
  * run leaves is always found again by the next from the items that remain.
  */

@@ -52,12 +52,12 @@ export const boardsCreate = {
   logGroup: 'root',
   summary: 'Create a board owned by the caller',
   access: { scope: 'user' },
-  // The board, both sides of the membership and the account's check: one TransactWriteItems.
+  // The board, its card-id prefix item, both sides of the membership and the account's check: one TransactWriteItems.
   rateLimitPlacement: 'fold',
   body: titleBody,
   success: { status: 201, schema: 'board' },
   idempotent: 'caller',
-  // The board and both sides of the membership, with a check that the caller's account still exists;
+  // The board, its card-id prefix item and both sides of the membership, with a check that the caller's account still exists;
   // the rate limiter's count rides in the same transaction and is read back beside it (BatchGetItem:
   // docs/rate-limits.md, "POST /boards").
   table: ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchGetItem'],
