@@ -1,6 +1,6 @@
 import { cardIdPrefixOf } from '../domain/card-ids';
 import { Forbidden, NotFound } from '../domain/errors';
-import { getItems, type ItemSet } from './db';
+import { getItems, type Item, type ItemSet } from './db';
 import {
   type BoardRecord,
   type CardLookup,
@@ -214,11 +214,15 @@ async function withCardArchivedMeanwhile(via: Via, cardId: string, reached: Boar
   const { boardId } = reached;
   if (via !== 'card' || !found.get(keys.board(boardId))) return found;
   if (CHILD_WAYS.card.items(boardId, cardId, reached.lookup).some((key) => found.get(key))) return found;
-  const both = [keys.card(boardId, cardId), keys.archivedCard(boardId, cardId)];
-  const again = await getItems(both);
-  const card = both.map((key) => again.get(key)).find((item) => item);
-  if (card) found.add(card);
+  const card = await cardAtEitherKey(boardId, cardId);
+  if (card) found.add(card as unknown as Item);
   return found;
+}
+
+/** A card read at both of its keys, archived or not; undefined when it is at neither (deleted). */
+export async function cardAtEitherKey(boardId: string, cardId: string): Promise<CardRecord | undefined> {
+  const found = await getItems([keys.card(boardId, cardId), keys.archivedCard(boardId, cardId)]);
+  return found.get<CardRecord>(keys.card(boardId, cardId)) ?? found.get<CardRecord>(keys.archivedCard(boardId, cardId));
 }
 
 /**

@@ -3,10 +3,10 @@ import type { moveCardBody } from '../contract/schemas';
 import { newCardId } from '../domain/card-ids';
 import { Archived, Forbidden, NotFound } from '../domain/errors';
 import { appendPosition, positionBetween } from '../domain/positions';
-import { actorOf, relatedOnBoard, type ScopeVia } from './access';
+import { actorOf, cardAtEitherKey, relatedOnBoard, type ScopeVia } from './access';
 import { dropPost, postsBehind, postsFailed, refusedPost, type TurnPost, turnHeld, WRITE_ONLY } from './board-turns';
 import { nowSeconds } from './changes';
-import { getItems, type Item, type NamedItems, queryPages, type Refusal, type TransactItem } from './db';
+import { type Item, type NamedItems, queryPages, type Refusal, type TransactItem } from './db';
 import { type EntityTags, requireCardMatch, shownCard, versionOf } from './etags';
 import {
   type BoardItemChange,
@@ -726,16 +726,10 @@ export async function cardAtCancellation<N extends string>(
   return current;
 }
 
-/** A card read at both of its keys, archived or not; undefined when it is at neither (deleted). */
-export async function cardAtEitherKey(boardId: string, cardId: string): Promise<CardRecord | undefined> {
-  const found = await getItems([keys.card(boardId, cardId), keys.archivedCard(boardId, cardId)]);
-  return found.get<CardRecord>(keys.card(boardId, cardId)) ?? found.get<CardRecord>(keys.archivedCard(boardId, cardId));
-}
-
 /**
- * The card and its own id lookup, if it has one, go together; a card already gone is 404. `card.deleted` names the
- * column the card leaves, so the delete requires the card to still be in the column it was read
- * in: a move committing between the access check's read and this write would otherwise make the
+ * The card and its own id lookup, if it has one, go together; a card already gone is 404.
+ * `card.deleted` names the column the card leaves, so the delete requires the card to still be in
+ * the column it was read in: a move committing between the access check's read and this write would otherwise make the
  * event name a column the card had already left. On that race the failed condition returns the
  * card as it now is and the delete goes again from there (one more round trip, only in that race).
  */

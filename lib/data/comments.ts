@@ -1,8 +1,8 @@
 import { Forbidden, NotFound } from '../domain/errors';
 import { uuid7 } from '../domain/uuid7';
-import { actorOf, type ScopeVia } from './access';
+import { actorOf, cardAtEitherKey, type ScopeVia } from './access';
 import { WRITE_ONLY } from './board-turns';
-import { cardAtEitherKey, notDeletingColumn } from './cards';
+import { notDeletingColumn } from './cards';
 import { deleteItems, type Item, type NamedItems, queryAll, queryPages } from './db';
 import { ChangeRaceLost, changeRefusal, commitChange, retryChange } from './event-log';
 import { type CardRecord, type Comment, type CommentRecord, now, toComment } from './records';
